@@ -1,0 +1,11 @@
+//! Stage 4: choice sequences. An input is the sequence of decisions the sampler made; replaying
+//! the sequence gives the same input, and editing it gives a mutation that is always
+//! syntactically valid.
+
+mod cursor;
+mod saved;
+mod sequence;
+
+pub use cursor::{Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED};
+pub use saved::SavedChoices;
+pub use sequence::ChoiceSequence;

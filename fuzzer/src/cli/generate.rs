@@ -1,0 +1,142 @@
+//! `bonsai generate`: fresh inputs within bounds, or the replay of a saved sequence.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use libafl_bolts::rands::StdRand;
+
+use super::Failure;
+use super::load::load_grammar;
+use bonsai::choice::{Replay, SavedChoices};
+use bonsai::diagnostic::Diagnostic;
+use bonsai::grammar::Grammar;
+use bonsai::sampler::{Bounds, Sample, Sampler};
+use bonsai::text::render_into;
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    /// The grammar file.
+    grammar: PathBuf,
+    /// Bounds M,N,D: distinct pool values, items per repetition, nesting depth. With --replay
+    /// the recorded bounds are used when this is left out.
+    #[arg(long, value_name = "M,N,D")]
+    bounds: Option<Bounds>,
+    /// How many inputs to generate.
+    #[arg(long, default_value_t = 10)]
+    count: u64,
+    /// Random seed; the same seed gives the same inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Write one file per input into this directory instead of stdout.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Also save each input's choice sequence as NNNNNN.choices (needs --out).
+    #[arg(long, requires = "out")]
+    save_choices: bool,
+    /// Separate inputs on stdout by NUL instead of newline.
+    #[arg(short = '0', long = "null")]
+    null: bool,
+    /// Replay this saved choice sequence instead of generating.
+    #[arg(long, value_name = "FILE.choices", conflicts_with_all = ["count", "save_choices"])]
+    replay: Option<PathBuf>,
+}
+
+pub fn run(args: GenerateArgs) -> Result<(), Failure> {
+    let (grammar, _analysis) = load_grammar(&args.grammar)?;
+    if let Some(path) = &args.replay {
+        return replay(&grammar, path, &args);
+    }
+    let bounds = args
+        .bounds
+        .ok_or_else(|| Diagnostic::error("--bounds M,N,D is required when generating"))?;
+    let mut sampler = Sampler::new(&grammar, bounds)?;
+    let mut rng = StdRand::with_seed(args.seed);
+    let mut sample = Sample::default();
+    let mut text = String::new();
+    let mut sink = Sink::new(args.out.as_deref(), args.null)?;
+    for i in 0..args.count {
+        sampler.generate(&mut rng, &mut sample);
+        render_into(&grammar, &sample.tree, &mut text);
+        sink.write(i, &text)?;
+        if args.save_choices
+            && let Some(dir) = &args.out
+        {
+            let saved = SavedChoices {
+                grammar: grammar.fingerprint(),
+                bounds,
+                choices: sample.choices.clone(),
+            };
+            saved.write(&dir.join(format!("{i:06}.choices")))?;
+        }
+    }
+    sink.finish()
+}
+
+fn replay(grammar: &Grammar, path: &Path, args: &GenerateArgs) -> Result<(), Failure> {
+    let saved = SavedChoices::read(path)?;
+    if saved.grammar != grammar.fingerprint() {
+        tracing::warn!(
+            "{} was recorded with a different grammar than {}; its replay may not be the input it was",
+            path.display(),
+            args.grammar.display()
+        );
+    }
+    let bounds = args.bounds.unwrap_or(saved.bounds);
+    let mut sampler = Sampler::new(grammar, bounds)?;
+    let mut rng = StdRand::with_seed(args.seed);
+    let mut sample = Sample::default();
+    sampler
+        .sample(
+            saved.choices.as_slice(),
+            Replay::Strict,
+            &mut rng,
+            &mut sample,
+        )
+        .map_err(|e| Failure::Negative(format!("{}: {e} (bounds {bounds})", path.display())))?;
+    let mut text = String::new();
+    render_into(grammar, &sample.tree, &mut text);
+    let mut sink = Sink::new(args.out.as_deref(), args.null)?;
+    sink.write(0, &text)?;
+    sink.finish()
+}
+
+/// Where generated inputs go: numbered files in a directory, or stdout with a separator.
+struct Sink {
+    dir: Option<PathBuf>,
+    stdout: std::io::BufWriter<std::io::Stdout>,
+    separator: u8,
+}
+
+impl Sink {
+    fn new(dir: Option<&Path>, null: bool) -> Result<Self, Diagnostic> {
+        if let Some(dir) = dir {
+            bonsai::create_dir(dir)?;
+        }
+        Ok(Self {
+            dir: dir.map(Path::to_path_buf),
+            stdout: std::io::BufWriter::new(std::io::stdout()),
+            separator: if null { 0 } else { b'\n' },
+        })
+    }
+
+    fn write(&mut self, index: u64, text: &str) -> Result<(), Diagnostic> {
+        match &self.dir {
+            Some(dir) => {
+                bonsai::write_atomic(&dir.join(format!("{index:06}.txt")), text.as_bytes())
+            }
+            None => {
+                let io =
+                    |e: std::io::Error| Diagnostic::error(format!("cannot write to stdout: {e}"));
+                self.stdout.write_all(text.as_bytes()).map_err(io)?;
+                self.stdout.write_all(&[self.separator]).map_err(io)
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<(), Failure> {
+        self.stdout
+            .flush()
+            .map_err(|e| Diagnostic::error(format!("cannot write to stdout: {e}")).into())
+    }
+}

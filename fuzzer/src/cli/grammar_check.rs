@@ -1,0 +1,74 @@
+//! `bonsai grammar check FILE`
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::Failure;
+use super::load::load_grammar;
+use bonsai::grammar::{Separator, Terminal};
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The grammar file.
+    file: PathBuf,
+}
+
+pub fn run(args: CheckArgs) -> Result<(), Failure> {
+    let (grammar, analysis) = load_grammar(&args.file)?;
+    let groups = grammar.rules.len() - grammar.named_rules;
+    let (mut literals, mut classes, mut layout) = (0, 0, 0);
+    for t in &grammar.terminals {
+        match t {
+            Terminal::Literal(_) => literals += 1,
+            Terminal::Class(_) => classes += 1,
+            Terminal::Layout(_) => layout += 1,
+            Terminal::Pool(_) => {}
+        }
+    }
+    let lexical = grammar.rules[..grammar.named_rules]
+        .iter()
+        .filter(|r| r.lexical)
+        .count();
+    let start = grammar.start.index();
+    println!("{}: ok", args.file.display());
+    println!(
+        "  rules:     {} named ({} lexical), {} groups",
+        grammar.named_rules, lexical, groups
+    );
+    println!(
+        "  symbols:   {} ({} rules, {} pools, {} terminals)",
+        grammar.named_rules + grammar.pools.len() + grammar.terminals.len(),
+        grammar.named_rules,
+        grammar.pools.len(),
+        grammar.terminals.len()
+    );
+    println!(
+        "  terminals: {literals} literals, {classes} classes, {} pools, {layout} layout tokens",
+        grammar.pools.len()
+    );
+    for pool in &grammar.pools {
+        let preview: Vec<String> = pool
+            .values
+            .iter()
+            .take(4)
+            .map(|v| format!("{v:?}"))
+            .collect();
+        println!(
+            "  pool {}: {} values ({}{})",
+            pool.name,
+            pool.values.len(),
+            preview.join(", "),
+            if pool.values.len() > 4 { ", ..." } else { "" }
+        );
+    }
+    let separator = match &grammar.layout.separator {
+        Separator::Auto => "auto".to_string(),
+        Separator::Text(t) => format!("{t:?}"),
+    };
+    println!(
+        "  start:     {} (min height {}, shortest word {} chars); layout {separator}",
+        grammar.rules[start].name, analysis.heights.rule[start], analysis.min_yield.rule[start]
+    );
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! Argument parsing and dispatch. Every error a user can cause ends here as a located message
+//! on stderr and exit code 2.
+
+mod generate;
+mod grammar_check;
+mod load;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use bonsai::diagnostic::Diagnostics;
+
+/// Grammar-based, coverage-guided fuzzing that grows small, readable regression corpora.
+#[derive(Parser)]
+#[command(name = "bonsai", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Work with grammar files.
+    Grammar {
+        #[command(subcommand)]
+        command: GrammarCommand,
+    },
+    /// Generate inputs from a grammar within bounds, or replay a saved choice sequence.
+    Generate(generate::GenerateArgs),
+}
+
+#[derive(Subcommand)]
+enum GrammarCommand {
+    /// Check a grammar and print a summary of it.
+    Check(grammar_check::CheckArgs),
+}
+
+/// What a command reports when it cannot do its job.
+pub enum Failure {
+    /// Bad input from the user: exit code 2.
+    Usage(Diagnostics),
+    /// The command ran but the answer is "no", such as a replay outside the bounds: exit 1.
+    Negative(String),
+}
+
+impl From<Diagnostics> for Failure {
+    fn from(d: Diagnostics) -> Self {
+        Failure::Usage(d)
+    }
+}
+
+impl From<bonsai::diagnostic::Diagnostic> for Failure {
+    fn from(d: bonsai::diagnostic::Diagnostic) -> Self {
+        Failure::Usage(d.into())
+    }
+}
+
+pub fn run() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("BONSAI_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Grammar {
+            command: GrammarCommand::Check(args),
+        } => grammar_check::run(args),
+        Command::Generate(args) => generate::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(diagnostics)) => {
+            eprintln!("{diagnostics}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Negative(message)) => {
+            eprintln!("{message}");
+            ExitCode::from(1)
+        }
+    }
+}

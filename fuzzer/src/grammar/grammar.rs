@@ -1,0 +1,83 @@
+//! The normalized grammar every later stage works on.
+
+use std::hash::Hasher;
+
+use super::{Layout, Pool, Rule, RuleId, Symbol, Terminal, TerminalId};
+use crate::diagnostic::SourceFile;
+
+#[derive(Clone, Debug)]
+pub struct Grammar {
+    pub name: String,
+    /// The file the grammar was read from, for located warnings; importers may leave it out.
+    pub origin: Option<SourceFile>,
+    /// Named rules occupy `0..named_rules`; groups follow.
+    pub rules: Vec<Rule>,
+    pub named_rules: usize,
+    pub terminals: Vec<Terminal>,
+    pub pools: Vec<Pool>,
+    pub start: RuleId,
+    pub layout: Layout,
+}
+
+impl Grammar {
+    pub fn rule(&self, id: RuleId) -> &Rule {
+        &self.rules[id.index()]
+    }
+
+    pub fn terminal(&self, id: TerminalId) -> &Terminal {
+        &self.terminals[id.index()]
+    }
+
+    pub fn rule_ids(&self) -> impl Iterator<Item = RuleId> + use<> {
+        (0..self.rules.len() as u32).map(RuleId)
+    }
+
+    /// Every symbol of every alternative, with the rule and alternative index it sits in.
+    pub fn occurrences(&self) -> impl Iterator<Item = (RuleId, usize, &Symbol)> {
+        self.rules.iter().enumerate().flat_map(|(r, rule)| {
+            rule.alternatives
+                .iter()
+                .enumerate()
+                .flat_map(move |(a, alt)| alt.symbols.iter().map(move |s| (RuleId(r as u32), a, s)))
+        })
+    }
+
+    /// Rules a symbol refers to directly.
+    pub fn referenced_rule(symbol: &Symbol) -> Option<RuleId> {
+        match *symbol {
+            Symbol::Terminal(_) => None,
+            Symbol::Rule(r) | Symbol::Optional(r) | Symbol::Repeat { body: r, .. } => Some(r),
+        }
+    }
+
+    /// A stable fingerprint of the grammar's structure (not its formatting), stored with saved
+    /// choice sequences so that replaying them against a different grammar is detected.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = fnv::FnvHasher::default();
+        let mut write = |s: &str| {
+            h.write(s.as_bytes());
+            h.write_u8(0);
+        };
+        write(&self.start.0.to_string());
+        for rule in &self.rules {
+            write(&rule.name);
+            write(if rule.lexical { "L" } else { "S" });
+            for alt in &rule.alternatives {
+                write("|");
+                for symbol in &alt.symbols {
+                    write(&format!("{symbol:?}"));
+                }
+            }
+        }
+        for terminal in &self.terminals {
+            write(&format!("{terminal:?}"));
+        }
+        for pool in &self.pools {
+            write(&pool.name);
+            for v in &pool.values {
+                write(v);
+            }
+        }
+        h.finish()
+    }
+}

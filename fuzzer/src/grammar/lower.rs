@@ -1,0 +1,442 @@
+//! From the grammar file as written to the normalized [`Grammar`]: names resolved, groups and
+//! regex terminals turned into group rules, terminals interned, pools enumerated.
+
+use std::collections::{HashMap, HashSet};
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+use super::pool::{POOL_CAPACITY, shortlex_words};
+use super::syntax::{Expr, GrammarFile, LayoutSetting, PoolDef, PoolSource};
+use super::{
+    Alternative, CharClass, Grammar, Layout, LayoutToken, Pool, PoolId, Rule, RuleId, RuleKind,
+    Separator, Symbol, Terminal, TerminalId,
+};
+use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
+
+#[derive(Clone, Copy)]
+enum Declared {
+    Rule(RuleId),
+    Pool(PoolId),
+}
+
+/// Collects every error instead of stopping at the first, so that one run of
+/// `bonsai grammar check` lists all undefined names at once.
+struct Builder<'a> {
+    source: &'a SourceFile,
+    names: HashMap<String, Declared>,
+    rules: Vec<Rule>,
+    terminals: Vec<Terminal>,
+    terminal_ids: HashMap<Terminal, TerminalId>,
+    errors: Vec<Diagnostic>,
+}
+
+/// Rules whose name starts with an upper-case letter are lexical, as in ANTLR.
+pub fn is_lexical_name(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_uppercase())
+}
+
+pub fn lower(file: GrammarFile, source: &SourceFile, name: String) -> Result<Grammar, Diagnostics> {
+    let mut b = Builder {
+        source,
+        names: HashMap::new(),
+        rules: Vec::new(),
+        terminals: Vec::new(),
+        terminal_ids: HashMap::new(),
+        errors: Vec::new(),
+    };
+    if file.rules.is_empty() {
+        return Err(source
+            .error(Span::new(0, 0), "the grammar defines no rules")
+            .into());
+    }
+    b.declare(&file);
+    for (i, def) in file.rules.iter().enumerate() {
+        let owner = RuleId(i as u32);
+        let lexical = b.rules[i].lexical;
+        let alternatives = b.alternatives(&def.body, owner, lexical);
+        b.rules[i].alternatives = alternatives;
+    }
+    let pools = b.pools(&file.pools);
+    let layout = b.layout(&file);
+    let start = b.start(&file);
+    if !b.errors.is_empty() {
+        return Err(Diagnostics(b.errors));
+    }
+    let named_rules = file.rules.len();
+    Ok(Grammar {
+        name,
+        origin: Some(source.clone()),
+        rules: b.rules,
+        named_rules,
+        terminals: b.terminals,
+        pools,
+        start,
+        layout,
+    })
+}
+
+impl Builder<'_> {
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.errors.push(self.source.error(span, message));
+    }
+
+    fn declare(&mut self, file: &GrammarFile) {
+        for (i, def) in file.rules.iter().enumerate() {
+            self.declare_name(&def.name, def.name_span, Declared::Rule(RuleId(i as u32)));
+            self.rules.push(Rule {
+                name: def.name.clone(),
+                kind: RuleKind::Named,
+                lexical: is_lexical_name(&def.name),
+                alternatives: Vec::new(),
+                span: def.name_span.to(def.body.span()),
+            });
+        }
+        for (i, def) in file.pools.iter().enumerate() {
+            self.declare_name(&def.name, def.name_span, Declared::Pool(PoolId(i as u32)));
+        }
+    }
+
+    fn declare_name(&mut self, name: &str, span: Span, declared: Declared) {
+        if LayoutToken::from_name(name).is_some() {
+            self.error(
+                span,
+                format!("'{name}' is a built-in layout token and cannot be redefined"),
+            );
+        } else if self.names.contains_key(name) {
+            let what = match self.names[name] {
+                Declared::Rule(_) => "a rule",
+                Declared::Pool(_) => "a pool",
+            };
+            self.error(span, format!("'{name}' is already defined as {what}"));
+        } else {
+            self.names.insert(name.to_string(), declared);
+        }
+    }
+
+    fn terminal(&mut self, terminal: Terminal) -> Symbol {
+        let next = TerminalId(self.terminals.len() as u32);
+        let id = *self.terminal_ids.entry(terminal.clone()).or_insert(next);
+        if id == next {
+            self.terminals.push(terminal);
+        }
+        Symbol::Terminal(id)
+    }
+
+    fn group(
+        &mut self,
+        owner: RuleId,
+        lexical: bool,
+        span: Span,
+        alternatives: Vec<Alternative>,
+    ) -> RuleId {
+        let root = match self.rules[owner.index()].kind {
+            RuleKind::Group { owner } => owner,
+            RuleKind::Named => owner,
+        };
+        let id = RuleId(self.rules.len() as u32);
+        let name = format!("{}#{}", self.rules[root.index()].name, id.0);
+        self.rules.push(Rule {
+            name,
+            kind: RuleKind::Group { owner: root },
+            lexical,
+            alternatives,
+            span,
+        });
+        id
+    }
+
+    fn alternatives(&mut self, expr: &Expr, owner: RuleId, lexical: bool) -> Vec<Alternative> {
+        match expr {
+            Expr::Alt(alts, _) => alts
+                .iter()
+                .map(|a| self.sequence(a, owner, lexical))
+                .collect(),
+            other => vec![self.sequence(other, owner, lexical)],
+        }
+    }
+
+    fn sequence(&mut self, expr: &Expr, owner: RuleId, lexical: bool) -> Alternative {
+        let mut symbols = Vec::new();
+        self.symbols(expr, owner, lexical, &mut symbols);
+        Alternative {
+            symbols,
+            span: expr.span(),
+        }
+    }
+
+    fn symbols(&mut self, expr: &Expr, owner: RuleId, lexical: bool, out: &mut Vec<Symbol>) {
+        match expr {
+            Expr::Seq(items, _) => {
+                for item in items {
+                    self.symbols(item, owner, lexical, out);
+                }
+            }
+            Expr::Alt(_, span) => {
+                let alternatives = self.alternatives(expr, owner, lexical);
+                out.push(Symbol::Rule(self.group(
+                    owner,
+                    lexical,
+                    *span,
+                    alternatives,
+                )));
+            }
+            Expr::Literal(text, _) => {
+                if !text.is_empty() {
+                    out.push(self.terminal(Terminal::Literal(text.clone())));
+                }
+            }
+            Expr::Name(name, span) => {
+                if let Some(token) = LayoutToken::from_name(name) {
+                    out.push(self.terminal(Terminal::Layout(token)));
+                    return;
+                }
+                match self.names.get(name).copied() {
+                    Some(Declared::Rule(id)) => out.push(Symbol::Rule(id)),
+                    Some(Declared::Pool(id)) => out.push(self.terminal(Terminal::Pool(id))),
+                    None => self.error(*span, format!("undefined symbol '{name}'")),
+                }
+            }
+            Expr::Regex(pattern, span) | Expr::Class(pattern, span) => {
+                let Some(hir) = self.parse_regex(pattern, *span) else {
+                    return;
+                };
+                let mut pieces = Vec::new();
+                self.hir(&hir, owner, *span, &mut pieces);
+                // Outside a lexical rule, a regex of several pieces is wrapped in a lexical
+                // group so that it still renders as one token.
+                if lexical || matches!(pieces.as_slice(), [] | [Symbol::Terminal(_)]) {
+                    out.extend(pieces);
+                } else {
+                    let alternative = Alternative {
+                        symbols: pieces,
+                        span: *span,
+                    };
+                    out.push(Symbol::Rule(self.group(
+                        owner,
+                        true,
+                        *span,
+                        vec![alternative],
+                    )));
+                }
+            }
+            Expr::Quantified {
+                inner,
+                min,
+                max,
+                optional,
+                span: _,
+            } => {
+                if *max == Some(0) {
+                    return;
+                }
+                let body = self.body(inner, owner, lexical);
+                out.push(if *optional {
+                    Symbol::Optional(body)
+                } else {
+                    Symbol::Repeat {
+                        body,
+                        min: *min,
+                        max: *max,
+                    }
+                });
+            }
+        }
+    }
+
+    /// The operand of `?`, `*` or `+` as a rule: a named rule is used directly, anything else
+    /// becomes a group.
+    fn body(&mut self, inner: &Expr, owner: RuleId, lexical: bool) -> RuleId {
+        if let Expr::Name(name, _) = inner
+            && let Some(Declared::Rule(id)) = self.names.get(name).copied()
+        {
+            return id;
+        }
+        let alternatives = self.alternatives(inner, owner, lexical);
+        self.group(owner, lexical, inner.span(), alternatives)
+    }
+
+    fn parse_regex(&mut self, pattern: &str, span: Span) -> Option<Hir> {
+        match regex_syntax::ParserBuilder::new().build().parse(pattern) {
+            Ok(hir) => Some(hir),
+            Err(err) => {
+                let (offset, message) = match &err {
+                    regex_syntax::Error::Parse(e) => (e.span().start.offset, e.kind().to_string()),
+                    regex_syntax::Error::Translate(e) => {
+                        (e.span().start.offset, e.kind().to_string())
+                    }
+                    other => (0, other.to_string()),
+                };
+                let at = span.start as usize + offset;
+                self.error(Span::new(at, at + 1), format!("invalid regex: {message}"));
+                None
+            }
+        }
+    }
+
+    /// A regex becomes lexical group rules, so that its pieces are ordinary choices: an
+    /// alternation is an alternative, a repetition is bounded by n like any other.
+    fn hir(&mut self, hir: &Hir, owner: RuleId, span: Span, out: &mut Vec<Symbol>) {
+        match hir.kind() {
+            HirKind::Empty => {}
+            HirKind::Literal(lit) => match std::str::from_utf8(&lit.0) {
+                Ok(text) => out.push(self.terminal(Terminal::Literal(text.to_string()))),
+                Err(_) => self.error(span, "regex literal is not valid UTF-8"),
+            },
+            HirKind::Class(Class::Unicode(class)) => {
+                let ranges: Vec<(char, char)> =
+                    class.iter().map(|r| (r.start(), r.end())).collect();
+                match ranges.as_slice() {
+                    [] => self.error(span, "character class matches no character"),
+                    [(a, b)] if a == b => out.push(self.terminal(Terminal::Literal(a.to_string()))),
+                    _ => out.push(self.terminal(Terminal::Class(CharClass::new(ranges)))),
+                }
+            }
+            HirKind::Class(Class::Bytes(_)) => {
+                self.error(span, "byte classes are not supported; use Unicode classes")
+            }
+            HirKind::Look(_) => self.error(
+                span,
+                "anchors and word boundaries (^, $, \\b) are not supported in regex terminals: a generated token has no surrounding text to anchor to",
+            ),
+            HirKind::Capture(capture) => self.hir(&capture.sub, owner, span, out),
+            HirKind::Concat(parts) => {
+                for part in parts {
+                    self.hir(part, owner, span, out);
+                }
+            }
+            HirKind::Alternation(alts) => {
+                let alternatives = alts
+                    .iter()
+                    .map(|a| {
+                        let mut symbols = Vec::new();
+                        self.hir(a, owner, span, &mut symbols);
+                        Alternative { symbols, span }
+                    })
+                    .collect();
+                out.push(Symbol::Rule(self.group(owner, true, span, alternatives)));
+            }
+            HirKind::Repetition(rep) => {
+                if rep.max == Some(0) {
+                    return;
+                }
+                let mut symbols = Vec::new();
+                self.hir(&rep.sub, owner, span, &mut symbols);
+                let body = match symbols.as_slice() {
+                    [Symbol::Rule(id)] if !self.rules[id.index()].is_named() => *id,
+                    _ => self.group(owner, true, span, vec![Alternative { symbols, span }]),
+                };
+                out.push(if rep.min == 0 && rep.max == Some(1) {
+                    Symbol::Optional(body)
+                } else {
+                    Symbol::Repeat {
+                        body,
+                        min: rep.min,
+                        max: rep.max,
+                    }
+                });
+            }
+        }
+    }
+
+    fn pools(&mut self, defs: &[PoolDef]) -> Vec<Pool> {
+        let keywords: HashSet<String> = self
+            .terminals
+            .iter()
+            .filter_map(|t| match t {
+                Terminal::Literal(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        defs.iter()
+            .map(|def| {
+                let values = match &def.source {
+                    PoolSource::Regex(pattern, span) => self.regex_pool(pattern, *span, &keywords),
+                    PoolSource::Values(values) => self.listed_pool(values),
+                };
+                if values.is_empty() {
+                    self.error(def.name_span, format!("pool '{}' has no values", def.name));
+                }
+                Pool {
+                    name: def.name.clone(),
+                    values,
+                    span: def.name_span,
+                }
+            })
+            .collect()
+    }
+
+    fn regex_pool(&mut self, pattern: &str, span: Span, keywords: &HashSet<String>) -> Vec<String> {
+        let Some(hir) = self.parse_regex(pattern, span) else {
+            return Vec::new();
+        };
+        if hir.properties().look_set().iter().next().is_some() {
+            self.error(
+                span,
+                "anchors and word boundaries are not supported in pool regexes",
+            );
+            return Vec::new();
+        }
+        let mut values = shortlex_words(&hir, POOL_CAPACITY, keywords);
+        values.retain(|v| !v.is_empty());
+        values
+    }
+
+    fn listed_pool(&mut self, values: &[(String, Span)]) -> Vec<String> {
+        let mut seen = HashSet::new();
+        for (value, span) in values {
+            if value.is_empty() {
+                self.error(*span, "pool values must not be empty");
+            } else if !seen.insert(value.as_str()) {
+                self.error(*span, format!("pool value {value:?} is listed twice"));
+            }
+        }
+        values.iter().map(|(v, _)| v.clone()).collect()
+    }
+
+    fn layout(&mut self, file: &GrammarFile) -> Layout {
+        let mut layout = Layout::default();
+        match &file.layout {
+            None => {}
+            Some(LayoutSetting::Text(text)) => layout.separator = Separator::Text(text.clone()),
+            Some(LayoutSetting::Named(name, span)) => {
+                layout.separator = match name.as_str() {
+                    "auto" => Separator::Auto,
+                    "space" => Separator::Text(" ".into()),
+                    "none" => Separator::Text(String::new()),
+                    "newline" => Separator::Text("\n".into()),
+                    other => {
+                        self.error(
+                            *span,
+                            format!("unknown layout '{other}'; expected auto, space, none, newline or a quoted separator"),
+                        );
+                        Separator::Auto
+                    }
+                }
+            }
+        }
+        if let Some(indent) = &file.indent {
+            layout.indent = indent.clone();
+        }
+        layout
+    }
+
+    fn start(&mut self, file: &GrammarFile) -> RuleId {
+        match &file.start {
+            None => RuleId(0),
+            Some((name, span)) => match self.names.get(name) {
+                Some(Declared::Rule(id)) => *id,
+                Some(Declared::Pool(_)) => {
+                    self.error(
+                        *span,
+                        format!("the start symbol '{name}' is a pool, not a rule"),
+                    );
+                    RuleId(0)
+                }
+                None => {
+                    self.error(*span, format!("the start rule '{name}' is not defined"));
+                    RuleId(0)
+                }
+            },
+        }
+    }
+}

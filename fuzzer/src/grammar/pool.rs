@@ -1,0 +1,192 @@
+//! Pool terminals: user-defined terminal classes (identifiers, literals) whose values come from
+//! a fixed, ordered list, as the Bonsai bound m requires.
+//!
+//! A pool draw is an index into the list, so index `i` means the same value under every bound;
+//! the bound m only decides which prefix of the list is allowed.
+
+use std::collections::HashSet;
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+use crate::diagnostic::Span;
+
+/// How many values a pool derived from a regex holds. The bound m can be at most this; larger
+/// values of m simply allow the whole pool.
+pub const POOL_CAPACITY: usize = 256;
+
+/// Values longer than this are never derived: a pool exists to name things, and a regex whose
+/// shortest words are longer than this is better written as a regex terminal.
+const MAX_VALUE_LEN: usize = 32;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pool {
+    pub name: String,
+    pub values: Vec<String>,
+    pub span: Span,
+}
+
+/// The first `needed` words of the language of `hir`, in shortlex order (shorter first, then
+/// by code point), skipping any word in `exclude`. Grammar keywords are excluded so that a
+/// derived identifier never collides with a keyword.
+pub fn shortlex_words(hir: &Hir, needed: usize, exclude: &HashSet<String>) -> Vec<String> {
+    let cap = (needed + exclude.len()) * 2 + 8;
+    let max_len = hir
+        .properties()
+        .maximum_len()
+        .map_or(MAX_VALUE_LEN, |m| m.min(MAX_VALUE_LEN));
+    let mut best = Vec::new();
+    for limit in 0..=max_len {
+        let words: Vec<String> = words_up_to(hir, limit, cap)
+            .into_iter()
+            .filter(|w| !exclude.contains(w))
+            .take(needed)
+            .collect();
+        let done = words.len() >= needed;
+        best = words;
+        if done {
+            break;
+        }
+    }
+    best
+}
+
+fn shortlex_key(s: &str) -> (usize, &str) {
+    (s.chars().count(), s)
+}
+
+fn normalize(mut words: Vec<String>, cap: usize) -> Vec<String> {
+    words.sort_by(|a, b| shortlex_key(a).cmp(&shortlex_key(b)));
+    words.dedup();
+    words.truncate(cap);
+    words
+}
+
+fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// The shortlex-smallest `cap` words of at most `limit` characters. Truncating every
+/// intermediate result to `cap` is safe: a word among the `cap` smallest of a concatenation is
+/// always built from words among the `cap` smallest of each part.
+fn words_up_to(hir: &Hir, limit: usize, cap: usize) -> Vec<String> {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => vec![String::new()],
+        HirKind::Literal(lit) => {
+            let s = String::from_utf8_lossy(&lit.0).into_owned();
+            if char_len(&s) <= limit {
+                vec![s]
+            } else {
+                vec![]
+            }
+        }
+        HirKind::Class(Class::Unicode(class)) => {
+            if limit == 0 {
+                return vec![];
+            }
+            let mut out = Vec::new();
+            'ranges: for range in class.iter() {
+                for c in range.start()..=range.end() {
+                    if out.len() >= cap {
+                        break 'ranges;
+                    }
+                    out.push(c.to_string());
+                }
+            }
+            out
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            if limit == 0 {
+                return vec![];
+            }
+            class
+                .iter()
+                .flat_map(|r| r.start()..=r.end())
+                .filter(|b| b.is_ascii())
+                .take(cap)
+                .map(|b| (b as char).to_string())
+                .collect()
+        }
+        HirKind::Capture(cap_group) => words_up_to(&cap_group.sub, limit, cap),
+        HirKind::Concat(parts) => {
+            let mut acc = vec![String::new()];
+            for part in parts {
+                let words = words_up_to(part, limit, cap);
+                acc = concat(&acc, &words, limit, cap);
+                if acc.is_empty() {
+                    break;
+                }
+            }
+            acc
+        }
+        HirKind::Alternation(alts) => normalize(
+            alts.iter()
+                .flat_map(|a| words_up_to(a, limit, cap))
+                .collect(),
+            cap,
+        ),
+        HirKind::Repetition(rep) => {
+            let items = words_up_to(&rep.sub, limit, cap);
+            let max = rep.max.map_or(limit + rep.min as usize, |m| m as usize);
+            let mut current = vec![String::new()];
+            let mut out = Vec::new();
+            if rep.min == 0 {
+                out.push(String::new());
+            }
+            for k in 1..=max {
+                current = concat(&current, &items, limit, cap);
+                if current.is_empty() {
+                    break;
+                }
+                if k >= rep.min as usize {
+                    out.extend(current.iter().cloned());
+                }
+            }
+            normalize(out, cap)
+        }
+    }
+}
+
+fn concat(left: &[String], right: &[String], limit: usize, cap: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in left {
+        let room = limit - char_len(a);
+        for b in right {
+            if char_len(b) <= room {
+                out.push(format!("{a}{b}"));
+            }
+        }
+    }
+    normalize(out, cap)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(pattern: &str, n: usize, exclude: &[&str]) -> Vec<String> {
+        let hir = regex_syntax::parse(pattern).unwrap();
+        let exclude = exclude.iter().map(|s| s.to_string()).collect();
+        shortlex_words(&hir, n, &exclude)
+    }
+
+    #[test]
+    fn identifiers_come_shortest_first_and_skip_keywords() {
+        assert_eq!(words("[a-z][a-z0-9]*", 4, &["b"]), ["a", "c", "d", "e"]);
+        let many = words("[a-c][a-c0-1]*", 8, &[]);
+        assert_eq!(many, ["a", "b", "c", "a0", "a1", "aa", "ab", "ac"]);
+    }
+
+    #[test]
+    fn finite_languages_yield_what_they_have() {
+        assert_eq!(words("x|yy|z", 10, &[]), ["x", "z", "yy"]);
+        assert_eq!(words("[0-9]{2}", 3, &[]), ["00", "01", "02"]);
+    }
+
+    #[test]
+    fn alternation_of_prefixed_words_is_ordered() {
+        assert_eq!(
+            words("\"[a-b]{0,2}\"", 4, &[]),
+            ["\"\"", "\"a\"", "\"b\"", "\"aa\""]
+        );
+    }
+}

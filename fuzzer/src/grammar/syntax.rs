@@ -1,0 +1,70 @@
+//! The grammar file as written, before names are resolved and operators are lowered.
+
+use crate::diagnostic::Span;
+
+#[derive(Clone, Debug)]
+pub enum Expr {
+    Alt(Vec<Expr>, Span),
+    Seq(Vec<Expr>, Span),
+    Quantified {
+        inner: Box<Expr>,
+        min: u32,
+        max: Option<u32>,
+        /// `?` is a present/absent choice, not a repetition bounded by n.
+        optional: bool,
+        span: Span,
+    },
+    Literal(String, Span),
+    Regex(String, Span),
+    Class(String, Span),
+    Name(String, Span),
+}
+
+impl Expr {
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Alt(_, s)
+            | Expr::Seq(_, s)
+            | Expr::Literal(_, s)
+            | Expr::Regex(_, s)
+            | Expr::Class(_, s)
+            | Expr::Name(_, s) => *s,
+            Expr::Quantified { span, .. } => *span,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RuleDef {
+    pub name: String,
+    pub name_span: Span,
+    pub body: Expr,
+}
+
+#[derive(Clone, Debug)]
+pub enum PoolSource {
+    Regex(String, Span),
+    Values(Vec<(String, Span)>),
+}
+
+#[derive(Clone, Debug)]
+pub struct PoolDef {
+    pub name: String,
+    pub name_span: Span,
+    pub source: PoolSource,
+}
+
+#[derive(Clone, Debug)]
+pub enum LayoutSetting {
+    Named(String, Span),
+    Text(String),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GrammarFile {
+    pub rules: Vec<RuleDef>,
+    pub pools: Vec<PoolDef>,
+    pub start: Option<(String, Span)>,
+    pub layout: Option<LayoutSetting>,
+    pub indent: Option<String>,
+}

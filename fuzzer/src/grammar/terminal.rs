@@ -1,0 +1,126 @@
+//! The leaves of a derivation: literal text, character classes, pool values, layout tokens.
+
+use super::PoolId;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Terminal {
+    Literal(String),
+    Class(CharClass),
+    Pool(PoolId),
+    Layout(LayoutToken),
+}
+
+/// Tokens that carry no text of their own but drive the layout pass, for
+/// indentation-sensitive languages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LayoutToken {
+    Newline,
+    Indent,
+    Dedent,
+}
+
+impl LayoutToken {
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "NEWLINE" => Some(Self::Newline),
+            "INDENT" => Some(Self::Indent),
+            "DEDENT" => Some(Self::Dedent),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Newline => "NEWLINE",
+            Self::Indent => "INDENT",
+            Self::Dedent => "DEDENT",
+        }
+    }
+}
+
+/// A set of characters as sorted, disjoint, inclusive ranges. A draw from the class is an
+/// offset into the concatenation of its ranges, so the same offset always means the same
+/// character.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CharClass {
+    ranges: Vec<(char, char)>,
+    size: u32,
+}
+
+impl CharClass {
+    /// Ranges must be sorted and disjoint, as regex-syntax produces them.
+    pub fn new(ranges: Vec<(char, char)>) -> Self {
+        let size = ranges.iter().map(|&(a, b)| range_len(a, b)).sum();
+        Self { ranges, size }
+    }
+
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    pub fn ranges(&self) -> &[(char, char)] {
+        &self.ranges
+    }
+
+    /// The character at `offset`, which must be below [`Self::size`].
+    pub fn nth(&self, mut offset: u32) -> char {
+        for &(a, b) in &self.ranges {
+            let len = range_len(a, b);
+            if offset < len {
+                return step(a, offset);
+            }
+            offset -= len;
+        }
+        unreachable!("offset beyond class size")
+    }
+
+    /// Inverse of [`Self::nth`].
+    pub fn offset_of(&self, c: char) -> Option<u32> {
+        let mut base = 0;
+        for &(a, b) in &self.ranges {
+            if (a..=b).contains(&c) {
+                return Some(base + range_len(a, c) - 1);
+            }
+            base += range_len(a, b);
+        }
+        None
+    }
+}
+
+const SURROGATES: (u32, u32) = (0xD800, 0xDFFF);
+
+/// Characters in `a..=b`, skipping the surrogate gap that `char` cannot hold.
+fn range_len(a: char, b: char) -> u32 {
+    let (a, b) = (a as u32, b as u32);
+    let mut len = b - a + 1;
+    if a < SURROGATES.0 && b > SURROGATES.1 {
+        len -= SURROGATES.1 - SURROGATES.0 + 1;
+    }
+    len
+}
+
+fn step(a: char, offset: u32) -> char {
+    let mut code = a as u32 + offset;
+    if (a as u32) < SURROGATES.0 && code >= SURROGATES.0 {
+        code += SURROGATES.1 - SURROGATES.0 + 1;
+    }
+    char::from_u32(code).expect("class ranges hold valid scalar values")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nth_and_offset_are_inverse_across_ranges_and_surrogates() {
+        let class = CharClass::new(vec![('0', '9'), ('a', 'c'), ('\u{D7FF}', '\u{E001}')]);
+        assert_eq!(class.size(), 10 + 3 + 3);
+        for i in 0..class.size() {
+            let c = class.nth(i);
+            assert_eq!(class.offset_of(c), Some(i));
+        }
+        assert_eq!(class.nth(10), 'a');
+        assert_eq!(class.nth(14), '\u{E000}');
+        assert_eq!(class.offset_of('z'), None);
+    }
+}

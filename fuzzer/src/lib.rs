@@ -1,0 +1,16 @@
+//! Bonsai: grammar-based, coverage-guided fuzzing with bounded choice sequences.
+//!
+//! The modules follow the path of an input, top to bottom:
+//! grammar → analysis → sampler → choice sequence → tree → text.
+//! See `ARCHITECTURE.md` at the repository root for what each owns.
+
+pub mod analysis;
+pub mod choice;
+pub mod diagnostic;
+pub mod grammar;
+pub mod sampler;
+pub mod text;
+pub mod tree;
+
+mod fs_util;
+pub use fs_util::{create_dir, write_atomic};

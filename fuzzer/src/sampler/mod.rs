@@ -1,0 +1,12 @@
+//! Stage 3: the bounded sampler of the Bonsai paper, driven by a choice sequence.
+
+mod bounds;
+mod feasibility;
+mod out_of_bounds;
+#[allow(clippy::module_inception)]
+mod sampler;
+
+pub use bounds::Bounds;
+pub use feasibility::Feasibility;
+pub use out_of_bounds::{Bound, OutOfBounds};
+pub use sampler::{Sample, Sampler};

@@ -1,0 +1,38 @@
+//! Why a recorded sequence does not fit the current bounds.
+
+use std::fmt;
+
+/// Which bound a recorded decision exceeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Idents,
+    Items,
+    Depth,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfBounds {
+    pub bound: Bound,
+    /// Index of the offending choice in the recorded sequence.
+    pub position: usize,
+    pub value: u32,
+    /// The rule or pool where the decision was taken.
+    pub context: String,
+}
+
+impl fmt::Display for OutOfBounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.bound {
+            Bound::Idents => "pool value index beyond the bound m",
+            Bound::Items => "item count beyond the bound n",
+            Bound::Depth => "choice that nests deeper than the bound d",
+        };
+        write!(
+            f,
+            "out of bounds: choice #{} (value {}) in '{}' is a {what}",
+            self.position, self.value, self.context
+        )
+    }
+}
+
+impl std::error::Error for OutOfBounds {}

@@ -1,0 +1,9 @@
+//! Stage 5: the derivation tree that a choice sequence replays to. Every node knows the span
+//! of choices that produced it.
+
+mod node;
+#[allow(clippy::module_inception)]
+mod tree;
+
+pub use node::{Node, NodeId, NodeKind};
+pub use tree::{Children, DerivationTree};

@@ -1,0 +1,120 @@
+//! A derivation tree as a pre-order arena.
+
+use super::{Node, NodeId, NodeKind};
+use crate::grammar::Grammar;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DerivationTree {
+    nodes: Vec<Node>,
+}
+
+impl DerivationTree {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Empties the tree but keeps its allocation, so that a hot loop reuses one tree.
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    pub fn root(&self) -> Option<NodeId> {
+        (!self.nodes.is_empty()).then_some(NodeId(0))
+    }
+
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        let node = &self.nodes[id.index()];
+        Children {
+            tree: self,
+            next: id.0 + 1,
+            end: node.end,
+        }
+    }
+
+    /// Nodes of the subtree rooted at `id`, the root first.
+    pub fn subtree(&self, id: NodeId) -> &[Node] {
+        &self.nodes[id.index()..self.nodes[id.index()].end as usize]
+    }
+
+    pub(crate) fn open(&mut self, kind: NodeKind, choice: usize) -> NodeId {
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(Node {
+            kind,
+            end: id.0 + 1,
+            choices_start: choice as u32,
+            choices_end: choice as u32,
+        });
+        id
+    }
+
+    pub(crate) fn set_kind(&mut self, id: NodeId, kind: NodeKind) {
+        self.nodes[id.index()].kind = kind;
+    }
+
+    pub(crate) fn close(&mut self, id: NodeId, choice: usize) {
+        let end = self.nodes.len() as u32;
+        let node = &mut self.nodes[id.index()];
+        node.end = end;
+        node.choices_end = choice as u32;
+    }
+
+    /// The Bonsai depth of the tree: the largest number of times one named rule occurs on a
+    /// single root-to-leaf path.
+    pub fn nesting_depth(&self, grammar: &Grammar) -> u32 {
+        let mut counts = vec![0u32; grammar.named_rules];
+        let mut open: Vec<(u32, Option<usize>)> = Vec::new();
+        let mut deepest = 0;
+        for (i, node) in self.nodes.iter().enumerate() {
+            while open.last().is_some_and(|&(end, _)| end as usize <= i) {
+                if let Some((_, Some(r))) = open.pop() {
+                    counts[r] -= 1;
+                }
+            }
+            let named = match node.kind {
+                NodeKind::Rule { rule, .. } if rule.index() < grammar.named_rules => {
+                    counts[rule.index()] += 1;
+                    deepest = deepest.max(counts[rule.index()]);
+                    Some(rule.index())
+                }
+                _ => None,
+            };
+            open.push((node.end, named));
+        }
+        deepest
+    }
+}
+
+pub struct Children<'t> {
+    tree: &'t DerivationTree,
+    next: u32,
+    end: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = NodeId(self.next);
+        self.next = self.tree.nodes[id.index()].end;
+        Some(id)
+    }
+}
