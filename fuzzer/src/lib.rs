@@ -1,14 +1,16 @@
 //! Bonsai: grammar-based, coverage-guided fuzzing with bounded choice sequences.
 //!
 //! The modules follow the path of an input, top to bottom:
-//! grammar → analysis → sampler → choice sequence → tree → text.
+//! grammar → analysis → sampler → choice sequence → tree → text → target.
 //! See `ARCHITECTURE.md` at the repository root for what each owns.
 
 pub mod analysis;
 pub mod choice;
+pub mod cli;
 pub mod diagnostic;
 pub mod grammar;
 pub mod sampler;
+pub mod target;
 pub mod text;
 pub mod tree;
 

@@ -1,7 +1,6 @@
-//! The `bonsai` command line. Each subcommand lives in its own module under `cli/`.
-
-mod cli;
+//! The `bonsai` command line; everything lives in the library's `cli` module so that target
+//! binaries (`bonsai-<target>`) share it.
 
 fn main() -> std::process::ExitCode {
-    cli::run()
+    bonsai::cli::run()
 }

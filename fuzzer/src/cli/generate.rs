@@ -8,11 +8,11 @@ use libafl_bolts::rands::StdRand;
 
 use super::Failure;
 use super::load::load_grammar;
-use bonsai::choice::{Replay, SavedChoices};
-use bonsai::diagnostic::Diagnostic;
-use bonsai::grammar::Grammar;
-use bonsai::sampler::{Bounds, Sample, Sampler};
-use bonsai::text::render_into;
+use crate::choice::{Replay, SavedChoices};
+use crate::diagnostic::Diagnostic;
+use crate::grammar::Grammar;
+use crate::sampler::{Bounds, Sample, Sampler};
+use crate::text::render_into;
 
 #[derive(Args)]
 pub struct GenerateArgs {
@@ -111,7 +111,7 @@ struct Sink {
 impl Sink {
     fn new(dir: Option<&Path>, null: bool) -> Result<Self, Diagnostic> {
         if let Some(dir) = dir {
-            bonsai::create_dir(dir)?;
+            crate::create_dir(dir)?;
         }
         Ok(Self {
             dir: dir.map(Path::to_path_buf),
@@ -122,9 +122,7 @@ impl Sink {
 
     fn write(&mut self, index: u64, text: &str) -> Result<(), Diagnostic> {
         match &self.dir {
-            Some(dir) => {
-                bonsai::write_atomic(&dir.join(format!("{index:06}.txt")), text.as_bytes())
-            }
+            Some(dir) => crate::write_atomic(&dir.join(format!("{index:06}.txt")), text.as_bytes()),
             None => {
                 let io =
                     |e: std::io::Error| Diagnostic::error(format!("cannot write to stdout: {e}"));

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::Failure;
 use super::load::load_grammar;
-use bonsai::grammar::{Separator, Terminal};
+use crate::grammar::{Separator, Terminal};
 
 #[derive(Args)]
 pub struct CheckArgs {

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use bonsai::analysis::Analysis;
-use bonsai::diagnostic::Diagnostics;
-use bonsai::grammar::Grammar;
+use crate::analysis::Analysis;
+use crate::diagnostic::Diagnostics;
+use crate::grammar::Grammar;
 
 pub fn load_grammar(path: &Path) -> Result<(Grammar, Analysis), Diagnostics> {
     let grammar = Grammar::from_file(path)?;

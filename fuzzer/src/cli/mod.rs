@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use bonsai::diagnostic::Diagnostics;
+use crate::diagnostic::Diagnostics;
 
 /// Grammar-based, coverage-guided fuzzing that grows small, readable regression corpora.
 #[derive(Parser)]
@@ -50,8 +50,8 @@ impl From<Diagnostics> for Failure {
     }
 }
 
-impl From<bonsai::diagnostic::Diagnostic> for Failure {
-    fn from(d: bonsai::diagnostic::Diagnostic) -> Self {
+impl From<crate::diagnostic::Diagnostic> for Failure {
+    fn from(d: crate::diagnostic::Diagnostic) -> Self {
         Failure::Usage(d.into())
     }
 }
