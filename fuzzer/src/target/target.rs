@@ -1,0 +1,26 @@
+//! The interface between the engine and a system under test.
+
+use super::Verdict;
+
+/// A system under test, run in-process.
+///
+/// Implementations should be deterministic: the same input gives the same verdict and the same
+/// coverage. Panics, aborts, stack overflows and hangs inside `run` are the engine's business:
+/// they are caught, saved with their reproducer, and fuzzing goes on.
+pub trait Target {
+    /// The name used on the command line (`--target NAME`).
+    fn name(&self) -> &str;
+
+    /// Runs one input through the system under test.
+    fn run(&mut self, input: &[u8]) -> Verdict;
+
+    /// The target's observable output for `input`, stored by `bonsai export --golden` so that a
+    /// corpus doubles as golden tests. Defaults to the verdict and its message.
+    fn output(&mut self, input: &[u8]) -> String {
+        match self.run(input) {
+            Verdict::Valid => "valid".to_string(),
+            Verdict::Invalid(reason) => format!("invalid: {reason}"),
+            Verdict::Reject => "reject".to_string(),
+        }
+    }
+}
