@@ -4,6 +4,10 @@
 mod generate;
 mod grammar_check;
 mod load;
+mod plugin;
+mod targets;
+
+pub use plugin::LinkedTarget;
 
 use std::process::ExitCode;
 
@@ -28,6 +32,8 @@ enum Command {
     },
     /// Generate inputs from a grammar within bounds, or replay a saved choice sequence.
     Generate(generate::GenerateArgs),
+    /// List the targets that can be fuzzed; with --target, check that one is instrumented.
+    Targets(targets::TargetsArgs),
 }
 
 #[derive(Subcommand)]
@@ -56,7 +62,13 @@ impl From<crate::diagnostic::Diagnostic> for Failure {
     }
 }
 
+/// The `bonsai` binary: no target linked in; `--target NAME` is forwarded to `bonsai-NAME`.
 pub fn run() -> ExitCode {
+    run_with(None)
+}
+
+/// The command line of a binary with `linked` compiled in (see [`crate::target_main!`]).
+pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("BONSAI_LOG")
@@ -64,13 +76,24 @@ pub fn run() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(name) = plugin::requested_target(&args)
+        && linked.is_none_or(|t| t.name != name)
+    {
+        return report(Err(plugin::forward(&name, &args).into()));
+    }
+    let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Grammar {
             command: GrammarCommand::Check(args),
         } => grammar_check::run(args),
         Command::Generate(args) => generate::run(args),
+        Command::Targets(args) => targets::run(args, linked),
     };
+    report(result)
+}
+
+fn report(result: Result<(), Failure>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(diagnostics)) => {

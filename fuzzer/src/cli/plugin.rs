@@ -1,0 +1,159 @@
+//! Forwarding `--target NAME` to the binary `bonsai-NAME` that has that target linked in.
+//!
+//! Target crates depend on the engine library, so the engine's own binary cannot link them.
+//! Instead each target builds `bonsai-NAME`, which runs this same command line with its target,
+//! and any binary that receives `--target` for a target it lacks hands the whole command over.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+use crate::target::Target;
+
+/// A target compiled into the running binary.
+#[derive(Clone, Copy)]
+pub struct LinkedTarget {
+    pub name: &'static str,
+    pub make: fn() -> Box<dyn Target>,
+}
+
+const PREFIX: &str = "bonsai-";
+
+/// The value of `--target NAME` or `--target=NAME` among the arguments, if any.
+pub fn requested_target(args: &[OsString]) -> Option<String> {
+    let mut iter = args.iter().skip(1);
+    while let Some(arg) = iter.next() {
+        let arg = arg.to_string_lossy();
+        if arg == "--" {
+            break;
+        }
+        if arg == "--target" {
+            return iter.next().map(|v| v.to_string_lossy().into_owned());
+        }
+        if let Some(value) = arg.strip_prefix("--target=") {
+            return Some(value.to_string());
+        }
+    }
+    None
+}
+
+fn executable_name(target: &str) -> String {
+    format!("{PREFIX}{target}{}", std::env::consts::EXE_SUFFIX)
+}
+
+/// Directories searched for target binaries: the running binary's own directory first (where
+/// cargo puts every workspace binary), then `PATH`.
+fn search_path() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        dirs.push(dir);
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    dirs
+}
+
+pub fn find(target: &str) -> Option<PathBuf> {
+    let name = executable_name(target);
+    search_path()
+        .into_iter()
+        .map(|dir| dir.join(&name))
+        .find(|p| p.is_file())
+}
+
+/// Names of all target binaries on the search path, sorted and deduplicated.
+pub fn available() -> Vec<String> {
+    let mut names: Vec<String> = search_path()
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stem = name
+                .strip_suffix(std::env::consts::EXE_SUFFIX)
+                .unwrap_or(&name);
+            let target = stem.strip_prefix(PREFIX)?;
+            let plain = !target.is_empty() && !target.contains('.') && !target.contains('-');
+            (plain && entry.path().is_file()).then(|| target.to_string())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Replaces this process with `bonsai-TARGET`, passing the arguments on unchanged.
+pub fn forward(target: &str, args: &[OsString]) -> Diagnostic {
+    let Some(binary) = find(target) else {
+        let known = available();
+        return Diagnostic::error(format!(
+            "unknown target '{target}': no {} next to this binary or on PATH{}. Targets are built \
+             with `cargo build --release --workspace`",
+            executable_name(target),
+            if known.is_empty() {
+                String::new()
+            } else {
+                format!(" (available: {})", known.join(", "))
+            }
+        ));
+    };
+    exec(&binary, &args[1..])
+}
+
+#[cfg(unix)]
+fn exec(binary: &Path, args: &[OsString]) -> Diagnostic {
+    use std::os::unix::process::CommandExt;
+    let err = std::process::Command::new(binary)
+        .args(args.iter().map(OsString::as_os_str))
+        .exec();
+    Diagnostic::error(format!("cannot run target binary: {err}")).in_file(binary)
+}
+
+#[cfg(not(unix))]
+fn exec(binary: &Path, args: &[OsString]) -> Diagnostic {
+    match std::process::Command::new(binary)
+        .args(args.iter().map(OsString::as_os_str))
+        .status()
+    {
+        Ok(status) => std::process::exit(status.code().unwrap_or(2)),
+        Err(err) => Diagnostic::error(format!("cannot run target binary: {err}")).in_file(binary),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter()
+            .map(OsStr::new)
+            .map(OsStr::to_os_string)
+            .collect()
+    }
+
+    #[test]
+    fn finds_the_target_flag_in_both_spellings() {
+        assert_eq!(
+            requested_target(&args(&["bonsai", "fuzz", "--target", "x"])),
+            Some("x".into())
+        );
+        assert_eq!(
+            requested_target(&args(&["bonsai", "fuzz", "--target=y", "-v"])),
+            Some("y".into())
+        );
+        assert_eq!(
+            requested_target(&args(&["bonsai", "generate", "g.ebnf"])),
+            None
+        );
+        assert_eq!(
+            requested_target(&args(&["bonsai", "x", "--", "--target", "z"])),
+            None
+        );
+    }
+}

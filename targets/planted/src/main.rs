@@ -1,0 +1,3 @@
+//! `bonsai-planted`: the Bonsai command line with the planted-bug target linked in.
+
+bonsai::target_main!("planted", bonsai_target_planted::Planted);
