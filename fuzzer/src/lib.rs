@@ -16,3 +16,4 @@ pub mod tree;
 
 mod fs_util;
 pub use fs_util::{create_dir, write_atomic};
+pub mod lattice;

@@ -1,0 +1,11 @@
+//! Stage 10: the Bonsai lattice of fuzzers F(m,n,d,v), ordered by their bounds, each seeded
+//! with its predecessors' corpora.
+
+#[allow(clippy::module_inception)]
+mod lattice;
+mod node;
+mod validity;
+
+pub use lattice::Lattice;
+pub use node::Node;
+pub use validity::Validity;

@@ -1,0 +1,37 @@
+//! The v coordinate of a lattice node: which inputs a fuzzer keeps.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Restricted fuzzers keep only valid inputs; unrestricted ones keep any input with new
+/// coverage (Zest's criteria). Restricted comes first: an unrestricted node can use as seeds
+/// everything the restricted node with the same bounds kept, but not the other way round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Validity {
+    Restricted,
+    Unrestricted,
+}
+
+impl Validity {
+    pub fn letter(self) -> char {
+        match self {
+            Validity::Restricted => 'r',
+            Validity::Unrestricted => 'u',
+        }
+    }
+
+    pub fn from_letter(c: char) -> Option<Self> {
+        match c {
+            'r' => Some(Validity::Restricted),
+            'u' => Some(Validity::Unrestricted),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Validity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
