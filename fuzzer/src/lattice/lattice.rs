@@ -118,7 +118,7 @@ impl Lattice {
     pub fn ready<'a>(&'a self, done: &'a dyn Fn(&Node) -> bool) -> impl Iterator<Item = Node> + 'a {
         self.nodes
             .iter()
-            .filter(move |n| !done(n) && self.predecessors(n).iter().all(|p| done(p)))
+            .filter(move |n| !done(n) && self.predecessors(n).iter().all(done))
             .copied()
     }
 }
