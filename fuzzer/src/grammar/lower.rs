@@ -35,7 +35,11 @@ pub fn is_lexical_name(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_uppercase())
 }
 
-pub fn lower(file: GrammarFile, source: &SourceFile, name: String) -> Result<Grammar, Diagnostics> {
+pub(crate) fn lower(
+    file: GrammarFile,
+    source: &SourceFile,
+    name: String,
+) -> Result<Grammar, Diagnostics> {
     let mut b = Builder {
         source,
         names: HashMap::new(),
@@ -266,7 +270,11 @@ impl Builder<'_> {
                     }
                     other => (0, other.to_string()),
                 };
-                let at = span.start as usize + offset;
+                // Offsets map onto the file only where the pattern is written there verbatim;
+                // an imported pattern (escaped in JSON, translated from another dialect) is
+                // located at its start.
+                let verbatim = (span.end - span.start) as usize == pattern.len();
+                let at = span.start as usize + if verbatim { offset } else { 0 };
                 self.error(Span::new(at, at + 1), format!("invalid regex: {message}"));
                 None
             }
@@ -349,9 +357,12 @@ impl Builder<'_> {
             .collect();
         defs.iter()
             .map(|def| {
-                let values = match &def.source {
-                    PoolSource::Regex(pattern, span) => self.regex_pool(pattern, *span, &keywords),
-                    PoolSource::Values(values) => self.listed_pool(values),
+                let (values, pattern) = match &def.source {
+                    PoolSource::Regex(pattern, span) => (
+                        self.regex_pool(pattern, *span, &keywords),
+                        Some(pattern.clone()),
+                    ),
+                    PoolSource::Values(values) => (self.listed_pool(values), None),
                 };
                 if values.is_empty() {
                     self.error(def.name_span, format!("pool '{}' has no values", def.name));
@@ -359,6 +370,7 @@ impl Builder<'_> {
                 Pool {
                     name: def.name.clone(),
                     values,
+                    pattern,
                     span: def.name_span,
                 }
             })

@@ -7,12 +7,12 @@ mod alternative;
 mod grammar;
 mod layout;
 mod lexer;
-mod lower;
+pub(crate) mod lower;
 mod parser;
 mod pool;
 mod rule;
 mod symbol;
-mod syntax;
+pub(crate) mod syntax;
 mod terminal;
 
 use std::path::Path;

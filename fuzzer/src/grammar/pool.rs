@@ -22,6 +22,10 @@ const MAX_VALUE_LEN: usize = 32;
 pub struct Pool {
     pub name: String,
     pub values: Vec<String>,
+    /// The regex the values were derived from, if any. Kept so that an exported grammar says
+    /// `/[a-z]+/` rather than listing 256 values: re-deriving gives the same list because the
+    /// excluded keywords are the grammar's own literals.
+    pub pattern: Option<String>,
     pub span: Span,
 }
 

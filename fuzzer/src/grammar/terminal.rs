@@ -11,12 +11,15 @@ pub enum Terminal {
 }
 
 /// Tokens that carry no text of their own but drive the layout pass, for
-/// indentation-sensitive languages.
+/// indentation-sensitive languages and for tokens that must touch their predecessor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LayoutToken {
     Newline,
     Indent,
     Dedent,
+    /// No separator before the next token, whatever the layout says: tree-sitter's
+    /// `token.immediate`, where whitespace would change the meaning (`"abc"`, `x?.y`).
+    Glue,
 }
 
 impl LayoutToken {
@@ -25,15 +28,19 @@ impl LayoutToken {
             "NEWLINE" => Some(Self::Newline),
             "INDENT" => Some(Self::Indent),
             "DEDENT" => Some(Self::Dedent),
+            "GLUE" => Some(Self::Glue),
             _ => None,
         }
     }
+
+    pub const ALL: [LayoutToken; 4] = [Self::Newline, Self::Indent, Self::Dedent, Self::Glue];
 
     pub fn name(self) -> &'static str {
         match self {
             Self::Newline => "NEWLINE",
             Self::Indent => "INDENT",
             Self::Dedent => "DEDENT",
+            Self::Glue => "GLUE",
         }
     }
 }

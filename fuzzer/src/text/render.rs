@@ -7,7 +7,8 @@ use crate::tree::{DerivationTree, NodeKind};
 /// Renders `tree` into `out`, which is cleared first; reusing one buffer keeps a hot loop
 /// free of allocations. Tokens are the terminals outside lexical rules and the whole text of
 /// each outermost lexical rule; the grammar's separator goes between tokens on one line, and
-/// `NEWLINE`/`INDENT`/`DEDENT` produce line breaks and indentation.
+/// `NEWLINE`/`INDENT`/`DEDENT` produce line breaks and indentation; `GLUE` suppresses the
+/// separator before the next token.
 pub fn render_into(grammar: &Grammar, tree: &DerivationTree, out: &mut String) {
     out.clear();
     let mut state = Layout {
@@ -16,6 +17,7 @@ pub fn render_into(grammar: &Grammar, tree: &DerivationTree, out: &mut String) {
         previous: None,
         after_keyword: false,
         line_start: true,
+        glued: false,
         indent: 0,
     };
     // Nodes before this index belong to the lexical rule currently being rendered.
@@ -37,7 +39,9 @@ pub fn render_into(grammar: &Grammar, tree: &DerivationTree, out: &mut String) {
                     }
                     Terminal::Literal(s) => {
                         let keyword = !inside_token && is_control_keyword(s);
-                        state.emit(s, starts_token, keyword);
+                        if state.emit(s, starts_token, keyword) {
+                            token_pending = false;
+                        }
                         continue;
                     }
                     Terminal::Pool(p) => &grammar.pools[p.index()].values[value as usize],
@@ -73,6 +77,8 @@ struct Layout<'a> {
     /// Whether that token was a word-like literal of the grammar, such as `if`.
     after_keyword: bool,
     line_start: bool,
+    /// A `GLUE` was seen: the next token gets no separator.
+    glued: bool,
     indent: usize,
 }
 
@@ -86,6 +92,7 @@ impl Layout<'_> {
             }
             LayoutToken::Indent => self.indent += 1,
             LayoutToken::Dedent => self.indent = self.indent.saturating_sub(1),
+            LayoutToken::Glue => self.glued = true,
         }
     }
 
@@ -99,7 +106,7 @@ impl Layout<'_> {
                 for _ in 0..self.indent {
                     self.out.push_str(&self.grammar.layout.indent);
                 }
-            } else if let Some(previous) = self.previous {
+            } else if let Some(previous) = self.previous.filter(|_| !self.glued) {
                 match &self.grammar.layout.separator {
                     Separator::Auto => {
                         if needs_space(previous, first, self.after_keyword) {
@@ -111,9 +118,32 @@ impl Layout<'_> {
             }
         }
         self.line_start = false;
+        self.glued = false;
         self.out.push_str(text);
         self.previous = text.chars().next_back();
         self.after_keyword = keyword;
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sampler::{Bounds, Sample, Sampler};
+
+    fn only_output(text: &str) -> String {
+        let grammar = Grammar::from_text("t", text).unwrap();
+        let mut sampler = Sampler::new(&grammar, Bounds::new(1, 1, 1).unwrap()).unwrap();
+        let mut sample = Sample::default();
+        sampler.generate(&mut libafl_bolts::rands::StdRand::with_seed(0), &mut sample);
+        render(&grammar, &sample.tree)
+    }
+
+    #[test]
+    fn lexical_rules_render_as_one_token_and_glue_removes_one_separator() {
+        assert_eq!(
+            only_output(r#"s = "a" STR GLUE "b" "c" ; STR = '"' "x" [y] '"' ;"#),
+            r#"a "xy"b c"#
+        );
     }
 }
