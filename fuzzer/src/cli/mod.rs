@@ -3,6 +3,7 @@
 
 mod generate;
 mod grammar_check;
+mod grammar_convert;
 mod load;
 mod plugin;
 mod targets;
@@ -40,6 +41,8 @@ enum Command {
 enum GrammarCommand {
     /// Check a grammar and print a summary of it.
     Check(grammar_check::CheckArgs),
+    /// Write a grammar of any supported format in another format.
+    Convert(grammar_convert::ConvertArgs),
 }
 
 /// What a command reports when it cannot do its job.
@@ -87,6 +90,9 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Grammar {
             command: GrammarCommand::Check(args),
         } => grammar_check::run(args),
+        Command::Grammar {
+            command: GrammarCommand::Convert(args),
+        } => grammar_convert::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Targets(args) => targets::run(args, linked),
     };

@@ -1,0 +1,685 @@
+//! ANTLR4 grammars (`.g4`): combined, `parser grammar` and `lexer grammar` files.
+//!
+//! How each part maps (grammars/README.md has the user's version):
+//!
+//! - Parser rules (lower-case) and lexer rules (upper-case) keep their names; ANTLR's case
+//!   convention is the native one, so lexer rules render as single tokens. `fragment` rules
+//!   are ordinary lexical rules. A rule named like a native layout token (`NEWLINE`,
+//!   `INDENT`, `DEDENT`, `GLUE`) gets a trailing `_`.
+//! - The start is the first parser rule. A lexer grammar alone generates token streams: a
+//!   synthetic start rule `tokens = ( T1 | T2 | ... )*` over its non-fragment rules.
+//! - Literals, `'a'..'z'` ranges, `[...]` sets and `~` negations become literals and classes;
+//!   classes are narrowed to printable characters (`narrow`), and `.` in a lexer rule is
+//!   printable ASCII. In a parser rule `.` means any token: a choice of every lexer token.
+//!   `EOF` matches the end of the input and generates nothing.
+//! - `?`, `*`, `+` and their non-greedy forms are the native operators.
+//! - Rules sent to `skip` or to a hidden channel decide the layout (`separator`) and are left
+//!   out, with anything only they use: whitespace defines the separator, comments are not
+//!   generated.
+//! - `-> type(T)` makes the rule another way to write token `T`. `more`, `pushMode`,
+//!   `popMode` and `mode` sections are flattened: every mode's rules are one lexer, with a
+//!   warning.
+//! - `options { tokenVocab = L; }` in a parser grammar reads `L.g4` from the same directory,
+//!   and `import G;` reads `G.g4`, so split grammars import as one.
+//! - Actions, predicates, labels, arguments, return values and element options are dropped
+//!   (`parser`).
+
+mod charset;
+mod lexer;
+mod parser;
+mod syntax;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use self::charset::{hex, set_members};
+use self::syntax::{Alternative, Command, Element, GrammarKind, GrammarSpec, Rule};
+use super::Foreign;
+use super::narrow::{Preference, parse_narrowed};
+use super::separator::implied_layout;
+use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
+use crate::grammar::LayoutToken;
+use crate::grammar::syntax::{Expr, GrammarFile, RuleDef};
+
+/// Printable ASCII: what `.` generates in a lexer rule.
+const ANY_CHARACTER: &str = "[ -~]";
+
+pub fn import(source: &SourceFile) -> Result<Foreign, Diagnostics> {
+    let (mut spec, mut warnings) = parser::parse(source)?;
+    merge_companions(
+        source,
+        &mut spec,
+        &mut warnings,
+        &mut vec![source.path.clone()],
+    )?;
+    let mut converter = Converter::new(source, &spec);
+    converter.warnings = warnings;
+    let file = converter.file();
+    if !converter.errors.is_empty() {
+        return Err(Diagnostics(converter.errors));
+    }
+    Ok(Foreign {
+        name: spec.name.clone(),
+        file,
+        warnings: converter.warnings,
+    })
+}
+
+/// Reads the grammars a file depends on (`tokenVocab`, `import`) and adds their rules. Each
+/// one is first imported on its own, so a fault inside it is reported in its own file; its
+/// rules are then located at the line that names it.
+fn merge_companions(
+    source: &SourceFile,
+    spec: &mut GrammarSpec,
+    warnings: &mut Vec<Diagnostic>,
+    seen: &mut Vec<std::path::PathBuf>,
+) -> Result<(), Diagnostics> {
+    let mut companions: Vec<(String, Span)> = spec.imports.clone();
+    if let Some((vocab, span)) = spec.option("tokenVocab") {
+        companions.push((vocab.to_string(), span));
+    }
+    let dir = source.path.parent().unwrap_or(Path::new(""));
+    for (name, span) in companions {
+        let path = dir.join(format!("{name}.g4"));
+        if seen.contains(&path) {
+            continue;
+        }
+        seen.push(path.clone());
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| source.error(span, format!("cannot read {}: {e}", path.display())))?;
+        let companion_source = SourceFile::new(&path, text);
+        let (mut companion, companion_warnings) = parser::parse(&companion_source)?;
+        merge_companions(&companion_source, &mut companion, warnings, seen)?;
+        // Check it alone first, so its own faults are located in its own file.
+        let mut check = Converter::new(&companion_source, &companion);
+        let file = check.file();
+        if !check.errors.is_empty() {
+            return Err(Diagnostics(check.errors));
+        }
+        crate::grammar::lower::lower(file, &companion_source, companion.name.clone())?;
+        warnings.extend(companion_warnings);
+        let defined: HashSet<String> = spec.rules.iter().map(|r| r.name.clone()).collect();
+        for mut rule in companion.rules {
+            // Rules of the importing grammar override imported ones, as in ANTLR.
+            if defined.contains(&rule.name) {
+                continue;
+            }
+            relocate(&mut rule, span);
+            spec.rules.push(rule);
+        }
+        for (token, _) in companion.tokens {
+            spec.tokens.push((token, span));
+        }
+        if spec.first_mode.is_none() && companion.first_mode.is_some() {
+            spec.first_mode = Some(span);
+        }
+    }
+    Ok(())
+}
+
+fn relocate(rule: &mut Rule, span: Span) {
+    fn element(e: &mut Element, span: Span) {
+        match e {
+            Element::Literal(_, s)
+            | Element::Ref(_, s)
+            | Element::Range(_, _, s)
+            | Element::Set(_, s)
+            | Element::Any(s) => *s = span,
+            Element::Not(inner, s) | Element::Suffix(inner, _, s) => {
+                *s = span;
+                element(inner, span);
+            }
+            Element::Block(alts, s) => {
+                *s = span;
+                alternatives(alts, span);
+            }
+        }
+    }
+    fn alternatives(alts: &mut [Alternative], span: Span) {
+        for alt in alts {
+            alt.span = span;
+            for c in &mut alt.commands {
+                c.1 = span;
+            }
+            for e in &mut alt.elements {
+                element(e, span);
+            }
+        }
+    }
+    rule.name_span = span;
+    rule.span = span;
+    alternatives(&mut rule.alternatives, span);
+}
+
+struct Converter<'a> {
+    source: &'a SourceFile,
+    spec: &'a GrammarSpec,
+    by_name: HashMap<&'a str, &'a Rule>,
+    /// Native name of every rule and declared token.
+    names: HashMap<String, String>,
+    /// Token type -> rules that produce it through `-> type(T)`.
+    typed: HashMap<String, Vec<String>>,
+    warnings: Vec<Diagnostic>,
+    errors: Vec<Diagnostic>,
+}
+
+impl<'a> Converter<'a> {
+    fn new(source: &'a SourceFile, spec: &'a GrammarSpec) -> Self {
+        let by_name = spec.rules.iter().map(|r| (r.name.as_str(), r)).collect();
+        let mut typed: HashMap<String, Vec<String>> = HashMap::new();
+        for rule in &spec.rules {
+            for (command, _) in rule.commands() {
+                if let Command::Type(t) = command
+                    && !typed.get(t).is_some_and(|v| v.contains(&rule.name))
+                {
+                    typed.entry(t.clone()).or_default().push(rule.name.clone());
+                }
+            }
+        }
+        let mut converter = Self {
+            source,
+            spec,
+            by_name,
+            names: HashMap::new(),
+            typed,
+            warnings: Vec::new(),
+            errors: Vec::new(),
+        };
+        converter.assign_names();
+        converter
+    }
+
+    fn assign_names(&mut self) {
+        let all: Vec<String> = self
+            .spec
+            .rules
+            .iter()
+            .map(|r| r.name.clone())
+            .chain(self.spec.tokens.iter().map(|t| t.0.clone()))
+            .collect();
+        let mut taken: HashSet<String> = all.iter().cloned().collect();
+        for name in all {
+            let native = if LayoutToken::from_name(&name).is_some() {
+                let mut candidate = format!("{name}_");
+                while taken.contains(&candidate) {
+                    candidate.push('_');
+                }
+                taken.insert(candidate.clone());
+                candidate
+            } else {
+                name.clone()
+            };
+            self.names.insert(name, native);
+        }
+    }
+
+    fn native(&self, name: &str) -> String {
+        self.names
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
+    }
+
+    fn warn(&mut self, span: Span, message: impl Into<String>) {
+        self.warnings.push(self.source.warning(span, message));
+    }
+
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.errors.push(self.source.error(span, message));
+    }
+
+    /// Lexer rules a parser sees as tokens: not fragments, not skipped.
+    fn token_rules(&self) -> Vec<&'a Rule> {
+        self.spec
+            .rules
+            .iter()
+            .filter(|r| r.is_lexer() && !r.fragment && !r.is_skipped())
+            .collect()
+    }
+
+    fn file(&mut self) -> GrammarFile {
+        self.report_flattening();
+        let mut file = GrammarFile::default();
+        let synthetic_start =
+            self.spec.kind == GrammarKind::Lexer || !self.spec.rules.iter().any(|r| !r.is_lexer());
+        let start_name = if synthetic_start {
+            let mut name = "tokens".to_string();
+            while self.names.contains_key(&name) {
+                name.push('_');
+            }
+            let alternatives: Vec<Expr> = self
+                .token_rules()
+                .iter()
+                .map(|r| Expr::Name(self.native(&r.name), r.name_span))
+                .collect();
+            let span = Span::new(0, 0);
+            let body = match alternatives.len() {
+                0 => {
+                    self.error(span, "the grammar has no token rules to generate");
+                    return file;
+                }
+                1 => alternatives
+                    .into_iter()
+                    .next()
+                    .unwrap_or(Expr::Seq(Vec::new(), span)),
+                _ => Expr::Alt(alternatives, span),
+            };
+            file.rules.push(RuleDef {
+                name: name.clone(),
+                name_span: span,
+                body: quantified(body, '*', span),
+            });
+            name
+        } else {
+            let first = self.spec.rules.iter().find(|r| !r.is_lexer());
+            first.map_or_else(String::new, |r| r.name.clone())
+        };
+        let from_start = if synthetic_start {
+            let roots: Vec<String> = self.token_rules().iter().map(|r| r.name.clone()).collect();
+            self.reachable(roots)
+        } else {
+            self.reachable([start_name.clone()])
+        };
+        let skipped: Vec<&Rule> = self.spec.rules.iter().filter(|r| r.is_skipped()).collect();
+        let from_skipped = self.reachable(skipped.iter().map(|r| r.name.clone()));
+        let mut layout_patterns = Vec::new();
+        for rule in &skipped {
+            if let Some(regex) = self.rule_regex(rule, &mut Vec::new())
+                && let Ok(hir) = regex_syntax::parse(&regex)
+            {
+                layout_patterns.push(hir);
+            }
+        }
+        let layout_span = skipped.first().map_or(Span::default(), |r| r.name_span);
+        file.layout = Some(implied_layout(&layout_patterns, layout_span));
+
+        // Left out: what skipped rules reach and no other rule needs.
+        let spec = self.spec;
+        let candidates: HashSet<&String> = from_skipped
+            .iter()
+            .filter(|n| !from_start.contains(*n))
+            .collect();
+        let needed = self.reachable(
+            spec.rules
+                .iter()
+                .filter(|r| !candidates.contains(&r.name))
+                .map(|r| r.name.clone()),
+        );
+        for rule in &spec.rules {
+            if candidates.contains(&rule.name) && !needed.contains(&rule.name) {
+                continue;
+            }
+            if rule.commands().any(|(c, _)| *c == Command::More) {
+                let span = rule.name_span;
+                self.warn(
+                    span,
+                    format!(
+                        "'more' is flattened: '{}' is generated as a token of its own",
+                        rule.name
+                    ),
+                );
+            }
+            let mut body = self.alternatives(&rule.alternatives, rule.is_lexer());
+            if let Some(extra) = self.typed.get(&rule.name) {
+                body = self.with_typed(body, extra, rule.name_span);
+            }
+            file.rules.push(RuleDef {
+                name: self.native(&rule.name),
+                name_span: rule.name_span,
+                body,
+            });
+        }
+        // Declared tokens with no rule of their own.
+        for (token, span) in &self.spec.tokens {
+            if self.by_name.contains_key(token.as_str()) {
+                continue;
+            }
+            let body = match self.typed.get(token) {
+                Some(producers) => self.with_typed(Expr::Alt(Vec::new(), *span), producers, *span),
+                None => {
+                    self.warn(
+                        *span,
+                        format!("token '{token}' has no rule and no rule produces it with type({token}): it is never generated"),
+                    );
+                    Expr::Name(self.native(token), *span)
+                }
+            };
+            file.rules.push(RuleDef {
+                name: self.native(token),
+                name_span: *span,
+                body,
+            });
+        }
+        if !synthetic_start && self.spec.rules.first().is_some_and(Rule::is_lexer) {
+            file.start = Some((self.native(&start_name), Span::default()));
+        }
+        if let Some((value, span)) = self.spec.option("caseInsensitive")
+            && value == "true"
+        {
+            self.warn(
+                span,
+                "caseInsensitive is ignored: literals are generated as written",
+            );
+        }
+        file
+    }
+
+    fn report_flattening(&mut self) {
+        let mode_command = self
+            .spec
+            .rules
+            .iter()
+            .flat_map(Rule::commands)
+            .find(|(c, _)| {
+                matches!(
+                    c,
+                    Command::PushMode(_) | Command::PopMode | Command::Mode(_)
+                )
+            });
+        if let Some(span) = self.spec.first_mode.or(mode_command.map(|c| c.1)) {
+            self.warn(
+                span,
+                "lexer modes are flattened: the rules of every mode are generated as one lexer",
+            );
+        }
+    }
+
+    /// `body | R1 | R2` for the rules that produce this token through `type(T)`.
+    fn with_typed(&self, body: Expr, producers: &[String], span: Span) -> Expr {
+        let mut alts = match body {
+            Expr::Alt(alts, _) => alts,
+            other => vec![other],
+        };
+        alts.extend(producers.iter().map(|p| Expr::Name(self.native(p), span)));
+        match alts.len() {
+            1 => alts.remove(0),
+            _ => Expr::Alt(alts, span),
+        }
+    }
+
+    /// Rule names reachable from `roots`.
+    fn reachable(&self, roots: impl IntoIterator<Item = String>) -> HashSet<String> {
+        fn refs(e: &Element, out: &mut Vec<String>) {
+            match e {
+                Element::Ref(n, _) => out.push(n.clone()),
+                Element::Not(inner, _) | Element::Suffix(inner, _, _) => refs(inner, out),
+                Element::Block(alts, _) => {
+                    for a in alts {
+                        a.elements.iter().for_each(|e| refs(e, out));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut seen = HashSet::new();
+        let mut stack: Vec<String> = roots.into_iter().collect();
+        while let Some(name) = stack.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            if let Some(rule) = self.by_name.get(name.as_str()) {
+                for alt in &rule.alternatives {
+                    alt.elements.iter().for_each(|e| refs(e, &mut stack));
+                    // `.` in a parser rule stands for every token.
+                    if !rule.is_lexer() && alt.elements.iter().any(mentions_any) {
+                        stack.extend(self.token_rules().iter().map(|r| r.name.clone()));
+                    }
+                }
+            }
+            if let Some(producers) = self.typed.get(&name) {
+                stack.extend(producers.iter().cloned());
+            }
+        }
+        seen
+    }
+
+    fn alternatives(&mut self, alts: &[Alternative], lexer: bool) -> Expr {
+        let mut out: Vec<Expr> = alts.iter().map(|a| self.sequence(a, lexer)).collect();
+        if out.len() == 1 {
+            return out.remove(0);
+        }
+        let span = alts
+            .iter()
+            .map(|a| a.span)
+            .reduce(Span::to)
+            .unwrap_or_default();
+        Expr::Alt(out, span)
+    }
+
+    fn sequence(&mut self, alt: &Alternative, lexer: bool) -> Expr {
+        let items = alt
+            .elements
+            .iter()
+            .map(|e| self.element(e, lexer))
+            .collect();
+        Expr::Seq(items, alt.span)
+    }
+
+    fn element(&mut self, element: &Element, lexer: bool) -> Expr {
+        let span = element.span();
+        match element {
+            Element::Literal(text, _) => Expr::Literal(text.clone(), span),
+            Element::Ref(name, _) if name == "EOF" => Expr::Seq(Vec::new(), span),
+            Element::Ref(name, _) => Expr::Name(self.native(name), span),
+            Element::Block(alts, _) => self.alternatives(alts, lexer),
+            Element::Suffix(inner, op, _) => {
+                let inner = self.element(inner, lexer);
+                quantified(inner, *op, span)
+            }
+            Element::Any(_) if lexer => Expr::Regex(ANY_CHARACTER.to_string(), span),
+            Element::Any(_) => {
+                let tokens: Vec<Expr> = self
+                    .token_rules()
+                    .iter()
+                    .map(|r| Expr::Name(self.native(&r.name), span))
+                    .collect();
+                if tokens.is_empty() {
+                    self.error(
+                        span,
+                        "'.' in a parser rule means any token, but the grammar has no token rules",
+                    );
+                }
+                Expr::Alt(tokens, span)
+            }
+            Element::Range(..) | Element::Set(..) => match self.members(element) {
+                Some(members) => self.class(&format!("[{members}]"), span),
+                None => Expr::Seq(Vec::new(), span),
+            },
+            Element::Not(inner, _) if !lexer => self.not_tokens(inner, span),
+            Element::Not(inner, _) => match self.members(inner) {
+                Some(members) => self.class(&format!("[^{members}]"), span),
+                None => Expr::Seq(Vec::new(), span),
+            },
+        }
+    }
+
+    /// `~(A | B)` in a parser rule: every token but these.
+    fn not_tokens(&mut self, inner: &Element, span: Span) -> Expr {
+        let mut excluded = Vec::new();
+        let mut collect = |e: &Element| match e {
+            Element::Ref(n, _) => {
+                excluded.push(n.clone());
+                true
+            }
+            _ => false,
+        };
+        let ok = match inner {
+            Element::Block(alts, _) => alts.iter().all(|a| match a.elements.as_slice() {
+                [e] => collect(e),
+                _ => false,
+            }),
+            e => collect(e),
+        };
+        if !ok {
+            self.error(
+                span,
+                "'~' in a parser rule must negate tokens, such as ~(A | B)",
+            );
+        }
+        let tokens: Vec<Expr> = self
+            .token_rules()
+            .iter()
+            .filter(|r| !excluded.contains(&r.name))
+            .map(|r| Expr::Name(self.native(&r.name), span))
+            .collect();
+        Expr::Alt(tokens, span)
+    }
+
+    fn class(&mut self, class: &str, span: Span) -> Expr {
+        match parse_narrowed(class, Preference::Printable) {
+            Ok(narrowed) => Expr::Regex(narrowed.hir.to_string(), span),
+            Err(fault) => {
+                self.error(span, format!("invalid set: {}", fault.message));
+                Expr::Seq(Vec::new(), span)
+            }
+        }
+    }
+
+    /// The members of a set-like element as the inside of a regex class; `None` after an
+    /// error.
+    fn members(&mut self, element: &Element) -> Option<String> {
+        self.members_inner(element, &mut Vec::new())
+    }
+
+    fn members_inner(&mut self, element: &Element, visiting: &mut Vec<String>) -> Option<String> {
+        let span = element.span();
+        match element {
+            Element::Literal(text, _) => {
+                let mut chars = text.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => Some(hex(c)),
+                    _ => {
+                        self.error(
+                            span,
+                            "only single characters can be part of a set or be negated",
+                        );
+                        None
+                    }
+                }
+            }
+            Element::Range(a, b, _) => Some(format!("{}-{}", hex(*a), hex(*b))),
+            Element::Set(raw, _) => match set_members(self.source, raw, span) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    self.errors.push(e);
+                    None
+                }
+            },
+            Element::Block(alts, _) => {
+                let mut out = String::new();
+                for alt in alts {
+                    match alt.elements.as_slice() {
+                        [e] => out.push_str(&self.members_inner(e, visiting)?),
+                        _ => {
+                            self.error(alt.span, "only single characters and sets can be negated");
+                            return None;
+                        }
+                    }
+                }
+                Some(out)
+            }
+            Element::Ref(name, _) => {
+                let rule = self.by_name.get(name.as_str()).copied();
+                match rule {
+                    Some(rule) if rule.is_lexer() && !visiting.contains(name) => {
+                        visiting.push(name.clone());
+                        let block = Element::Block(rule.alternatives.clone(), span);
+                        let members = self.members_inner(&block, visiting);
+                        visiting.pop();
+                        members
+                    }
+                    _ => {
+                        self.error(
+                            span,
+                            format!("'{name}' is not a set of characters and cannot be negated"),
+                        );
+                        None
+                    }
+                }
+            }
+            Element::Not(..) | Element::Any(_) | Element::Suffix(..) => {
+                self.error(span, "only single characters and sets can be negated");
+                None
+            }
+        }
+    }
+
+    /// A lexer rule as one regex, for deciding what a skipped rule matches; `None` when it is
+    /// recursive or faulty (the layout then ignores it).
+    fn rule_regex(&self, rule: &Rule, visiting: &mut Vec<String>) -> Option<String> {
+        if visiting.contains(&rule.name) {
+            return None;
+        }
+        visiting.push(rule.name.clone());
+        let alts: Option<Vec<String>> = rule
+            .alternatives
+            .iter()
+            .map(|a| self.alternative_regex(a, visiting))
+            .collect();
+        visiting.pop();
+        Some(format!("(?:{})", alts?.join("|")))
+    }
+
+    fn alternative_regex(&self, alt: &Alternative, visiting: &mut Vec<String>) -> Option<String> {
+        alt.elements
+            .iter()
+            .map(|e| self.element_regex(e, visiting))
+            .collect()
+    }
+
+    fn element_regex(&self, element: &Element, visiting: &mut Vec<String>) -> Option<String> {
+        Some(match element {
+            Element::Literal(text, _) => regex_syntax::escape(text),
+            Element::Ref(name, _) => {
+                let rule = self.by_name.get(name.as_str())?;
+                self.rule_regex(rule, visiting)?
+            }
+            Element::Range(a, b, _) => format!("[{}-{}]", hex(*a), hex(*b)),
+            Element::Set(raw, span) => format!("[{}]", set_members(self.source, raw, *span).ok()?),
+            Element::Not(inner, span) => {
+                let members = match &**inner {
+                    Element::Set(raw, _) => set_members(self.source, raw, *span).ok()?,
+                    Element::Literal(t, _) if t.chars().count() == 1 => hex(t.chars().next()?),
+                    Element::Range(a, b, _) => format!("{}-{}", hex(*a), hex(*b)),
+                    _ => return None,
+                };
+                format!("[^{members}]")
+            }
+            Element::Any(_) => "(?s:.)".to_string(),
+            Element::Block(alts, _) => {
+                let alts: Option<Vec<String>> = alts
+                    .iter()
+                    .map(|a| self.alternative_regex(a, visiting))
+                    .collect();
+                format!("(?:{})", alts?.join("|"))
+            }
+            Element::Suffix(inner, op, _) => {
+                format!("(?:{}){op}", self.element_regex(inner, visiting)?)
+            }
+        })
+    }
+}
+
+fn mentions_any(e: &Element) -> bool {
+    match e {
+        Element::Any(_) => true,
+        Element::Not(inner, _) | Element::Suffix(inner, _, _) => mentions_any(inner),
+        Element::Block(alts, _) => alts.iter().any(|a| a.elements.iter().any(mentions_any)),
+        _ => false,
+    }
+}
+
+fn quantified(inner: Expr, op: char, span: Span) -> Expr {
+    let (min, max, optional) = match op {
+        '?' => (0, Some(1), true),
+        '+' => (1, None, false),
+        _ => (0, None, false),
+    };
+    Expr::Quantified {
+        inner: Box::new(inner),
+        min,
+        max,
+        optional,
+        span,
+    }
+}

@@ -1,0 +1,777 @@
+//! tree-sitter grammars, from the `src/grammar.json` every tree-sitter grammar crate ships.
+//!
+//! How each part maps (grammars/README.md has the user's version):
+//!
+//! - Rules keep their names; the first rule is the start. `_hidden` rules are ordinary rules.
+//!   A rule name that would read as lexical or as a layout token natively (upper-case first
+//!   letter) gets a leading `_`.
+//! - `SEQ`, `CHOICE`, `REPEAT`, `REPEAT1`, `STRING`, `BLANK` are the native sequence,
+//!   alternation, `*`, `+`, literal and empty; a `CHOICE` with a `BLANK` member is `?`.
+//! - `PATTERN` is a regex terminal, translated from JavaScript (`js_regex`) and narrowed to
+//!   printable characters (`narrow`).
+//! - `TOKEN` turns its whole content into one regex terminal, so it renders as one token;
+//!   `IMMEDIATE_TOKEN` does the same behind `GLUE`, since tree-sitter forbids whitespace there.
+//!   A token that takes the rest of its line (`/#!.*/`) is followed by `NEWLINE`.
+//! - `FIELD`, `PREC`, `PREC_LEFT`, `PREC_RIGHT`, `PREC_DYNAMIC` and `RESERVED` only shape the
+//!   parse tree or steer disambiguation; their content is used as is.
+//! - `ALIAS` renames a node but not its text, so its content is generated, except for an
+//!   external token aliased to an anonymous string (see `external`).
+//! - The `word` rule (the identifier token used for keyword extraction) becomes a pool, so
+//!   identifiers obey the bound m and never collide with a keyword.
+//! - `extras` decide the layout (`separator`) and are never generated: comments do not belong
+//!   in a regression corpus, and rules only extras use are left out of the import.
+//! - `externals` follow `external`. A `repeat` right before a dedent becomes `repeat1`:
+//!   the scanner never emits an indented block without a line in it.
+//! - `inline`, `supertypes`, `conflicts`, `precedences` and `reserved` shape the parse tree or
+//!   the parser's decisions, not the language, and are ignored (reserved words are literals of
+//!   the grammar, which identifier pools exclude anyway).
+
+mod external;
+
+use std::collections::{HashMap, HashSet};
+
+use jsonc_parser::ast::{Object, StringLit, Value};
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+use self::external::External;
+use super::Foreign;
+use super::js_regex;
+use super::json_text::{self, expect_object, expect_string, offset_in_string, required, span_of};
+use super::narrow::{Preference, parse_narrowed};
+use super::separator::implied_layout;
+use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
+use crate::grammar::syntax::{Expr, GrammarFile, LayoutSetting, PoolDef, PoolSource, RuleDef};
+use crate::grammar::{LayoutToken, is_lexical_name};
+
+pub fn import(source: &SourceFile, root: &Value) -> Result<Foreign, Diagnostics> {
+    let top = expect_object(source, root, "a tree-sitter grammar")?;
+    let name = expect_string(
+        source,
+        required(source, top, "name", "the grammar")?,
+        "the grammar's name",
+    )?
+    .value
+    .to_string();
+    let rules_value = required(source, top, "rules", "the grammar")?;
+    let rules = expect_object(source, rules_value, "the grammar's rules")?;
+    if rules.properties.is_empty() {
+        return Err(source
+            .error(span_of(rules_value), "the grammar defines no rules")
+            .into());
+    }
+    let mut importer = Importer::new(source, rules);
+    importer.read_externals(top)?;
+    importer.read_word(top)?;
+    let file = importer.grammar_file(top);
+    if !importer.errors.is_empty() {
+        return Err(Diagnostics(importer.errors));
+    }
+    Ok(Foreign {
+        name,
+        file,
+        warnings: importer.warnings,
+    })
+}
+
+struct Importer<'v, 'a> {
+    source: &'v SourceFile,
+    rules: &'v Object<'a>,
+    /// Native name of every rule and external.
+    names: HashMap<String, String>,
+    /// Externals that no rule defines.
+    externals: HashMap<String, External>,
+    /// Externals referenced so far, in order of first use, for their fallback rules.
+    used_externals: Vec<(String, Span)>,
+    /// The `word` rule, when it became a pool.
+    word_pool: Option<String>,
+    warnings: Vec<Diagnostic>,
+    errors: Vec<Diagnostic>,
+}
+
+/// The `type` of a node and the node as an object.
+fn node<'v, 'a>(
+    source: &SourceFile,
+    value: &'v Value<'a>,
+) -> Result<(&'v str, &'v Object<'a>), Diagnostic> {
+    let object = expect_object(source, value, "a rule node")?;
+    let kind = expect_string(
+        source,
+        required(source, object, "type", "a rule node")?,
+        "a node type",
+    )?;
+    Ok((kind.value.as_ref(), object))
+}
+
+impl<'v, 'a> Importer<'v, 'a> {
+    fn new(source: &'v SourceFile, rules: &'v Object<'a>) -> Self {
+        Self {
+            source,
+            rules,
+            names: HashMap::new(),
+            externals: HashMap::new(),
+            used_externals: Vec::new(),
+            word_pool: None,
+            warnings: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn rule_body(&self, name: &str) -> Option<&'v Value<'a>> {
+        self.rules.get(name).map(|p| &p.value)
+    }
+
+    fn read_externals(&mut self, top: &'v Object<'a>) -> Result<(), Diagnostic> {
+        let Some(externals) = top.get("externals") else {
+            return Ok(());
+        };
+        let list = externals.value.as_array().ok_or_else(|| {
+            self.source.error(
+                span_of(&externals.value),
+                format!(
+                    "expected the externals (an array), found {}",
+                    json_text::describe(&externals.value)
+                ),
+            )
+        })?;
+        for item in &list.elements {
+            let (kind, object) = node(self.source, item)?;
+            // A STRING external only lets the scanner see that token first; the grammar uses
+            // it as an ordinary literal.
+            if kind == "SYMBOL" {
+                let name = expect_string(
+                    self.source,
+                    required(self.source, object, "name", "an external")?,
+                    "a name",
+                )?;
+                if self.rule_body(&name.value).is_none() {
+                    self.externals
+                        .insert(name.value.to_string(), External::classify(&name.value));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_word(&mut self, top: &'v Object<'a>) -> Result<(), Diagnostic> {
+        let Some(word) = top.get("word") else {
+            return Ok(());
+        };
+        let word = expect_string(self.source, &word.value, "the word rule's name")?;
+        if self.rule_body(&word.value).is_some() {
+            self.word_pool = Some(word.value.to_string());
+        }
+        Ok(())
+    }
+
+    /// Native names: tree-sitter names are identifiers already, but one starting with an
+    /// upper-case letter would be lexical natively, and `NEWLINE` etc. are layout tokens.
+    fn assign_names(&mut self) {
+        let mut taken: HashSet<String> = HashSet::new();
+        let all: Vec<String> = self
+            .rules
+            .properties
+            .iter()
+            .map(|p| p.name.as_str().to_string())
+            .chain(self.externals.keys().cloned())
+            .collect();
+        taken.extend(all.iter().cloned());
+        for name in all {
+            let clash = is_lexical_name(&name) || LayoutToken::from_name(&name).is_some();
+            let native = if clash {
+                let mut candidate = format!("_{name}");
+                while taken.contains(&candidate) {
+                    candidate.insert(0, '_');
+                }
+                taken.insert(candidate.clone());
+                candidate
+            } else {
+                name.clone()
+            };
+            self.names.insert(name, native);
+        }
+    }
+
+    fn native(&self, name: &str) -> String {
+        self.names
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
+    }
+
+    fn grammar_file(&mut self, top: &'v Object<'a>) -> GrammarFile {
+        self.assign_names();
+        let start = self.rules.properties[0].name.as_str().to_string();
+        let extras = top.get("extras").map(|p| &p.value);
+        let from_start = self.reachable([start.clone()]);
+        let from_extras = match extras.and_then(Value::as_array) {
+            Some(list) => {
+                let mut names = Vec::new();
+                for item in &list.elements {
+                    collect_symbols(item, &mut names);
+                }
+                self.reachable(names)
+            }
+            None => HashSet::new(),
+        };
+        // Left out: what extras reach and no other rule needs.
+        let candidates: HashSet<&str> = from_extras
+            .iter()
+            .filter(|n| !from_start.contains(*n))
+            .map(String::as_str)
+            .collect();
+        let needed = self.reachable(
+            self.rules
+                .properties
+                .iter()
+                .map(|p| p.name.as_str())
+                .filter(|n| !candidates.contains(n))
+                .map(str::to_string),
+        );
+        let mut left_out: Vec<&str> = Vec::new();
+        let mut file = GrammarFile::default();
+        let properties = &self.rules.properties;
+        for property in properties {
+            let name = property.name.as_str();
+            if candidates.contains(name) && !needed.contains(name) {
+                left_out.push(name);
+                continue;
+            }
+            let name_span = span_of(&property.name);
+            if self.word_pool.as_deref() == Some(name) {
+                if let Some(pool) = self.word(name, name_span, &property.value) {
+                    file.pools.push(pool);
+                    continue;
+                }
+                self.word_pool = None;
+            }
+            let Some(body) = self.expr(&property.value) else {
+                continue;
+            };
+            file.rules.push(RuleDef {
+                name: self.native(name),
+                name_span,
+                body,
+            });
+        }
+        if !left_out.is_empty() {
+            self.warnings.push(self.source.warning(
+                extras.map_or(Span::default(), span_of),
+                format!(
+                    "left out {} rule(s) that only extras use ({}): comments and other extras are not generated",
+                    left_out.len(),
+                    left_out.join(", ")
+                ),
+            ));
+        }
+        self.fallback_rules(&mut file);
+        file.layout = Some(self.layout(extras));
+        file
+    }
+
+    /// Rule names reachable from `roots` through SYMBOL references.
+    fn reachable(&self, roots: impl IntoIterator<Item = String>) -> HashSet<String> {
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut stack: Vec<String> = roots.into_iter().collect();
+        while let Some(name) = stack.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            if let Some(body) = self.rule_body(&name) {
+                collect_symbols(body, &mut stack);
+            }
+        }
+        seen
+    }
+
+    /// The `word` rule as a pool of identifiers, when its body is a token.
+    fn word(&mut self, name: &str, span: Span, body: &'v Value<'a>) -> Option<PoolDef> {
+        let regex = self.token_regex(body)?;
+        match parse_narrowed(&regex, Preference::Word) {
+            Ok(narrowed) => Some(PoolDef {
+                name: self.native(name),
+                name_span: span,
+                source: PoolSource::Regex(narrowed.hir.to_string(), span_of(body)),
+            }),
+            Err(fault) => {
+                self.error(span_of(body), format!("invalid regex: {}", fault.message));
+                None
+            }
+        }
+    }
+
+    fn fallback_rules(&mut self, file: &mut GrammarFile) {
+        for (name, span) in std::mem::take(&mut self.used_externals) {
+            let native = self.native(&name);
+            let body = match self.externals[&name] {
+                External::Text { text, glued } => {
+                    let mut items = Vec::new();
+                    if glued {
+                        items.push(Expr::Name(LayoutToken::Glue.name().into(), span));
+                    }
+                    items.push(Expr::Literal(text.into(), span));
+                    Expr::Seq(items, span)
+                }
+                External::Unknown | External::Layout(_) => {
+                    self.warnings.push(self.source.warning(
+                        span,
+                        format!(
+                            "external token '{name}' is produced by a hand-written scanner whose text is unknown: alternatives that need it are never generated (give its rule a body in the exported grammar to change that)"
+                        ),
+                    ));
+                    // A rule that only derives itself derives nothing: the sampler never
+                    // chooses an alternative that needs it.
+                    Expr::Name(native.clone(), span)
+                }
+            };
+            file.rules.push(RuleDef {
+                name: native,
+                name_span: span,
+                body,
+            });
+        }
+    }
+
+    fn layout(&mut self, extras: Option<&'v Value<'a>>) -> LayoutSetting {
+        let Some(extras) = extras else {
+            // tree-sitter's default extras are whitespace.
+            return LayoutSetting::Named("auto".to_string(), Span::default());
+        };
+        let mut skipped = Vec::new();
+        if let Some(list) = extras.as_array() {
+            for item in &list.elements {
+                let Ok((kind, _)) = node(self.source, item) else {
+                    continue;
+                };
+                if kind == "SYMBOL" {
+                    continue;
+                }
+                if let Some(regex) = self.token_regex(item)
+                    && let Ok(narrowed) = regex_syntax::parse(&regex)
+                {
+                    skipped.push(narrowed);
+                }
+            }
+        }
+        implied_layout(&skipped, span_of(extras))
+    }
+
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.errors.push(self.source.error(span, message));
+    }
+
+    fn report(&mut self, err: Diagnostic) {
+        self.errors.push(err);
+    }
+
+    fn content(&mut self, object: &'v Object<'a>) -> Option<&'v Value<'a>> {
+        match required(self.source, object, "content", "this node") {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.report(e);
+                None
+            }
+        }
+    }
+
+    fn string_field(&mut self, object: &'v Object<'a>, key: &str) -> Option<&'v StringLit<'a>> {
+        let value = match required(self.source, object, key, "this node") {
+            Ok(v) => v,
+            Err(e) => {
+                self.report(e);
+                return None;
+            }
+        };
+        match expect_string(self.source, value, key) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.report(e);
+                None
+            }
+        }
+    }
+
+    fn members(&mut self, object: &'v Object<'a>) -> Option<&'v [Value<'a>]> {
+        let value = match required(self.source, object, "members", "this node") {
+            Ok(v) => v,
+            Err(e) => {
+                self.report(e);
+                return None;
+            }
+        };
+        match value.as_array() {
+            Some(list) => Some(&list.elements),
+            None => {
+                self.error(
+                    span_of(value),
+                    format!(
+                        "expected members (an array), found {}",
+                        json_text::describe(value)
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// A rule node as a native expression; `None` after reporting an error.
+    fn expr(&mut self, value: &'v Value<'a>) -> Option<Expr> {
+        let (kind, object) = match node(self.source, value) {
+            Ok(n) => n,
+            Err(e) => {
+                self.report(e);
+                return None;
+            }
+        };
+        let span = span_of(value);
+        Some(match kind {
+            "BLANK" => Expr::Seq(Vec::new(), span),
+            "STRING" => {
+                let lit = self.string_field(object, "value")?;
+                Expr::Literal(lit.value.to_string(), span_of(lit))
+            }
+            "PATTERN" => {
+                let regex = self.pattern(object)?;
+                self.regex_expr(&regex, span)?
+            }
+            "SYMBOL" => {
+                let lit = self.string_field(object, "name")?;
+                self.symbol(&lit.value, span_of(lit))
+            }
+            "SEQ" => {
+                let members = self.members(object)?;
+                let mut items = Vec::new();
+                for (i, member) in members.iter().enumerate() {
+                    let before_dedent = members.get(i + 1).is_some_and(|next| self.is_dedent(next));
+                    items.push(self.seq_member(member, before_dedent)?);
+                }
+                Expr::Seq(items, span)
+            }
+            "CHOICE" => {
+                let members = self.members(object)?;
+                let mut alts = Vec::new();
+                let mut blank = false;
+                for member in members {
+                    if matches!(node(self.source, member), Ok(("BLANK", _))) {
+                        blank = true;
+                    } else {
+                        alts.push(self.expr(member)?);
+                    }
+                }
+                let inner = match alts.len() {
+                    0 => return Some(Expr::Seq(Vec::new(), span)),
+                    1 => alts.remove(0),
+                    _ => Expr::Alt(alts, span),
+                };
+                if blank {
+                    quantified(inner, 0, Some(1), true, span)
+                } else {
+                    inner
+                }
+            }
+            "REPEAT" | "REPEAT1" | "OPTIONAL" => {
+                let content = self.content(object)?;
+                let inner = self.expr(content)?;
+                match kind {
+                    "REPEAT" => quantified(inner, 0, None, false, span),
+                    "REPEAT1" => quantified(inner, 1, None, false, span),
+                    _ => quantified(inner, 0, Some(1), true, span),
+                }
+            }
+            "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC" | "RESERVED" => {
+                let content = self.content(object)?;
+                self.expr(content)?
+            }
+            "ALIAS" => {
+                let content = self.content(object)?;
+                if let Some(text) = self.aliased_external(object, content) {
+                    return Some(text);
+                }
+                self.expr(content)?
+            }
+            "TOKEN" => {
+                let content = self.content(object)?;
+                self.token(content, span)?
+            }
+            "IMMEDIATE_TOKEN" => {
+                let content = self.content(object)?;
+                let token = self.token(content, span)?;
+                Expr::Seq(vec![glue(span), token], span)
+            }
+            other => {
+                let at = object.get("type").map_or(span, |p| span_of(&p.value));
+                self.error(
+                    at,
+                    format!("unknown tree-sitter rule type '{other}'; expected SEQ, CHOICE, REPEAT, REPEAT1, STRING, PATTERN, SYMBOL, BLANK, FIELD, ALIAS, TOKEN, IMMEDIATE_TOKEN, PREC, PREC_LEFT, PREC_RIGHT, PREC_DYNAMIC or RESERVED"),
+                );
+                return None;
+            }
+        })
+    }
+
+    /// A member of a SEQ; a `repeat` right before a dedent needs at least one item.
+    fn seq_member(&mut self, member: &'v Value<'a>, before_dedent: bool) -> Option<Expr> {
+        if before_dedent && let Ok(("REPEAT", object)) = node(self.source, member) {
+            let content = self.content(object)?;
+            let inner = self.expr(content)?;
+            return Some(quantified(inner, 1, None, false, span_of(member)));
+        }
+        self.expr(member)
+    }
+
+    fn is_dedent(&self, value: &Value) -> bool {
+        let Ok(("SYMBOL", object)) = node(self.source, value) else {
+            return false;
+        };
+        object
+            .get_string("name")
+            .and_then(|n| self.externals.get(n.value.as_ref()))
+            .is_some_and(|e| e.is_dedent())
+    }
+
+    fn symbol(&mut self, name: &str, span: Span) -> Expr {
+        if let Some(&external) = self.externals.get(name) {
+            if let External::Layout(tokens) = external {
+                let items = tokens
+                    .iter()
+                    .map(|t| Expr::Name(t.name().to_string(), span))
+                    .collect();
+                return Expr::Seq(items, span);
+            }
+            if !self.used_externals.iter().any(|(n, _)| n == name) {
+                self.used_externals.push((name.to_string(), span));
+            }
+        }
+        Expr::Name(self.native(name), span)
+    }
+
+    /// `alias($._external, 'text')`: the anonymous string is the token's text.
+    fn aliased_external(&mut self, alias: &'v Object<'a>, content: &'v Value<'a>) -> Option<Expr> {
+        let Ok(("SYMBOL", symbol)) = node(self.source, content) else {
+            return None;
+        };
+        let external = *self
+            .externals
+            .get(symbol.get_string("name")?.value.as_ref())?;
+        if alias.get_boolean("named").is_some_and(|b| b.value) {
+            return None;
+        }
+        let value = alias.get_string("value")?;
+        if value.value.is_empty() {
+            return None;
+        }
+        let span = span_of(value);
+        let literal = Expr::Literal(value.value.to_string(), span);
+        Some(if external.glued() {
+            Expr::Seq(vec![glue(span), literal], span)
+        } else {
+            literal
+        })
+    }
+
+    /// The content of `token(...)`: one literal, or one regex terminal.
+    fn token(&mut self, content: &'v Value<'a>, span: Span) -> Option<Expr> {
+        if let Some(text) = self.plain_string(content) {
+            return Some(Expr::Literal(text, span));
+        }
+        let regex = self.token_regex(content)?;
+        self.regex_expr(&regex, span)
+    }
+
+    fn plain_string(&self, value: &'v Value<'a>) -> Option<String> {
+        let (kind, object) = node(self.source, value).ok()?;
+        match kind {
+            "STRING" => Some(object.get_string("value")?.value.to_string()),
+            "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC" | "FIELD" | "ALIAS" | "TOKEN"
+            | "IMMEDIATE_TOKEN" => self.plain_string(&object.get("content")?.value),
+            _ => None,
+        }
+    }
+
+    fn regex_expr(&mut self, regex: &str, span: Span) -> Option<Expr> {
+        match parse_narrowed(regex, Preference::Printable) {
+            Ok(narrowed) => {
+                if narrowed.dropped_anchor {
+                    self.warnings.push(self.source.warning(
+                        span,
+                        "anchors and word boundaries (^, $, \\b) are dropped: a generated token has no surrounding text",
+                    ));
+                }
+                let regex = Expr::Regex(narrowed.hir.to_string(), span);
+                if runs_to_line_end(&narrowed.hir) {
+                    let newline = Expr::Name(LayoutToken::Newline.name().to_string(), span);
+                    return Some(Expr::Seq(vec![regex, newline], span));
+                }
+                Some(regex)
+            }
+            Err(fault) => {
+                self.error(span, format!("invalid regex: {}", fault.message));
+                None
+            }
+        }
+    }
+
+    /// A PATTERN node translated to regex-syntax's dialect, with faults located inside the
+    /// pattern as written in the file.
+    fn pattern(&mut self, object: &'v Object<'a>) -> Option<String> {
+        let lit = self.string_field(object, "value")?;
+        let flags = object
+            .get_string("flags")
+            .map_or(String::new(), |f| f.value.to_string());
+        let locate = |offset: usize| {
+            let at = offset_in_string(self.source, lit, offset);
+            Span::new(at, at + 1)
+        };
+        let translated = match js_regex::translate(&lit.value, &flags) {
+            Ok(t) => t,
+            Err(fault) => {
+                let span = locate(fault.offset);
+                self.error(span, format!("unsupported regex: {}", fault.message));
+                return None;
+            }
+        };
+        if translated.dropped_lookaround {
+            self.warnings.push(self.source.warning(
+                span_of(lit),
+                "lookarounds are dropped: this pattern generates some text the original excludes",
+            ));
+        }
+        if let Err(fault) = parse_narrowed(&translated.text, Preference::Printable) {
+            let span = locate(translated.original_offset(fault.offset));
+            self.error(span, format!("invalid regex: {}", fault.message));
+            return None;
+        }
+        Some(translated.text)
+    }
+
+    /// The content of a token as one regex. tree-sitter only allows terminals in a token.
+    fn token_regex(&mut self, value: &'v Value<'a>) -> Option<String> {
+        let (kind, object) = match node(self.source, value) {
+            Ok(n) => n,
+            Err(e) => {
+                self.report(e);
+                return None;
+            }
+        };
+        Some(match kind {
+            "BLANK" => String::new(),
+            "STRING" => regex_syntax::escape(&self.string_field(object, "value")?.value),
+            "PATTERN" => format!("(?:{})", self.pattern(object)?),
+            "SEQ" => {
+                let mut out = String::new();
+                for member in self.members(object)? {
+                    out.push_str(&self.token_regex(member)?);
+                }
+                out
+            }
+            "CHOICE" => {
+                let mut alts = Vec::new();
+                for member in self.members(object)? {
+                    alts.push(self.token_regex(member)?);
+                }
+                format!("(?:{})", alts.join("|"))
+            }
+            "REPEAT" | "REPEAT1" | "OPTIONAL" => {
+                let content = self.content(object)?;
+                let inner = self.token_regex(content)?;
+                let op = match kind {
+                    "REPEAT" => "*",
+                    "REPEAT1" => "+",
+                    _ => "?",
+                };
+                format!("(?:{inner}){op}")
+            }
+            "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC" | "RESERVED"
+            | "ALIAS" | "TOKEN" | "IMMEDIATE_TOKEN" => {
+                let content = self.content(object)?;
+                self.token_regex(content)?
+            }
+            "SYMBOL" => {
+                let name = self.string_field(object, "name")?;
+                let (name, span) = (name.value.to_string(), span_of(name));
+                // A rule that is itself a token may be inlined; anything else cannot be part
+                // of one token.
+                let body = self.rule_body(&name);
+                match body {
+                    Some(body) if !mentions_symbols(body) => self.token_regex(body)?,
+                    _ => {
+                        self.error(
+                            span,
+                            format!("'{name}' is used inside a token, but only terminals can be part of a token"),
+                        );
+                        return None;
+                    }
+                }
+            }
+            other => {
+                self.error(
+                    span_of(value),
+                    format!("'{other}' cannot be part of a token"),
+                );
+                return None;
+            }
+        })
+    }
+}
+
+/// Whether a token ends by taking the rest of the line (`/#!.*/`, `//.*`): its last piece
+/// repeats a class holding every printable character but no newline. Whatever follows such a
+/// token must go on the next line, or it becomes part of it.
+fn runs_to_line_end(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Concat(parts) => parts.last().is_some_and(runs_to_line_end),
+        HirKind::Capture(capture) => runs_to_line_end(&capture.sub),
+        HirKind::Alternation(alts) => alts.iter().all(runs_to_line_end),
+        HirKind::Repetition(rep) if rep.max.is_none() => match rep.sub.kind() {
+            HirKind::Class(Class::Unicode(class)) => {
+                let has = |c: char| class.iter().any(|r| (r.start()..=r.end()).contains(&c));
+                !has('\n') && (' '..='~').all(has)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn glue(span: Span) -> Expr {
+    Expr::Name(LayoutToken::Glue.name().to_string(), span)
+}
+
+fn quantified(inner: Expr, min: u32, max: Option<u32>, optional: bool, span: Span) -> Expr {
+    Expr::Quantified {
+        inner: Box::new(inner),
+        min,
+        max,
+        optional,
+        span,
+    }
+}
+
+/// Names of SYMBOL nodes anywhere below `value`.
+fn collect_symbols(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            if object
+                .get_string("type")
+                .is_some_and(|t| t.value == "SYMBOL")
+                && let Some(name) = object.get_string("name")
+            {
+                out.push(name.value.to_string());
+            }
+            for p in &object.properties {
+                collect_symbols(&p.value, out);
+            }
+        }
+        Value::Array(list) => {
+            for v in &list.elements {
+                collect_symbols(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn mentions_symbols(value: &Value) -> bool {
+    let mut names = Vec::new();
+    collect_symbols(value, &mut names);
+    !names.is_empty()
+}
