@@ -278,7 +278,12 @@ impl Importer<'_> {
                 }
                 Piece::Group(inner, op, span) => {
                     flush(&mut items, &mut literal, &mut literal_span);
-                    let body = Expr::Seq(self.sequence(inner), *span);
+                    let mut body = self.sequence(inner);
+                    // `(<a>)?` is `<a>?`: a lone item needs no group of its own.
+                    let body = match body.len() {
+                        1 => body.remove(0),
+                        _ => Expr::Seq(body, *span),
+                    };
                     items.push(quantified(body, *op, *span));
                     k += 1;
                 }

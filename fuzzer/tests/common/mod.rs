@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod tree_sitter_crates;
+
 use std::path::PathBuf;
 
 use bonsai::grammar::{Grammar, Symbol, Terminal};
@@ -13,6 +15,49 @@ pub fn grammar_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../grammars")
         .join(format!("{name}.ebnf"))
+}
+
+/// A file under `grammars/`, such as `antlr/Json.g4`.
+pub fn grammar_file(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../grammars")
+        .join(relative)
+}
+
+/// A grammar of any format under `grammars/`, imported.
+pub fn imported(relative: &str) -> Grammar {
+    bonsai::import::load(&grammar_file(relative))
+        .unwrap_or_else(|e| panic!("{relative}: {e}"))
+        .grammar
+}
+
+/// `count` inputs from `grammar` under `bounds`, each checked against the bounds.
+pub fn generate_checked(grammar: &Grammar, bounds: Bounds, seed: u64, count: usize) -> Vec<String> {
+    use bonsai::sampler::{Sample, Sampler};
+    let mut sampler = Sampler::new(grammar, bounds).unwrap_or_else(|e| panic!("{e}"));
+    let mut sample = Sample::default();
+    let mut rng = libafl_bolts::rands::StdRand::with_seed(seed);
+    (0..count)
+        .map(|_| {
+            sampler.generate(&mut rng, &mut sample);
+            check_bounds(grammar, &sample.tree, bounds)
+                .unwrap_or_else(|e| panic!("{}: {e}", grammar.name));
+            bonsai::text::render(grammar, &sample.tree)
+        })
+        .collect()
+}
+
+/// Runs the `bonsai` binary; returns its exit code, stdout and stderr.
+pub fn bonsai(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bonsai"))
+        .args(args)
+        .output()
+        .expect("the bonsai binary runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 pub fn shipped(name: &str) -> Grammar {

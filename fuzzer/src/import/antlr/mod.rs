@@ -13,6 +13,8 @@
 //!   printable ASCII. In a parser rule `.` means any token: a choice of every lexer token.
 //!   `EOF` matches the end of the input and generates nothing.
 //! - `?`, `*`, `+` and their non-greedy forms are the native operators.
+//! - The identifier token, by its conventional name (`ID`, `IDENT`, `IDENTIFIER`, `NAME`),
+//!   becomes a pool, so identifiers obey the bound m and never collide with a keyword.
 //! - Rules sent to `skip` or to a hidden channel decide the layout (`separator`) and are left
 //!   out, with anything only they use: whitespace defines the separator, comments are not
 //!   generated.
@@ -39,7 +41,7 @@ use super::narrow::{Preference, parse_narrowed};
 use super::separator::implied_layout;
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
 use crate::grammar::LayoutToken;
-use crate::grammar::syntax::{Expr, GrammarFile, RuleDef};
+use crate::grammar::syntax::{Expr, GrammarFile, PoolDef, PoolSource, RuleDef};
 
 /// Printable ASCII: what `.` generates in a lexer rule.
 const ANY_CHARACTER: &str = "[ -~]";
@@ -274,14 +276,20 @@ impl<'a> Converter<'a> {
             let first = self.spec.rules.iter().find(|r| !r.is_lexer());
             first.map_or_else(String::new, |r| r.name.clone())
         };
+        let spec = self.spec;
+        let pools: HashMap<String, PoolDef> = spec
+            .rules
+            .iter()
+            .filter_map(|r| Some((r.name.clone(), self.identifier_pool(r)?)))
+            .collect();
+        let stop: HashSet<String> = pools.keys().cloned().collect();
         let from_start = if synthetic_start {
             let roots: Vec<String> = self.token_rules().iter().map(|r| r.name.clone()).collect();
-            self.reachable(roots)
+            self.reachable(roots, &stop)
         } else {
-            self.reachable([start_name.clone()])
+            self.reachable([start_name.clone()], &stop)
         };
-        let skipped: Vec<&Rule> = self.spec.rules.iter().filter(|r| r.is_skipped()).collect();
-        let from_skipped = self.reachable(skipped.iter().map(|r| r.name.clone()));
+        let skipped: Vec<&Rule> = spec.rules.iter().filter(|r| r.is_skipped()).collect();
         let mut layout_patterns = Vec::new();
         for rule in &skipped {
             if let Some(regex) = self.rule_regex(rule, &mut Vec::new())
@@ -293,20 +301,32 @@ impl<'a> Converter<'a> {
         let layout_span = skipped.first().map_or(Span::default(), |r| r.name_span);
         file.layout = Some(implied_layout(&layout_patterns, layout_span));
 
-        // Left out: what skipped rules reach and no other rule needs.
-        let spec = self.spec;
-        let candidates: HashSet<&String> = from_skipped
+        // Left out: what skipped rules and pooled tokens reach and no other rule needs.
+        let from_dropped = self.reachable(
+            skipped
+                .iter()
+                .map(|r| r.name.clone())
+                .chain(stop.iter().cloned()),
+            &HashSet::new(),
+        );
+        let candidates: HashSet<&String> = from_dropped
             .iter()
-            .filter(|n| !from_start.contains(*n))
+            .filter(|n| !from_start.contains(*n) && !stop.contains(*n))
             .collect();
         let needed = self.reachable(
             spec.rules
                 .iter()
-                .filter(|r| !candidates.contains(&r.name))
+                .filter(|r| !candidates.contains(&r.name) && !stop.contains(&r.name))
                 .map(|r| r.name.clone()),
+            &stop,
         );
+        let mut pools = pools;
         for rule in &spec.rules {
             if candidates.contains(&rule.name) && !needed.contains(&rule.name) {
+                continue;
+            }
+            if let Some(pool) = pools.remove(&rule.name) {
+                file.pools.push(pool);
                 continue;
             }
             if rule.commands().any(|(c, _)| *c == Command::More) {
@@ -364,6 +384,30 @@ impl<'a> Converter<'a> {
         file
     }
 
+    /// The identifier token as a pool, so that identifiers obey the bound m and never
+    /// collide with a keyword. ANTLR has no notion of "the identifier token", so the
+    /// conventional names decide: `ID`, `IDENT`, `IDENTIFIER`, `NAME`, any case.
+    fn identifier_pool(&self, rule: &Rule) -> Option<PoolDef> {
+        let conventional = matches!(
+            rule.name.to_ascii_uppercase().as_str(),
+            "ID" | "IDENT" | "IDENTIFIER" | "NAME"
+        );
+        if !conventional
+            || rule.fragment
+            || rule.is_skipped()
+            || self.typed.contains_key(&rule.name)
+        {
+            return None;
+        }
+        let regex = self.rule_regex(rule, &mut Vec::new())?;
+        let narrowed = parse_narrowed(&regex, Preference::Word).ok()?;
+        Some(PoolDef {
+            name: self.native(&rule.name),
+            name_span: rule.name_span,
+            source: PoolSource::Regex(narrowed.hir.to_string(), rule.span),
+        })
+    }
+
     fn report_flattening(&mut self) {
         let mode_command = self
             .spec
@@ -397,8 +441,12 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// Rule names reachable from `roots`.
-    fn reachable(&self, roots: impl IntoIterator<Item = String>) -> HashSet<String> {
+    /// Rule names reachable from `roots`, not looking inside the rules in `stop`.
+    fn reachable(
+        &self,
+        roots: impl IntoIterator<Item = String>,
+        stop: &HashSet<String>,
+    ) -> HashSet<String> {
         fn refs(e: &Element, out: &mut Vec<String>) {
             match e {
                 Element::Ref(n, _) => out.push(n.clone()),
@@ -414,7 +462,7 @@ impl<'a> Converter<'a> {
         let mut seen = HashSet::new();
         let mut stack: Vec<String> = roots.into_iter().collect();
         while let Some(name) = stack.pop() {
-            if !seen.insert(name.clone()) {
+            if !seen.insert(name.clone()) || stop.contains(&name) {
                 continue;
             }
             if let Some(rule) = self.by_name.get(name.as_str()) {

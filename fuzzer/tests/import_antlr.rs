@@ -1,0 +1,184 @@
+//! ANTLR4 grammars: the small `.g4` files under grammars/antlr/, and the constructs a real
+//! grammar uses, imported, checked and generated from.
+
+mod common;
+
+use bonsai::analysis::Analysis;
+use bonsai::diagnostic::SourceFile;
+use bonsai::export::to_ebnf;
+use bonsai::grammar::{Grammar, Separator};
+use bonsai::import;
+use bonsai::sampler::Bounds;
+use common::{generate_checked, grammar_file, imported};
+
+const SHIPPED: &[&str] = &["antlr/Json.g4", "antlr/Arith.g4", "antlr/Tiny.g4"];
+
+fn bounds(text: &str) -> Bounds {
+    text.parse().unwrap()
+}
+
+fn from_text(text: &str) -> import::Imported {
+    import::from_source(&SourceFile::new("test.g4", text)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn shipped_files_import_check_and_generate_within_bounds() {
+    for name in SHIPPED {
+        let imported = import::load(&grammar_file(name)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            imported.warnings.is_empty(),
+            "{name}: {:?}",
+            imported.warnings
+        );
+        let grammar = imported.grammar;
+        let warnings = Analysis::new(&grammar)
+            .check(&grammar)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(warnings.is_empty(), "{name}: {warnings:?}");
+        for b in ["1,1,1", "2,2,2", "3,3,3"] {
+            let inputs = generate_checked(&grammar, bounds(b), 11, 1000);
+            assert_eq!(inputs.len(), 1000);
+        }
+    }
+}
+
+#[test]
+fn json_g4_generates_json() {
+    let grammar = imported("antlr/Json.g4");
+    let mut kinds = std::collections::BTreeSet::new();
+    for text in generate_checked(&grammar, bounds("3,3,4"), 3, 1000) {
+        // IgnoredAny checks the syntax without serde_json's f64 range limit: `8e801` is JSON.
+        serde_json::from_str::<serde::de::IgnoredAny>(&text)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {text}"));
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        kinds.insert(match value {
+            serde_json::Value::Null => "null",
+            serde_json::Value::Bool(_) => "bool",
+            serde_json::Value::Number(_) => "number",
+            serde_json::Value::String(_) => "string",
+            serde_json::Value::Array(_) => "array",
+            serde_json::Value::Object(_) => "object",
+        });
+    }
+    assert_eq!(kinds.len(), 6, "every kind of JSON value occurs: {kinds:?}");
+}
+
+#[test]
+fn identifier_tokens_become_pools_and_skipped_rules_the_layout() {
+    let arith = imported("antlr/Arith.g4");
+    assert_eq!(arith.layout.separator, Separator::Auto);
+    let names: Vec<&str> = arith.rules[..arith.named_rules]
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(names, ["program", "statement", "expr", "NUMBER", "DIGIT"]);
+    assert_eq!(arith.pools.len(), 1);
+    assert_eq!(arith.pools[0].name, "ID");
+    assert_eq!(&arith.pools[0].values[..3], ["A", "B", "C"]);
+    // m = 2 allows two identifiers at most in any input.
+    for text in generate_checked(&arith, bounds("2,3,3"), 5, 300) {
+        let idents: std::collections::BTreeSet<&str> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.starts_with(|c: char| c.is_alphabetic()))
+            .collect();
+        assert!(idents.len() <= 2, "{text}");
+    }
+    let tiny = imported("antlr/Tiny.g4");
+    // Keywords are literals of the grammar and never identifier values.
+    let pool = &tiny.pools[0].values;
+    assert!(!pool.iter().any(|v| v == "if" || v == "or"), "{pool:?}");
+}
+
+#[test]
+fn constructs_map_to_native_ebnf() {
+    let imported = from_text(
+        r#"
+        lexer grammar L;
+        options { caseInsensitive = false; }
+        tokens { EXTRA }
+        A : 'a'..'c' ~[a-z\]] . ;
+        B : ('x' | 'yz')+? 'q'?? -> type(EXTRA) ;
+        fragment F : [0-9] ;
+        NEWLINE : '\n' ;
+        WS : [ \t]+ -> skip ;
+        COMMENT : '#' ~'\n'* -> channel(HIDDEN) ;
+        mode INSIDE;
+        C : F+ -> popMode ;
+        "#,
+    );
+    let text = to_ebnf(&imported.grammar);
+    let body: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        body.join("\n"),
+        r#"%layout auto;
+
+tokens = ( A | B | NEWLINE_ | C )* ;
+A = [a-c] [ -\\\^-`{-\~] [ -\~] ;
+B = ( "x" | "yz" )+ "q"? ;
+F = [0-9] ;
+NEWLINE_ = "\n" ;
+C = F+ ;
+EXTRA = B ;"#
+    );
+    let messages: Vec<String> = imported.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("test.g4:11:9: warning: lexer modes are flattened")),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn actions_and_predicates_are_ignored_with_located_warnings() {
+    let imported = from_text("grammar G;\n@members { int n; }\ns : {n > 0}? 'a' {n++;} s? ;\n");
+    let messages: Vec<String> = imported.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(
+        messages,
+        [
+            "test.g4:3:5: warning: semantic predicate ignored: generated inputs may include what it would reject",
+            "test.g4:3:18: warning: action ignored: a generator cannot run target-language code",
+        ]
+    );
+    assert_eq!(
+        imported.grammar.layout.separator,
+        Separator::Text(String::new())
+    );
+}
+
+#[test]
+fn a_parser_grammar_reads_its_token_vocabulary() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("CalcLexer.g4"),
+        "lexer grammar CalcLexer;\nNUM : [0-9]+ ;\nPLUS : '+' ;\nWS : ' '+ -> skip ;\n",
+    )
+    .unwrap();
+    let parser = dir.path().join("CalcParser.g4");
+    std::fs::write(
+        &parser,
+        "parser grammar CalcParser;\noptions { tokenVocab = CalcLexer; }\nsum : NUM ( PLUS NUM )* ;\n",
+    )
+    .unwrap();
+    let grammar: Grammar = import::load(&parser)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .grammar;
+    assert_eq!(grammar.layout.separator, Separator::Auto);
+    for text in generate_checked(&grammar, bounds("2,2,2"), 1, 100) {
+        assert!(
+            text.split(" + ")
+                .all(|n| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty()),
+            "{text}"
+        );
+    }
+    // A fault inside the vocabulary is reported in its own file.
+    std::fs::write(
+        dir.path().join("CalcLexer.g4"),
+        "lexer grammar CalcLexer;\nNUM : [0-9 ;\n",
+    )
+    .unwrap();
+    let err = import::load(&parser).err().unwrap().to_string();
+    assert!(err.contains("CalcLexer.g4:2:7: error:"), "{err}");
+}

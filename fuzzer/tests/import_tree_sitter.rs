@@ -1,0 +1,207 @@
+//! tree-sitter grammars imported from the grammar crates themselves (dev-dependencies located
+//! through `cargo metadata`), and what the original tree-sitter parsers make of the inputs
+//! generated from them.
+
+mod common;
+
+use bonsai::analysis::Analysis;
+use bonsai::grammar::{LayoutToken, Separator, Terminal};
+use bonsai::import;
+use bonsai::sampler::Bounds;
+use common::tree_sitter_crates::{CRATES, grammar_json, version};
+use common::{bonsai, generate_checked};
+
+fn bounds(text: &str) -> Bounds {
+    text.parse().unwrap()
+}
+
+fn load(package: &str) -> bonsai::grammar::Grammar {
+    import::load(&grammar_json(package))
+        .unwrap_or_else(|e| panic!("{package}: {e}"))
+        .grammar
+}
+
+#[test]
+fn every_grammar_crate_passes_grammar_check() {
+    for c in CRATES {
+        let path = grammar_json(c.package);
+        let (code, stdout, stderr) =
+            bonsai(&["grammar".as_ref(), "check".as_ref(), path.as_os_str()]);
+        assert_eq!(code, 0, "{} {}: {stderr}", c.package, version(c.package));
+        assert!(stdout.contains(": ok"), "{stdout}");
+        assert!(!stderr.contains("error"), "{stderr}");
+    }
+}
+
+#[test]
+fn every_import_generates_1000_inputs_within_bounds() {
+    for c in CRATES {
+        let grammar = load(c.package);
+        Analysis::new(&grammar)
+            .check(&grammar)
+            .unwrap_or_else(|e| panic!("{}: {e}", c.package));
+        for (b, count) in [("1,1,1", 200), ("2,2,2", 200), ("3,3,3", 1000)] {
+            let inputs = generate_checked(&grammar, bounds(b), 21, count);
+            assert_eq!(inputs.len(), count);
+        }
+    }
+}
+
+/// The share of generated inputs that the crate's own parser accepts without an error node.
+/// An import cannot reach 100% everywhere: tree-sitter grammars over-approximate (the parser
+/// resolves conflicts, precedences and keyword extraction at parse time) and external
+/// scanners refuse some token sequences the grammar allows (an f-string interpolation in a
+/// plain string). What the figures guard is that imports keep generating mostly valid
+/// programs; `cargo test --test import_tree_sitter -- --nocapture` prints them.
+#[test]
+fn the_original_parsers_accept_most_generated_inputs() {
+    for c in CRATES {
+        let grammar = load(c.package);
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&(c.language)()).unwrap();
+        let inputs = generate_checked(&grammar, bounds("3,3,3"), 7, 300);
+        let rejected: Vec<&String> = inputs
+            .iter()
+            .filter(|text| {
+                parser
+                    .parse(text, None)
+                    .is_none_or(|t| t.root_node().has_error())
+            })
+            .collect();
+        let accepted = inputs.len() - rejected.len();
+        println!(
+            "{} {}: {accepted}/{} accepted",
+            c.package,
+            version(c.package),
+            inputs.len()
+        );
+        let floor = if c.package == "tree-sitter-json" {
+            300
+        } else {
+            180
+        };
+        assert!(
+            accepted >= floor,
+            "{}: only {accepted}/300 accepted; e.g. {:?}",
+            c.package,
+            rejected.first()
+        );
+    }
+}
+
+/// tree-sitter-json accepts a little more than JSON: a number may end in `.` (`1.`) and `\u`
+/// may go without its four hex digits. Everything else it generates must be JSON.
+#[test]
+fn tree_sitter_json_generates_json_but_for_its_known_looseness() {
+    let grammar = load("tree-sitter-json");
+    let loose_number = |t: &str| {
+        t.as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'.' && !w[1].is_ascii_digit())
+            || t.ends_with('.')
+    };
+    let loose_escape = |t: &str| {
+        t.match_indices("\\u").any(|(i, _)| {
+            let hex = &t[i + 2..];
+            hex.len() < 4 || !hex[..4].chars().all(|c| c.is_ascii_hexdigit())
+        })
+    };
+    let mut strict = 0;
+    for text in generate_checked(&grammar, bounds("3,3,3"), 13, 1000) {
+        // A document is a sequence of values; IgnoredAny checks syntax without f64 limits.
+        let parsed: Result<Vec<serde::de::IgnoredAny>, _> =
+            serde_json::Deserializer::from_str(&text)
+                .into_iter()
+                .collect();
+        match parsed {
+            Ok(_) => strict += 1,
+            Err(e) => assert!(
+                loose_number(&text) || loose_escape(&text),
+                "not JSON ({e}) for no known reason: {text:?}"
+            ),
+        }
+    }
+    assert!(strict >= 800, "only {strict}/1000 are strict JSON");
+}
+
+/// Python and Starlark are indentation-sensitive; their scanners' `_indent`, `_dedent` and
+/// `_newline` become layout tokens, so blocks come out indented one level deeper than the line
+/// that opens them, and no deeper.
+#[test]
+fn python_and_starlark_blocks_are_indented() {
+    for package in ["tree-sitter-python", "tree-sitter-starlark"] {
+        let grammar = load(package);
+        assert_eq!(grammar.layout.indent, "    ");
+        let layout: Vec<LayoutToken> = grammar
+            .terminals
+            .iter()
+            .filter_map(|t| match t {
+                Terminal::Layout(l) => Some(*l),
+                _ => None,
+            })
+            .collect();
+        for token in [
+            LayoutToken::Newline,
+            LayoutToken::Indent,
+            LayoutToken::Dedent,
+        ] {
+            assert!(layout.contains(&token), "{package}: no {token:?}");
+        }
+        let mut nested = 0;
+        for text in generate_checked(&grammar, bounds("2,2,4"), 3, 500) {
+            let mut previous: Option<(usize, &str)> = None;
+            let mut continued = false;
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                // A line after a backslash continues a string or an expression.
+                let continuation = std::mem::replace(&mut continued, line.ends_with('\\'));
+                if continuation {
+                    // The logical line keeps its indentation and now ends here.
+                    previous = previous.map(|(indent, _)| (indent, line));
+                    continue;
+                }
+                let indent = line.len() - line.trim_start_matches(' ').len();
+                assert_eq!(indent % 4, 0, "{package}: {text}");
+                let (before, opener) = previous.unwrap_or((0, ""));
+                if indent > before {
+                    assert_eq!(indent, before + 4, "{package}: {text}");
+                    assert!(opener.trim_end().ends_with(':'), "{package}: {text}");
+                    nested += 1;
+                }
+                previous = Some((indent, line));
+            }
+        }
+        assert!(nested > 50, "{package}: only {nested} indented blocks");
+    }
+}
+
+#[test]
+fn identifiers_are_pools_and_comments_are_not_generated() {
+    for c in CRATES.iter().filter(|c| c.package != "tree-sitter-json") {
+        let grammar = load(c.package);
+        assert_eq!(grammar.layout.separator, Separator::Auto, "{}", c.package);
+        let pool = grammar
+            .pools
+            .iter()
+            .find(|p| p.name == "identifier")
+            .unwrap_or_else(|| panic!("{}: no identifier pool", c.package));
+        for keyword in ["if", "in", "do", "or", "as", "fn"] {
+            let literal = Terminal::Literal(keyword.to_string());
+            if grammar.terminals.contains(&literal) {
+                assert!(
+                    !pool.values.contains(&keyword.to_string()),
+                    "{}: {keyword}",
+                    c.package
+                );
+            }
+        }
+        let analysis = Analysis::new(&grammar);
+        for (r, rule) in grammar.rules[..grammar.named_rules].iter().enumerate() {
+            assert!(
+                !rule.name.contains("comment") || !analysis.reachability.rules.contains(r),
+                "{}: comments are extras and never generated, but {} is reachable",
+                c.package,
+                rule.name
+            );
+        }
+    }
+}
