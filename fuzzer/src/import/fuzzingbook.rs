@@ -53,9 +53,13 @@ pub fn import(source: &SourceFile, root: &Value, name: String) -> Result<Foreign
     };
     for property in &grammar.properties {
         let key = property.name.as_str();
+        // Keys that are not nonterminals were reported by assign_names.
+        let Some(native) = importer.names.get(key).cloned() else {
+            continue;
+        };
         if let Some(body) = importer.expansions(key, span_of(&property.name), &property.value) {
             file.rules.push(RuleDef {
-                name: importer.names[key].clone(),
+                name: native,
                 name_span: span_of(&property.name),
                 body,
             });

@@ -665,10 +665,16 @@ impl<'v, 'a> Importer<'v, 'a> {
             }
             "CHOICE" => {
                 let mut alts = Vec::new();
+                let mut blank = false;
                 for member in self.members(object)? {
-                    alts.push(self.token_regex(member)?);
+                    if matches!(node(self.source, member), Ok(("BLANK", _))) {
+                        blank = true;
+                    } else {
+                        alts.push(self.token_regex(member)?);
+                    }
                 }
-                format!("(?:{})", alts.join("|"))
+                // `optional(x)` is written `choice(x, blank)`: `(?:x)?` reads better than `(?:x|)`.
+                format!("(?:{}){}", alts.join("|"), if blank { "?" } else { "" })
             }
             "REPEAT" | "REPEAT1" | "OPTIONAL" => {
                 let content = self.content(object)?;
