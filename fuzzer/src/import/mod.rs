@@ -13,6 +13,7 @@ mod fuzzingbook;
 mod js_regex;
 mod json_text;
 mod narrow;
+mod regex_text;
 mod separator;
 mod tree_sitter;
 

@@ -38,6 +38,7 @@ use self::charset::{hex, set_members};
 use self::syntax::{Alternative, Command, Element, GrammarKind, GrammarSpec, Rule};
 use super::Foreign;
 use super::narrow::{Preference, parse_narrowed};
+use super::regex_text::regex_text;
 use super::separator::implied_layout;
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
 use crate::grammar::LayoutToken;
@@ -404,7 +405,7 @@ impl<'a> Converter<'a> {
         Some(PoolDef {
             name: self.native(&rule.name),
             name_span: rule.name_span,
-            source: PoolSource::Regex(narrowed.hir.to_string(), rule.span),
+            source: PoolSource::Regex(regex_text(&narrowed.hir), rule.span),
         })
     }
 
@@ -575,7 +576,7 @@ impl<'a> Converter<'a> {
 
     fn class(&mut self, class: &str, span: Span) -> Expr {
         match parse_narrowed(class, Preference::Printable) {
-            Ok(narrowed) => Expr::Regex(narrowed.hir.to_string(), span),
+            Ok(narrowed) => Expr::Regex(regex_text(&narrowed.hir), span),
             Err(fault) => {
                 self.error(span, format!("invalid set: {}", fault.message));
                 Expr::Seq(Vec::new(), span)

@@ -38,6 +38,7 @@ use super::Foreign;
 use super::js_regex;
 use super::json_text::{self, expect_object, expect_string, offset_in_string, required, span_of};
 use super::narrow::{Preference, parse_narrowed};
+use super::regex_text::regex_text;
 use super::separator::implied_layout;
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
 use crate::grammar::syntax::{Expr, GrammarFile, LayoutSetting, PoolDef, PoolSource, RuleDef};
@@ -290,7 +291,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             Ok(narrowed) => Some(PoolDef {
                 name: self.native(name),
                 name_span: span,
-                source: PoolSource::Regex(narrowed.hir.to_string(), span_of(body)),
+                source: PoolSource::Regex(regex_text(&narrowed.hir), span_of(body)),
             }),
             Err(fault) => {
                 self.error(span_of(body), format!("invalid regex: {}", fault.message));
@@ -596,7 +597,7 @@ impl<'v, 'a> Importer<'v, 'a> {
                         "anchors and word boundaries (^, $, \\b) are dropped: a generated token has no surrounding text",
                     ));
                 }
-                let regex = Expr::Regex(narrowed.hir.to_string(), span);
+                let regex = Expr::Regex(regex_text(&narrowed.hir), span);
                 if runs_to_line_end(&narrowed.hir) {
                     let newline = Expr::Name(LayoutToken::Newline.name().to_string(), span);
                     return Some(Expr::Seq(vec![regex, newline], span));
