@@ -104,7 +104,11 @@ mod tests {
         ] {
             let hir = regex_syntax::parse(pattern).unwrap();
             let text = regex_text(&hir);
-            assert_eq!(regex_syntax::parse(&text).unwrap(), hir, "{pattern} -> {text}");
+            assert_eq!(
+                regex_syntax::parse(&text).unwrap(),
+                hir,
+                "{pattern} -> {text}"
+            );
         }
         // regex-syntax's printer loses the option here.
         let hir = regex_syntax::parse(r"(?:[0-9]+)?").unwrap();

@@ -154,8 +154,8 @@ impl Lexer<'_> {
                 self.bump();
             } else if rest.starts_with("//") {
                 self.pos += rest.find('\n').unwrap_or(rest.len());
-            } else if rest.starts_with("/*") {
-                let end = rest[2..]
+            } else if let Some(body) = rest.strip_prefix("/*") {
+                let end = body
                     .find("*/")
                     .ok_or_else(|| self.error(self.pos, "unterminated comment"))?;
                 self.pos += end + 4;
@@ -247,8 +247,8 @@ impl Lexer<'_> {
                 self.pos += rest.find('\n').unwrap_or(rest.len());
                 continue;
             }
-            if rest.starts_with("/*") {
-                self.pos += rest[2..].find("*/").map_or(rest.len(), |e| e + 4);
+            if let Some(body) = rest.strip_prefix("/*") {
+                self.pos += body.find("*/").map_or(rest.len(), |e| e + 4);
                 continue;
             }
             match self.bump() {

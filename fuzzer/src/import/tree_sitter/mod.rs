@@ -782,3 +782,107 @@ fn mentions_symbols(value: &Value) -> bool {
     collect_symbols(value, &mut names);
     !names.is_empty()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::SourceFile;
+    use crate::export::to_ebnf;
+    use crate::import::{Imported, from_source};
+
+    fn import(json: &str) -> Imported {
+        from_source(&SourceFile::new("grammar.json", json)).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The exported rules, without the header.
+    fn rules(imported: &Imported) -> String {
+        to_ebnf(&imported.grammar)
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn nodes_externals_and_extras_map_as_documented() {
+        let imported = import(
+            r##"{
+  "name": "t",
+  "word": "identifier",
+  "extras": [{"type": "PATTERN", "value": "\\s"}, {"type": "SYMBOL", "name": "comment"}],
+  "externals": [
+    {"type": "SYMBOL", "name": "_indent"}, {"type": "SYMBOL", "name": "_dedent"},
+    {"type": "SYMBOL", "name": "_newline"}, {"type": "SYMBOL", "name": "_str_open"},
+    {"type": "SYMBOL", "name": "string_content"}, {"type": "SYMBOL", "name": "heredoc"}
+  ],
+  "rules": {
+    "module": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "stmt"}},
+    "stmt": {"type": "CHOICE", "members": [
+      {"type": "SEQ", "members": [
+        {"type": "FIELD", "name": "f", "content": {"type": "STRING", "value": "if"}},
+        {"type": "SYMBOL", "name": "identifier"}, {"type": "STRING", "value": ":"},
+        {"type": "SYMBOL", "name": "_indent"}, {"type": "SYMBOL", "name": "block"}]},
+      {"type": "SEQ", "members": [
+        {"type": "PREC_LEFT", "value": 1, "content": {"type": "SYMBOL", "name": "string"}},
+        {"type": "CHOICE", "members": [{"type": "SYMBOL", "name": "heredoc"}, {"type": "BLANK"}]},
+        {"type": "SYMBOL", "name": "_newline"}]}]},
+    "block": {"type": "SEQ", "members": [
+      {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "stmt"}},
+      {"type": "SYMBOL", "name": "_dedent"}]},
+    "string": {"type": "SEQ", "members": [
+      {"type": "ALIAS", "content": {"type": "SYMBOL", "name": "_str_open"}, "named": false, "value": "'"},
+      {"type": "REPEAT", "content": {"type": "CHOICE", "members": [
+        {"type": "SYMBOL", "name": "string_content"},
+        {"type": "IMMEDIATE_TOKEN", "content": {"type": "PREC", "value": 1,
+          "content": {"type": "SEQ", "members": [{"type": "STRING", "value": "\\"}, {"type": "PATTERN", "value": "[nt]"}]}}}]}},
+      {"type": "IMMEDIATE_TOKEN", "content": {"type": "STRING", "value": "'"}}]},
+    "identifier": {"type": "PATTERN", "value": "[a-z\\u00e0-\\u00ff]+(?=\\()"},
+    "comment": {"type": "TOKEN", "content": {"type": "SEQ", "members": [
+      {"type": "STRING", "value": "#"}, {"type": "PATTERN", "value": ".*"}]}}
+  }
+}"##,
+        );
+        assert_eq!(
+            rules(&imported),
+            r#"%layout auto;
+module = stmt* ;
+stmt = "if" identifier ":" NEWLINE INDENT block | string heredoc? NEWLINE ;
+block = stmt+ DEDENT ;
+string = "'" ( string_content | GLUE /\\[nt]/ )* GLUE "'" ;
+heredoc = heredoc ;
+string_content = GLUE "a" ;
+%pool identifier = /(?:[a-z])+/ ;"#
+        );
+        let messages: Vec<String> = imported.warnings.iter().map(|w| w.to_string()).collect();
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("lookarounds are dropped")),
+            "{messages:?}"
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("left out 1 rule(s) that only extras use (comment)"))
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("external token 'heredoc'"))
+        );
+    }
+
+    #[test]
+    fn a_token_that_takes_the_rest_of_the_line_ends_it() {
+        let imported = import(
+            r##"{"name": "t", "rules": {
+  "file": {"type": "SEQ", "members": [
+    {"type": "SYMBOL", "name": "shebang"}, {"type": "STRING", "value": "x"}]},
+  "shebang": {"type": "PATTERN", "value": "#!.*"}}}"##,
+        );
+        assert!(
+            rules(&imported).contains(r"shebang = /\#![ -\~]*/ NEWLINE ;"),
+            "{}",
+            rules(&imported)
+        );
+    }
+}
