@@ -18,7 +18,7 @@
 //! A regex form is used only after lowering it alone and comparing the result with the
 //! original group; when they differ the group is written as `( ... )`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::grammar::{
@@ -504,24 +504,6 @@ fn delimit_regex(pattern: &str) -> String {
         }
     }
     out
-}
-
-/// Rule and pool names a grammar would be written with, by original name; for tests and
-/// tools that compare an export with its source.
-pub fn exported_names(grammar: &Grammar) -> HashMap<String, String> {
-    let writer = Writer::new(grammar);
-    grammar.rules[..grammar.named_rules]
-        .iter()
-        .map(|r| r.name.clone())
-        .zip(writer.rule_names)
-        .chain(
-            grammar
-                .pools
-                .iter()
-                .map(|p| p.name.clone())
-                .zip(writer.pool_names),
-        )
-        .collect()
 }
 
 #[cfg(test)]

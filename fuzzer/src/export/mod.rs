@@ -5,4 +5,4 @@
 
 mod ebnf;
 
-pub use ebnf::{exported_names, to_ebnf};
+pub use ebnf::to_ebnf;
