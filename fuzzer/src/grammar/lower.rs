@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 use super::pool::{POOL_CAPACITY, shortlex_words};
+use super::regex;
 use super::syntax::{Expr, GrammarFile, LayoutSetting, PoolDef, PoolSource};
 use super::{
     Alternative, CharClass, Grammar, Layout, LayoutToken, Pool, PoolId, Rule, RuleId, RuleKind,
@@ -23,7 +24,8 @@ enum Declared {
 /// `bonsai grammar check` lists all undefined names at once.
 struct Builder<'a> {
     source: &'a SourceFile,
-    names: HashMap<String, Declared>,
+    /// Each name with where it was first defined.
+    names: HashMap<String, (Declared, Span)>,
     rules: Vec<Rule>,
     terminals: Vec<Terminal>,
     terminal_ids: HashMap<Terminal, TerminalId>,
@@ -84,9 +86,12 @@ impl Builder<'_> {
         self.errors.push(self.source.error(span, message));
     }
 
+    /// Names are declared in the order they appear in the file, so that a clash is reported
+    /// at the second definition whether it is a rule or a pool.
     fn declare(&mut self, file: &GrammarFile) {
+        let mut definitions: Vec<(&str, Span, Declared)> = Vec::new();
         for (i, def) in file.rules.iter().enumerate() {
-            self.declare_name(&def.name, def.name_span, Declared::Rule(RuleId(i as u32)));
+            definitions.push((&def.name, def.name_span, Declared::Rule(RuleId(i as u32))));
             self.rules.push(Rule {
                 name: def.name.clone(),
                 kind: RuleKind::Named,
@@ -96,7 +101,11 @@ impl Builder<'_> {
             });
         }
         for (i, def) in file.pools.iter().enumerate() {
-            self.declare_name(&def.name, def.name_span, Declared::Pool(PoolId(i as u32)));
+            definitions.push((&def.name, def.name_span, Declared::Pool(PoolId(i as u32))));
+        }
+        definitions.sort_by_key(|(_, span, _)| span.start);
+        for (name, span, declared) in definitions {
+            self.declare_name(name, span, declared);
         }
     }
 
@@ -106,15 +115,43 @@ impl Builder<'_> {
                 span,
                 format!("'{name}' is a built-in layout token and cannot be redefined"),
             );
-        } else if self.names.contains_key(name) {
-            let what = match self.names[name] {
+        } else if let Some(&(earlier, earlier_span)) = self.names.get(name) {
+            let what = match earlier {
                 Declared::Rule(_) => "a rule",
                 Declared::Pool(_) => "a pool",
             };
-            self.error(span, format!("'{name}' is already defined as {what}"));
+            let (line, _) = self.source.line_col(earlier_span.start as usize);
+            self.error(
+                span,
+                format!("'{name}' is already defined as {what} on line {line}"),
+            );
         } else {
-            self.names.insert(name.to_string(), declared);
+            self.names.insert(name.to_string(), (declared, span));
         }
+    }
+
+    /// The defined name a misspelt one most likely meant: the same name in another case, or
+    /// at most one edit per three characters away; nearest first, ties broken alphabetically
+    /// so that the hint is stable.
+    fn closest_name(&self, name: &str) -> Option<String> {
+        self.names
+            .keys()
+            .map(String::as_str)
+            .chain(LayoutToken::ALL.map(LayoutToken::name))
+            .map(|candidate| {
+                let distance = if candidate.to_lowercase() == name.to_lowercase() {
+                    0
+                } else {
+                    strsim::levenshtein(name, candidate)
+                };
+                (distance, candidate)
+            })
+            .filter(|&(distance, candidate)| {
+                let length = name.chars().count().max(candidate.chars().count());
+                distance <= length / 3
+            })
+            .min()
+            .map(|(_, candidate)| candidate.to_string())
     }
 
     fn terminal(&mut self, terminal: Terminal) -> Symbol {
@@ -194,10 +231,16 @@ impl Builder<'_> {
                     out.push(self.terminal(Terminal::Layout(token)));
                     return;
                 }
-                match self.names.get(name).copied() {
+                match self.names.get(name).map(|&(declared, _)| declared) {
                     Some(Declared::Rule(id)) => out.push(Symbol::Rule(id)),
                     Some(Declared::Pool(id)) => out.push(self.terminal(Terminal::Pool(id))),
-                    None => self.error(*span, format!("undefined symbol '{name}'")),
+                    None => {
+                        let hint = self
+                            .closest_name(name)
+                            .map(|near| format!("; did you mean '{near}'?"))
+                            .unwrap_or_default();
+                        self.error(*span, format!("undefined symbol '{name}'{hint}"));
+                    }
                 }
             }
             Expr::Regex(pattern, span) | Expr::Class(pattern, span) => {
@@ -251,7 +294,7 @@ impl Builder<'_> {
     /// becomes a group.
     fn body(&mut self, inner: &Expr, owner: RuleId, lexical: bool) -> RuleId {
         if let Expr::Name(name, _) = inner
-            && let Some(Declared::Rule(id)) = self.names.get(name).copied()
+            && let Some(&(Declared::Rule(id), _)) = self.names.get(name)
         {
             return id;
         }
@@ -259,23 +302,17 @@ impl Builder<'_> {
         self.group(owner, lexical, inner.span(), alternatives)
     }
 
+    /// `span` covers the pattern exactly, so regex-syntax's offsets map onto the file.
     fn parse_regex(&mut self, pattern: &str, span: Span) -> Option<Hir> {
-        match regex_syntax::ParserBuilder::new().build().parse(pattern) {
+        match regex::parse(pattern) {
             Ok(hir) => Some(hir),
             Err(err) => {
-                let (offset, message) = match &err {
-                    regex_syntax::Error::Parse(e) => (e.span().start.offset, e.kind().to_string()),
-                    regex_syntax::Error::Translate(e) => {
-                        (e.span().start.offset, e.kind().to_string())
-                    }
-                    other => (0, other.to_string()),
-                };
                 // Offsets map onto the file only where the pattern is written there verbatim;
                 // an imported pattern (escaped in JSON, translated from another dialect) is
                 // located at its start.
                 let verbatim = (span.end - span.start) as usize == pattern.len();
-                let at = span.start as usize + if verbatim { offset } else { 0 };
-                self.error(Span::new(at, at + 1), format!("invalid regex: {message}"));
+                let at = span.start as usize + if verbatim { err.offset } else { 0 };
+                self.error(Span::new(at, at + 1), err.message);
                 None
             }
         }
@@ -299,13 +336,21 @@ impl Builder<'_> {
                     _ => out.push(self.terminal(Terminal::Class(CharClass::new(ranges)))),
                 }
             }
-            HirKind::Class(Class::Bytes(_)) => {
-                self.error(span, "byte classes are not supported; use Unicode classes")
+            // regex-syntax spells "matches nothing" as an empty byte class, and an ASCII-only
+            // class under `(?-u)` as a byte class; anything else was refused as non-UTF-8.
+            HirKind::Class(Class::Bytes(class)) => {
+                let ranges: Vec<(char, char)> = class
+                    .iter()
+                    .map(|r| (char::from(r.start()), char::from(r.end())))
+                    .collect();
+                match ranges.as_slice() {
+                    [] => self.error(span, "character class matches no character"),
+                    [(a, b)] if a == b => out.push(self.terminal(Terminal::Literal(a.to_string()))),
+                    _ => out.push(self.terminal(Terminal::Class(CharClass::new(ranges)))),
+                }
             }
-            HirKind::Look(_) => self.error(
-                span,
-                "anchors and word boundaries (^, $, \\b) are not supported in regex terminals: a generated token has no surrounding text to anchor to",
-            ),
+            // `regex::parse` refuses assertions with their position; this is a backstop.
+            HirKind::Look(_) => self.error(span, "anchors and word boundaries are not supported"),
             HirKind::Capture(capture) => self.hir(&capture.sub, owner, span, out),
             HirKind::Concat(parts) => {
                 for part in parts {
@@ -359,14 +404,11 @@ impl Builder<'_> {
             .map(|def| {
                 let (values, pattern) = match &def.source {
                     PoolSource::Regex(pattern, span) => (
-                        self.regex_pool(pattern, *span, &keywords),
+                        self.regex_pool(&def.name, def.name_span, pattern, *span, &keywords),
                         Some(pattern.clone()),
                     ),
                     PoolSource::Values(values) => (self.listed_pool(values), None),
                 };
-                if values.is_empty() {
-                    self.error(def.name_span, format!("pool '{}' has no values", def.name));
-                }
                 Pool {
                     name: def.name.clone(),
                     values,
@@ -377,19 +419,32 @@ impl Builder<'_> {
             .collect()
     }
 
-    fn regex_pool(&mut self, pattern: &str, span: Span, keywords: &HashSet<String>) -> Vec<String> {
+    fn regex_pool(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        pattern: &str,
+        span: Span,
+        keywords: &HashSet<String>,
+    ) -> Vec<String> {
         let Some(hir) = self.parse_regex(pattern, span) else {
             return Vec::new();
         };
-        if hir.properties().look_set().iter().next().is_some() {
-            self.error(
-                span,
-                "anchors and word boundaries are not supported in pool regexes",
-            );
-            return Vec::new();
+        // The empty word can never be a token; excluding it up front keeps the pool full.
+        let mut exclude = keywords.clone();
+        exclude.insert(String::new());
+        let values = shortlex_words(&hir, POOL_CAPACITY, &exclude);
+        if values.is_empty() {
+            let why = if shortlex_words(&hir, 2, &HashSet::new())
+                .iter()
+                .any(|v| !v.is_empty())
+            {
+                "every word its regex matches is a literal of the grammar"
+            } else {
+                "its regex matches only the empty word"
+            };
+            self.error(name_span, format!("pool '{name}' has no values: {why}"));
         }
-        let mut values = shortlex_words(&hir, POOL_CAPACITY, keywords);
-        values.retain(|v| !v.is_empty());
         values
     }
 
@@ -435,7 +490,7 @@ impl Builder<'_> {
     fn start(&mut self, file: &GrammarFile) -> RuleId {
         match &file.start {
             None => RuleId(0),
-            Some((name, span)) => match self.names.get(name) {
+            Some((name, span)) => match self.names.get(name).map(|(declared, _)| declared) {
                 Some(Declared::Rule(id)) => *id,
                 Some(Declared::Pool(_)) => {
                     self.error(

@@ -137,12 +137,19 @@ fn words_up_to(hir: &Hir, limit: usize, cap: usize) -> Vec<String> {
                 out.push(String::new());
             }
             for k in 1..=max {
-                current = concat(&current, &items, limit, cap);
-                if current.is_empty() {
+                let next = concat(&current, &items, limit, cap);
+                if next.is_empty() {
                     break;
                 }
-                if k >= rep.min as usize {
+                // When the body can be empty (`(a?){0,5000}`), the words stop changing long
+                // before the count runs out; every further round would give the same words.
+                let settled = next == current;
+                current = next;
+                if k >= rep.min as usize || settled {
                     out.extend(current.iter().cloned());
+                }
+                if settled {
+                    break;
                 }
             }
             normalize(out, cap)
@@ -184,6 +191,16 @@ mod tests {
     fn finite_languages_yield_what_they_have() {
         assert_eq!(words("x|yy|z", 10, &[]), ["x", "z", "yy"]);
         assert_eq!(words("[0-9]{2}", 3, &[]), ["00", "01", "02"]);
+    }
+
+    #[test]
+    fn a_repeated_nullable_body_settles_instead_of_running_the_whole_count() {
+        // Before the body was noticed to settle, this took minutes.
+        let many = words("([a-z]?){0,60000}", POOL_CAPACITY, &[""]);
+        assert_eq!(many.len(), POOL_CAPACITY);
+        assert_eq!(many[..3], ["a", "b", "c"]);
+        assert_eq!(many[26..28], ["aa", "ab"]);
+        assert_eq!(words("(a?){3,60000}b", 3, &[]), ["b", "ab", "aab"]);
     }
 
     #[test]
