@@ -1,5 +1,6 @@
 //! Tokens of the native grammar language.
 
+use super::regex::MAX_REPETITION_COUNT;
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,7 +189,8 @@ impl<'a> Lexer<'a> {
     }
 
     fn count(&mut self, start: usize) -> Result<TokenKind, Diagnostic> {
-        let close = self.text[self.pos..]
+        let line = self.text[self.pos..].split('\n').next().unwrap_or_default();
+        let close = line
             .find('}')
             .ok_or_else(|| self.error(start, "unterminated repetition count '{'"))?;
         let body = &self.text[self.pos..self.pos + close];
@@ -207,6 +209,12 @@ impl<'a> Lexer<'a> {
             Some((a, b)) if b.trim().is_empty() => (number(a)?, None),
             Some((a, b)) => (number(a)?, Some(number(b)?)),
         };
+        if max.unwrap_or(min) > MAX_REPETITION_COUNT {
+            return Err(self.error(
+                start,
+                format!("repetition count '{{{body}}}' is too large; counts are at most {MAX_REPETITION_COUNT}"),
+            ));
+        }
         if max.is_some_and(|max| max < min) {
             return Err(self.error(
                 start,
@@ -243,10 +251,10 @@ impl<'a> Lexer<'a> {
             '0' => '\0',
             '\\' | '"' | '\'' => c,
             'x' => {
-                let hex: String = (0..2).filter_map(|_| self.bump()).collect();
-                u8::from_str_radix(&hex, 16)
+                let hex = self.hex_digits(2);
+                u8::from_str_radix(hex, 16)
                     .ok()
-                    .filter(|b| b.is_ascii())
+                    .filter(|b| b.is_ascii() && hex.len() == 2)
                     .map(char::from)
                     .ok_or_else(|| {
                         self.error(
@@ -256,14 +264,20 @@ impl<'a> Lexer<'a> {
                     })?
             }
             'u' => {
-                if self.bump() != Some('{') {
-                    return Err(self.error(at, "invalid escape; expected '\\u{XXXX}'"));
-                }
-                let close = self.text[self.pos..]
-                    .find('}')
-                    .ok_or_else(|| self.error(at, "unterminated '\\u{' escape"))?;
-                let hex = &self.text[self.pos..self.pos + close];
-                let c = u32::from_str_radix(hex, 16)
+                let hex = if self.peek() == Some('{') {
+                    self.bump();
+                    let hex = self.hex_digits(6);
+                    (self.bump() == Some('}') && !hex.is_empty()).then_some(hex)
+                } else {
+                    None
+                };
+                let hex = hex.ok_or_else(|| {
+                    self.error(
+                        at,
+                        "invalid escape; expected '\\u{H..}' with 1 to 6 hex digits",
+                    )
+                })?;
+                u32::from_str_radix(hex, 16)
                     .ok()
                     .and_then(char::from_u32)
                     .ok_or_else(|| {
@@ -271,9 +285,7 @@ impl<'a> Lexer<'a> {
                             at,
                             format!("invalid escape '\\u{{{hex}}}': not a Unicode scalar value"),
                         )
-                    })?;
-                self.pos += close + 1;
-                c
+                    })?
             }
             other => {
                 return Err(self.error(
@@ -282,6 +294,15 @@ impl<'a> Lexer<'a> {
                 ));
             }
         })
+    }
+
+    /// Up to `max` hex digits, consumed.
+    fn hex_digits(&mut self, max: usize) -> &'a str {
+        let start = self.pos;
+        while self.pos - start < max && self.peek().is_some_and(|c| c.is_ascii_hexdigit()) {
+            self.bump();
+        }
+        &self.text[start..self.pos]
     }
 
     /// The pattern of `/.../`. Only `\/` is special to us; everything else, escapes included,
@@ -309,13 +330,29 @@ impl<'a> Lexer<'a> {
     }
 
     /// A bracket expression, verbatim. Nested brackets (`[[:alpha:]]`, `[a-z&&[^x]]`) are
-    /// counted so that the whole class reaches regex-syntax.
+    /// counted so that the whole class reaches regex-syntax. As in regex-syntax, a `]` right
+    /// after the opening `[` or `[^` is a literal, so `[]a]` is the class of `]` and `a`.
     fn class(&mut self, start: usize) -> Result<String, Diagnostic> {
+        if self.peek() == Some('^') {
+            self.bump();
+        }
+        let literal_bracket = self.peek() == Some(']');
+        if literal_bracket {
+            self.bump();
+        }
         let mut depth = 1;
         loop {
             match self.bump() {
                 None | Some('\n') => {
-                    return Err(self.error(start, "unterminated character class; missing ']'"));
+                    let hint = if literal_bracket {
+                        " (a ']' right after '[' is a literal ']', so '[]' is not an empty class)"
+                    } else {
+                        ""
+                    };
+                    return Err(self.error(
+                        start,
+                        format!("unterminated character class; missing ']'{hint}"),
+                    ));
                 }
                 Some('\\') => {
                     self.bump();

@@ -61,6 +61,39 @@ impl Parser<'_> {
         )
     }
 
+    /// Whether the next tokens begin something that cannot continue the current rule or
+    /// directive: the end of the file, a directive, or `name =`.
+    fn at_next_definition(&self) -> bool {
+        match self.peek().kind {
+            TokenKind::Eof | TokenKind::Directive(_) => true,
+            TokenKind::Name(_) => self.tokens[self.pos + 1].kind == TokenKind::Defines,
+            _ => false,
+        }
+    }
+
+    /// The ';' that ends `what`. When the next token starts a new definition, the ';' was
+    /// forgotten: the error points right after the last token, where it belongs, instead of at
+    /// the next rule, which may be many lines (or comments) further down.
+    fn semicolon(&mut self, what: &str) -> Result<(), Diagnostic> {
+        if self.peek().kind == TokenKind::Semicolon {
+            self.advance();
+            return Ok(());
+        }
+        if !self.at_next_definition() {
+            return Err(self.unexpected(&format!("';' or '|' to end {what}")));
+        }
+        let next = match &self.peek().kind {
+            TokenKind::Name(n) => format!("the definition of '{n}'"),
+            TokenKind::Eof => "the end of the file".to_string(),
+            other => describe(other),
+        };
+        let end = self.tokens[self.pos.saturating_sub(1)].span.end as usize;
+        Err(self.source.error(
+            Span::new(end, end),
+            format!("expected ';' to end {what} before {next}"),
+        ))
+    }
+
     fn expect(&mut self, kind: TokenKind, expected: &str) -> Result<Token, Diagnostic> {
         if self.peek().kind == kind {
             Ok(self.advance())
@@ -104,35 +137,48 @@ impl Parser<'_> {
         span: Span,
         file: &mut GrammarFile,
     ) -> Result<(), Diagnostic> {
+        let given_twice = match name {
+            "start" => file.start.is_some(),
+            "layout" => file.layout.is_some(),
+            "indent" => file.indent.is_some(),
+            _ => false,
+        };
+        if given_twice {
+            return Err(self.source.error(span, format!("'%{name}' is given twice")));
+        }
         match name {
             "start" => {
                 let start = self.name("the name of the start rule")?;
-                if file.start.is_some() {
-                    return Err(self.source.error(span, "'%start' is given twice"));
-                }
                 file.start = Some(start);
             }
             "layout" => {
-                let token = self.advance();
+                let token = self.peek().clone();
                 let setting = match token.kind {
                     TokenKind::Name(n) => LayoutSetting::Named(n, token.span),
                     TokenKind::Literal(l) => LayoutSetting::Text(l),
                     _ => {
-                        self.pos -= 1;
                         return Err(self.unexpected(
                             "auto, space, none, newline or a quoted separator after '%layout'",
                         ));
                     }
                 };
+                self.advance();
                 file.layout = Some(setting);
             }
-            "indent" => match self.advance().kind {
-                TokenKind::Literal(l) => file.indent = Some(l),
-                _ => {
-                    self.pos -= 1;
+            "indent" => {
+                let token = self.peek().clone();
+                let TokenKind::Literal(unit) = token.kind else {
                     return Err(self.unexpected("a quoted indentation string after '%indent'"));
+                };
+                if unit.is_empty() || !unit.chars().all(|c| c == ' ' || c == '\t') {
+                    return Err(self.source.error(
+                        token.span,
+                        format!("the indentation unit {unit:?} must be one or more spaces or tabs"),
+                    ));
                 }
-            },
+                self.advance();
+                file.indent = Some(unit);
+            }
             "pool" => {
                 let (name, name_span) = self.name("the pool's name after '%pool'")?;
                 self.expect(TokenKind::Defines, "'=' after the pool's name")?;
@@ -150,8 +196,7 @@ impl Parser<'_> {
                 ));
             }
         }
-        self.expect(TokenKind::Semicolon, "';' after the directive")?;
-        Ok(())
+        self.semicolon(&format!("the '%{name}' directive"))
     }
 
     fn pool_source(&mut self) -> Result<PoolSource, Diagnostic> {
@@ -168,14 +213,12 @@ impl Parser<'_> {
             TokenKind::Literal(_) => {
                 let mut values = Vec::new();
                 loop {
-                    let token = self.advance();
+                    let token = self.peek().clone();
                     match token.kind {
                         TokenKind::Literal(l) => values.push((l, token.span)),
-                        _ => {
-                            self.pos -= 1;
-                            return Err(self.unexpected("a quoted pool value"));
-                        }
+                        _ => return Err(self.unexpected("a quoted pool value after '|'")),
                     }
+                    self.advance();
                     if self.peek().kind != TokenKind::Pipe {
                         return Ok(PoolSource::Values(values));
                     }
@@ -193,10 +236,13 @@ impl Parser<'_> {
             &format!("'=' after the rule name '{name}'"),
         )?;
         let body = self.alternatives()?;
-        self.expect(
-            TokenKind::Semicolon,
-            &format!("';' or '|' to end the rule '{name}'"),
-        )?;
+        if self.peek().kind == TokenKind::RightParen {
+            return Err(self.source.error(
+                self.peek().span,
+                format!("unmatched ')' in the rule '{name}'"),
+            ));
+        }
+        self.semicolon(&format!("the rule '{name}'"))?;
         Ok(RuleDef {
             name,
             name_span,
@@ -266,12 +312,10 @@ impl Parser<'_> {
         let token = self.peek().clone();
         let expr = match token.kind {
             TokenKind::Name(n) => {
-                // A name followed by '=' starts the next rule: the previous one lacks its ';'.
+                // A name followed by '=' starts the next rule: the current one lacks its ';',
+                // which the caller reports.
                 if self.tokens[self.pos + 1].kind == TokenKind::Defines {
-                    return Err(self.source.error(
-                        token.span,
-                        format!("expected ';' before the definition of '{n}'"),
-                    ));
+                    return Ok(None);
                 }
                 Expr::Name(n, token.span)
             }
