@@ -40,7 +40,6 @@ impl MinYield {
             .iter()
             .map(|r| vec![NO_YIELD; r.alternatives.len()])
             .collect();
-        let mut best_alternative = vec![None; grammar.rules.len()];
         loop {
             let mut changed = false;
             for (r, def) in grammar.rules.iter().enumerate() {
@@ -63,11 +62,17 @@ impl MinYield {
                     }
                     if total < rule[r] {
                         rule[r] = total;
-                        best_alternative[r] = Some(a);
                     }
                 }
             }
             if !changed {
+                // Chosen only now: during the fixpoint a later alternative can reach the
+                // minimum first, before an earlier one that ties with it has been computed.
+                let best_alternative = alternative
+                    .iter()
+                    .zip(&rule)
+                    .map(|(alts, &least)| alts.iter().position(|&y| y == least && y != NO_YIELD))
+                    .collect();
                 return Self {
                     rule,
                     alternative,
