@@ -17,13 +17,13 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let (grammar, analysis) = load_grammar(&args.file)?;
     let groups = grammar.rules.len() - grammar.named_rules;
-    let (mut literals, mut classes, mut layout) = (0, 0, 0);
+    let (mut literals, mut classes, mut pools, mut layout) = (0, 0, 0, 0);
     for t in &grammar.terminals {
         match t {
             Terminal::Literal(_) => literals += 1,
             Terminal::Class(_) => classes += 1,
             Terminal::Layout(_) => layout += 1,
-            Terminal::Pool(_) => {}
+            Terminal::Pool(_) => pools += 1,
         }
     }
     let lexical = grammar.rules[..grammar.named_rules]
@@ -36,16 +36,15 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         "  rules:     {} named ({} lexical), {} groups",
         grammar.named_rules, lexical, groups
     );
+    // A pool is a terminal: it is counted once, among the terminals, and only where it is used.
     println!(
-        "  symbols:   {} ({} rules, {} pools, {} terminals)",
-        grammar.named_rules + grammar.pools.len() + grammar.terminals.len(),
+        "  symbols:   {} ({} rules, {} terminals)",
+        grammar.named_rules + grammar.terminals.len(),
         grammar.named_rules,
-        grammar.pools.len(),
         grammar.terminals.len()
     );
     println!(
-        "  terminals: {literals} literals, {classes} classes, {} pools, {layout} layout tokens",
-        grammar.pools.len()
+        "  terminals: {literals} literals, {classes} classes, {pools} pools, {layout} layout tokens"
     );
     for pool in &grammar.pools {
         let preview: Vec<String> = pool
@@ -62,8 +61,12 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             if pool.values.len() > 4 { ", ..." } else { "" }
         );
     }
+    // Spelled as it would be written after `%layout`.
     let separator = match &grammar.layout.separator {
         Separator::Auto => "auto".to_string(),
+        Separator::Text(t) if t.is_empty() => "none".to_string(),
+        Separator::Text(t) if t == " " => "space".to_string(),
+        Separator::Text(t) if t == "\n" => "newline".to_string(),
         Separator::Text(t) => format!("{t:?}"),
     };
     println!(
