@@ -56,6 +56,9 @@ pub fn run(args: GenerateArgs) -> Result<(), Failure> {
     let mut text = String::new();
     let mut sink = Sink::new(args.out.as_deref(), args.null)?;
     for i in 0..args.count {
+        if sink.closed {
+            break;
+        }
         sampler.generate(&mut rng, &mut sample);
         render_into(&grammar, &sample.tree, &mut text);
         sink.write(i, &text)?;
@@ -106,6 +109,13 @@ struct Sink {
     dir: Option<PathBuf>,
     stdout: std::io::BufWriter<std::io::Stdout>,
     separator: u8,
+    /// The reader of stdout has gone (`bonsai generate ... | head`): it has all it wanted, so
+    /// generation stops quietly, as other Unix tools do.
+    closed: bool,
+}
+
+fn stdout_error(e: std::io::Error) -> Diagnostic {
+    Diagnostic::error(format!("cannot write to stdout: {e}"))
 }
 
 impl Sink {
@@ -117,6 +127,7 @@ impl Sink {
             dir: dir.map(Path::to_path_buf),
             stdout: std::io::BufWriter::new(std::io::stdout()),
             separator: if null { 0 } else { b'\n' },
+            closed: false,
         })
     }
 
@@ -124,17 +135,27 @@ impl Sink {
         match &self.dir {
             Some(dir) => crate::write_atomic(&dir.join(format!("{index:06}.txt")), text.as_bytes()),
             None => {
-                let io =
-                    |e: std::io::Error| Diagnostic::error(format!("cannot write to stdout: {e}"));
-                self.stdout.write_all(text.as_bytes()).map_err(io)?;
-                self.stdout.write_all(&[self.separator]).map_err(io)
+                let written = self
+                    .stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|()| self.stdout.write_all(&[self.separator]));
+                self.check(written)
             }
         }
     }
 
+    fn check(&mut self, written: std::io::Result<()>) -> Result<(), Diagnostic> {
+        match written {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other.map_err(stdout_error),
+        }
+    }
+
     fn finish(mut self) -> Result<(), Failure> {
-        self.stdout
-            .flush()
-            .map_err(|e| Diagnostic::error(format!("cannot write to stdout: {e}")).into())
+        let flushed = self.stdout.flush();
+        self.check(flushed).map_err(Failure::from)
     }
 }
