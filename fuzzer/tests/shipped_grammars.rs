@@ -487,3 +487,28 @@ fn simpl_inputs_are_modules() {
         }
     }
 }
+
+#[test]
+fn the_worked_example_in_the_grammar_reference_is_a_clean_grammar() {
+    let readme = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../grammars/README.md"),
+    )
+    .unwrap();
+    let start = readme.find("```ebnf\n").expect("an ebnf example") + "```ebnf\n".len();
+    let example = &readme[start..start + readme[start..].find("```").unwrap()];
+    let grammar = Grammar::from_text("tiny", example).unwrap_or_else(|e| panic!("{e}"));
+    let analysis = Analysis::new(&grammar);
+    assert_eq!(analysis.check(&grammar), Ok(vec![]));
+    // The page says NAME's first two values are a and b, and keywords are never names.
+    let name = &grammar.pools[0];
+    assert_eq!(name.values[..2], ["a", "b"]);
+    assert!(
+        !name
+            .values
+            .iter()
+            .any(|v| ["let", "while", "print"].contains(&v.as_str()))
+    );
+    for text in generate(&grammar, bounds("2,2,3"), 200, 4) {
+        check_indentation(&text, "  ").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    }
+}

@@ -45,8 +45,8 @@ pub enum Symbol {
     Rule(RuleId),
     /// `body?`: present or absent; one choice, not bounded by n.
     Optional(RuleId),
-    /// `body{min,max}`; `*` is `{0,}` and `+` is `{1,}`. The number of items above `min` is
-    /// bounded by n.
+    /// `body{min,max}`; `*` is `{0,}` and `+` is `{1,}`. The number of items is bounded by n,
+    /// except that a `min` above n is kept (see `Bounds::item_limit`).
     Repeat {
         body: RuleId,
         min: u32,
