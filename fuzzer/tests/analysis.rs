@@ -80,6 +80,21 @@ fn layout_tokens_are_not_nullable() {
 }
 
 #[test]
+fn glue_is_transparent_to_nullable_first_and_follow() {
+    // GLUE only tells the layout pass to omit a separator; "a" is still followed by "b".
+    let g = grammar(r#"s = "a" GLUE t ; t = GLUE "b" | GLUE ;"#);
+    let a = Analysis::new(&g);
+    assert!(a.nullable.contains(rule(&g, "t").index()));
+    assert_eq!(names(&g, a.first(rule(&g, "t"))), set(&["b"]));
+    assert_eq!(names(&g, a.first(rule(&g, "s"))), set(&["a"]));
+    let follow = |t: &str| names(&g, &a.forward.terminal_neighbour[literal(&g, t)]);
+    assert_eq!(follow("a"), set(&["b", "$"]));
+    let precede = |t: &str| names(&g, &a.backward.terminal_neighbour[literal(&g, t)]);
+    assert_eq!(precede("b"), set(&["a"]));
+    assert_eq!(names(&g, a.last(rule(&g, "s"))), set(&["a", "b"]));
+}
+
+#[test]
 fn first_sets_look_through_nullable_prefixes() {
     let g = grammar(LISTS);
     let a = Analysis::new(&g);

@@ -7,7 +7,7 @@
 use fixedbitset::FixedBitSet;
 
 use super::nullable::symbol_is_nullable;
-use crate::grammar::{Grammar, Symbol};
+use crate::grammar::{Grammar, LayoutToken, Symbol, Terminal};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -53,7 +53,7 @@ impl TerminalSets {
                 for symbols in alts {
                     let mut acc = FixedBitSet::with_capacity(width);
                     for symbol in symbols {
-                        add_edge(symbol, &edge, &mut acc);
+                        add_edge(grammar, symbol, &edge, &mut acc);
                         if !symbol_is_nullable(grammar, symbol, nullable) {
                             break;
                         }
@@ -97,7 +97,7 @@ impl TerminalSets {
                             changed = true;
                         }
                         let mut first = FixedBitSet::with_capacity(width);
-                        add_edge(symbol, &edge, &mut first);
+                        add_edge(grammar, symbol, &edge, &mut first);
                         if symbol_is_nullable(grammar, symbol, nullable) {
                             after.union_with(&first);
                         } else {
@@ -118,9 +118,15 @@ impl TerminalSets {
     }
 }
 
-fn add_edge(symbol: &Symbol, edge: &[FixedBitSet], acc: &mut FixedBitSet) {
+/// GLUE never enters a set: it is not a token, so a terminal after it still meets the one
+/// before it.
+fn add_edge(grammar: &Grammar, symbol: &Symbol, edge: &[FixedBitSet], acc: &mut FixedBitSet) {
     match *symbol {
-        Symbol::Terminal(t) => acc.insert(t.index()),
+        Symbol::Terminal(t) => {
+            if *grammar.terminal(t) != Terminal::Layout(LayoutToken::Glue) {
+                acc.insert(t.index())
+            }
+        }
         Symbol::Rule(r) | Symbol::Optional(r) | Symbol::Repeat { body: r, .. } => {
             acc.union_with(&edge[r.index()])
         }
