@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 pub struct Bounds {
     /// m: how many distinct values each pool may use.
     pub idents: u32,
-    /// n: how many items a `*`/`+` group may have beyond its minimum.
+    /// n: how many items a `*`/`+` group may have in total (a group whose own minimum is
+    /// larger keeps its minimum; see [`Bounds::item_limit`]).
     pub items: u32,
     /// d: how many times one named rule may occur on a root-to-leaf path.
     pub depth: u32,
