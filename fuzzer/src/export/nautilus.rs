@@ -1,0 +1,321 @@
+//! A grammar as LibAFL Nautilus rules, so that Nautilus can generate from, and be compared on,
+//! exactly the grammars Bonsai uses.
+//!
+//! Nautilus rules are `[nonterminal, format]` pairs, the first pair's nonterminal being the
+//! start, as `libafl::generators::nautilus::NautilusContext::new` takes them. A format is text
+//! in which `{Name}` expands a nonterminal and `\{`, `\}` stand for literal braces; nonterminal
+//! names match `[A-Z][a-zA-Z0-9_-]*`. Producing strings needs nothing from libafl.
+
+use std::collections::HashSet;
+
+use super::plain::desugar;
+use super::text_grammar::{Piece, TextGrammar, text_grammar};
+use crate::diagnostic::Diagnostic;
+use crate::grammar::Grammar;
+use crate::sampler::Bounds;
+
+/// The nonterminal NautilusContext adds on its own.
+const RESERVED: &str = "START";
+
+/// Converts `grammar` into Nautilus rules whose language is the texts Bonsai renders (see
+/// `plain::desugar` for the operators, pools and classes, and `text_grammar` for separators,
+/// `auto` and `NEWLINE`/`INDENT`/`DEDENT`). Of the bounds only m applies: each pool offers its
+/// first m values. Repetition and nesting are left to Nautilus's own size control.
+///
+/// Fails if the start rule derives no text within the tracked indentation depth.
+pub fn nautilus_rules(grammar: &Grammar, bounds: Bounds) -> Result<Vec<Vec<String>>, Diagnostic> {
+    let text = text_grammar(&desugar(grammar, bounds), &grammar.layout);
+    if text.rules[0].alternatives.is_empty() {
+        return Err(Diagnostic::error(format!(
+            "grammar '{}' derives no text that Nautilus rules can express",
+            grammar.name
+        )));
+    }
+    Ok(formats(&text))
+}
+
+fn formats(text: &TextGrammar) -> Vec<Vec<String>> {
+    let mut taken: HashSet<String> = HashSet::from([RESERVED.to_string()]);
+    let names: Vec<String> = text
+        .rules
+        .iter()
+        .map(|rule| unique(nonterminal_name(&rule.name), &mut taken))
+        .collect();
+    // A backslash right before `{Name}` would escape the brace, so a text ending in one
+    // writes its last backslash through this rule instead.
+    let backslash = unique("Backslash".to_string(), &mut taken);
+    let mut needs_backslash = false;
+    let mut rules = Vec::new();
+    for (rule, name) in text.rules.iter().zip(&names) {
+        for alternative in &rule.alternatives {
+            let mut format = String::new();
+            for (i, piece) in alternative.iter().enumerate() {
+                match piece {
+                    Piece::Text(t) => {
+                        let before_reference =
+                            matches!(alternative.get(i + 1), Some(Piece::Rule(_)));
+                        match t.strip_suffix('\\') {
+                            Some(head) if before_reference => {
+                                escape_into(head, &mut format);
+                                format.push_str(&format!("{{{backslash}}}"));
+                                needs_backslash = true;
+                            }
+                            _ => escape_into(t, &mut format),
+                        }
+                    }
+                    Piece::Rule(r) => {
+                        format.push('{');
+                        format.push_str(&names[*r]);
+                        format.push('}');
+                    }
+                }
+            }
+            rules.push(vec![name.clone(), format]);
+        }
+    }
+    if needs_backslash {
+        rules.push(vec![backslash, "\\".to_string()]);
+    }
+    rules
+}
+
+/// Braces are escaped; a backslash needs no escape except before a reference (see above).
+fn escape_into(text: &str, format: &mut String) {
+    for c in text.chars() {
+        if matches!(c, '{' | '}') {
+            format.push('\\');
+        }
+        format.push(c);
+    }
+}
+
+/// `[A-Z][a-zA-Z0-9_-]*`: other characters become `_`, and a name not starting with a capital
+/// letter gets one (`value` becomes `Value`, `_x` becomes `N_x`).
+fn nonterminal_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    match out.chars().next() {
+        Some(c) if c.is_ascii_lowercase() => {
+            out.replace_range(..1, &c.to_ascii_uppercase().to_string())
+        }
+        Some(c) if c.is_ascii_uppercase() => {}
+        _ => out.insert(0, 'N'),
+    }
+    out
+}
+
+fn unique(name: String, taken: &mut HashSet<String>) -> String {
+    let mut candidate = name.clone();
+    let mut n = 2;
+    while !taken.insert(candidate.clone()) {
+        candidate = format!("{name}_{n}");
+        n += 1;
+    }
+    candidate
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use libafl::common::nautilus::grammartec::tree::{Tree, TreeLike};
+    use libafl::generators::nautilus::NautilusContext;
+    use libafl_bolts::rands::StdRand;
+
+    use super::*;
+    use crate::export::MAX_INDENT_LEVEL;
+    use crate::sampler::{Sample, Sampler};
+    use crate::text::render;
+
+    fn shipped(name: &str) -> Grammar {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../grammars")
+            .join(format!("{name}.ebnf"));
+        Grammar::from_file(&path).unwrap()
+    }
+
+    fn bounds(m: u32) -> Bounds {
+        Bounds::new(m, 3, 3).unwrap()
+    }
+
+    /// Draws `count` texts from Nautilus on `rules`.
+    fn nautilus_texts(rules: &[Vec<String>], tree_size: usize, count: usize) -> Vec<String> {
+        let context = NautilusContext::new(tree_size, rules);
+        let ctx = &context.ctx;
+        let start = ctx.nt_id("START");
+        let mut rng = StdRand::with_seed(7);
+        let mut tree = Tree::from_rule_vec(vec![], ctx);
+        (0..count)
+            .map(|_| {
+                tree.generate_from_nt(&mut rng, start, ctx.get_random_len_for_nt(&start), ctx);
+                String::from_utf8(tree.unparse_to_vec(ctx)).expect("formats are UTF-8")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_small_grammar_converts_to_the_expected_rules() {
+        let grammar = Grammar::from_text(
+            "small",
+            r#"
+            %layout none;
+            list = "[" ( item ( "," item )* )? "]" ;
+            item = "{" KEY "}" | ESC ;
+            ESC  = "\\" /[ab]/ ;
+            %pool KEY = "x" | "y" | "z" ;
+            "#,
+        )
+        .unwrap();
+        let rules = nautilus_rules(&grammar, bounds(2)).unwrap();
+        let got: Vec<(&str, &str)> = rules
+            .iter()
+            .map(|r| (r[0].as_str(), r[1].as_str()))
+            .collect();
+        // Groups are named after their owner and id, lists recurse to the right, braces are
+        // escaped, and the backslash before a reference goes through its own rule.
+        let expected = [
+            ("List", "[{List_4_opt}]"),
+            ("List_4_opt", ""),
+            ("List_4_opt", "{List_4}"),
+            ("List_4", "{Item}{List_3_list}"),
+            ("Item", r"\{{KEY}\}"),
+            ("Item", "{ESC}"),
+            ("List_3_list", ""),
+            ("List_3_list", "{List_3}{List_3_list}"),
+            ("KEY", "x"),
+            ("KEY", "y"),
+            ("ESC", "{Backslash}{Class7}"),
+            ("List_3", ",{Item}"),
+            ("Class7", "a"),
+            ("Class7", "b"),
+            ("Backslash", r"\"),
+        ];
+        assert_eq!(got, expected);
+        let texts: HashSet<String> = nautilus_texts(&rules, 30, 2000).into_iter().collect();
+        for text in ["[]", "[{x}]", r"[\b]", r"[{y},\a]"] {
+            assert!(texts.contains(text), "{text} never generated");
+        }
+        assert!(
+            texts.iter().all(|t| !t.contains('z')),
+            "m = 2 allows only x and y"
+        );
+    }
+
+    /// A finite language with indentation, lexical rules, a bounded repetition, an optional, a
+    /// pool and a class, small enough that both generators produce all of it.
+    const INDENTED: &str = r#"
+        %indent "  ";
+        program = "if" KEY ":" NEWLINE INDENT stmt{1,2} DEDENT "end" NEWLINE ;
+        stmt    = "pass" NEWLINE | "loop" ":" NEWLINE INDENT leaf DEDENT | leaf ;
+        leaf    = NAME? "x" NEWLINE | CALL NEWLINE ;
+        NAME    = /[ab]/ ;
+        CALL    = "@" NAME "(" ")" ;
+        %pool KEY = "p" | "q" | "r" ;
+    "#;
+
+    fn bonsai_texts(grammar: &Grammar, count: usize) -> HashSet<String> {
+        let mut sampler = Sampler::new(grammar, Bounds::new(2, 2, 3).unwrap()).unwrap();
+        let mut rng = StdRand::with_seed(7);
+        let mut sample = Sample::default();
+        (0..count)
+            .map(|_| {
+                sampler.generate(&mut rng, &mut sample);
+                render(grammar, &sample.tree)
+            })
+            .collect()
+    }
+
+    fn assert_same(nautilus: &HashSet<String>, bonsai: &HashSet<String>) {
+        let only_nautilus: Vec<&String> = nautilus.difference(bonsai).take(5).collect();
+        let only_bonsai: Vec<&String> = bonsai.difference(nautilus).take(5).collect();
+        assert!(
+            only_nautilus.is_empty() && only_bonsai.is_empty(),
+            "only Nautilus: {only_nautilus:?}\nonly Bonsai: {only_bonsai:?}"
+        );
+    }
+
+    #[test]
+    fn with_a_text_separator_nautilus_derives_exactly_what_bonsai_renders() {
+        let grammar =
+            Grammar::from_text("indented", &format!("%layout \" \";\n{INDENTED}")).unwrap();
+        let rules = nautilus_rules(&grammar, bounds(2)).unwrap();
+        let nautilus: HashSet<String> = nautilus_texts(&rules, 40, 30_000).into_iter().collect();
+        let bonsai = bonsai_texts(&grammar, 30_000);
+        // 2 keys, 11 statements, one or two of them.
+        assert_eq!(bonsai.len(), 2 * (11 + 11 * 11));
+        assert_same(&nautilus, &bonsai);
+        assert!(bonsai.contains("if p :\n  loop :\n    @a()\n  x\nend\n"));
+    }
+
+    #[test]
+    fn with_auto_spacing_nautilus_differs_from_bonsai_only_in_spaces_within_lines() {
+        let grammar =
+            Grammar::from_text("indented", &format!("%layout auto;\n{INDENTED}")).unwrap();
+        let rules = nautilus_rules(&grammar, bounds(2)).unwrap();
+        // Indentation kept, spaces within a line dropped.
+        let squeeze = |text: &String| -> String {
+            text.split('\n')
+                .map(|line| {
+                    let body = line.trim_start_matches(' ');
+                    let indent = &line[..line.len() - body.len()];
+                    format!("{indent}{}", body.replace(' ', ""))
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let nautilus: HashSet<String> = nautilus_texts(&rules, 40, 30_000)
+            .iter()
+            .map(squeeze)
+            .collect();
+        let bonsai: HashSet<String> = bonsai_texts(&grammar, 30_000).iter().map(squeeze).collect();
+        assert_same(&nautilus, &bonsai);
+    }
+
+    #[test]
+    fn every_shipped_grammar_converts_and_nautilus_generates_from_it() {
+        for name in ["expr", "cgi", "url", "json", "simpl", "chocopy", "starlark"] {
+            let rules = nautilus_rules(&shipped(name), bounds(3)).unwrap();
+            let texts = nautilus_texts(&rules, 100, 200);
+            let distinct: HashSet<&String> = texts.iter().collect();
+            assert!(
+                distinct.len() > 20,
+                "{name}: only {} distinct texts",
+                distinct.len()
+            );
+        }
+    }
+
+    #[test]
+    fn nautilus_texts_of_the_json_grammar_are_json() {
+        let rules = nautilus_rules(&shipped("json"), bounds(3)).unwrap();
+        for text in nautilus_texts(&rules, 200, 2000) {
+            let parsed = serde_json::from_str::<serde::de::IgnoredAny>(&text);
+            assert!(parsed.is_ok(), "{text:?}: {parsed:?}");
+        }
+    }
+
+    #[test]
+    fn indentation_deeper_than_tracked_is_never_generated() {
+        let grammar = Grammar::from_text(
+            "deep",
+            r#"%layout " "; block = "b" NEWLINE INDENT block DEDENT | "x" NEWLINE ;"#,
+        )
+        .unwrap();
+        let rules = nautilus_rules(&grammar, bounds(1)).unwrap();
+        let texts = nautilus_texts(&rules, 200, 500);
+        let deepest = texts
+            .iter()
+            .flat_map(|t| t.lines())
+            .map(|line| (line.len() - line.trim_start().len()) / 4)
+            .max();
+        assert_eq!(deepest, Some(usize::from(MAX_INDENT_LEVEL)));
+    }
+}
