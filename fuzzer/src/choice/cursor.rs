@@ -77,6 +77,7 @@ impl<'a, R: Rand> ChoiceCursor<'a, R> {
     }
 
     /// Position in the normalized output, which is where the next decision will be written.
+    #[inline]
     pub fn position(&self) -> usize {
         self.out.len()
     }
@@ -89,6 +90,7 @@ impl<'a, R: Rand> ChoiceCursor<'a, R> {
     /// One decision with `range` meanings (fixed by the grammar, never by the bounds, so that a
     /// value means the same thing under every bound). A recorded value is reduced modulo
     /// `range`; past the recording, `fresh` draws a new allowed value.
+    #[inline]
     pub fn decide(
         &mut self,
         range: u32,

@@ -7,29 +7,106 @@
 //! productive in the grammar without S": a plain productivity fixpoint, cached per S. The
 //! sampler therefore never starts a subtree it cannot finish within the bounds, and needs no
 //! backtracking.
+//!
+//! The sampler asks at every node, so each cached S (a *slot*) also keeps what the sampler
+//! needs ready-made: per rule, the completable alternatives and the lowest of them, and per
+//! named rule, the slot of S plus that rule. After warm-up a decision allocates and hashes
+//! nothing.
 
 use std::collections::HashMap;
 
 use fixedbitset::FixedBitSet;
 
-use crate::analysis::Heights;
+use crate::analysis::{Heights, UNREACHABLE_HEIGHT};
 use crate::grammar::Grammar;
+
+/// A slot that has not been computed yet.
+const UNKNOWN: u32 = u32::MAX;
 
 pub struct Feasibility {
     by_saturated: HashMap<FixedBitSet, usize>,
-    heights: Vec<Heights>,
+    slots: Vec<Slot>,
+}
+
+struct Slot {
+    heights: Heights,
+    /// Per rule: its completable alternatives, then among them those of least height; both as
+    /// ranges into `alternatives`.
+    feasible: Vec<(u32, u32)>,
+    lowest: Vec<(u32, u32)>,
+    alternatives: Vec<u32>,
+    /// Per named rule: the slot with that rule saturated as well, or [`UNKNOWN`].
+    saturating: Vec<u32>,
+}
+
+impl Slot {
+    fn new(grammar: &Grammar, saturated: &FixedBitSet) -> Self {
+        let heights = Heights::compute(grammar, saturated);
+        let mut alternatives = Vec::new();
+        let mut feasible = Vec::with_capacity(grammar.rules.len());
+        let mut lowest = Vec::with_capacity(grammar.rules.len());
+        for per_alternative in &heights.alternative {
+            let start = alternatives.len() as u32;
+            alternatives.extend(
+                (0..per_alternative.len() as u32)
+                    .filter(|&a| per_alternative[a as usize] != UNREACHABLE_HEIGHT),
+            );
+            let end = alternatives.len() as u32;
+            feasible.push((start, end));
+            let least = per_alternative
+                .iter()
+                .copied()
+                .filter(|&h| h != UNREACHABLE_HEIGHT)
+                .min();
+            alternatives.extend(
+                (0..per_alternative.len() as u32)
+                    .filter(|&a| Some(per_alternative[a as usize]) == least),
+            );
+            lowest.push((end, alternatives.len() as u32));
+        }
+        Self {
+            heights,
+            feasible,
+            lowest,
+            alternatives,
+            saturating: vec![UNKNOWN; grammar.named_rules],
+        }
+    }
+
+    #[inline]
+    fn range(&self, (start, end): (u32, u32)) -> &[u32] {
+        &self.alternatives[start as usize..end as usize]
+    }
 }
 
 impl Feasibility {
     pub fn new(grammar: &Grammar) -> Self {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
-        let heights = vec![Heights::compute(grammar, &empty)];
+        let slots = vec![Slot::new(grammar, &empty)];
         let mut by_saturated = HashMap::new();
         by_saturated.insert(empty, 0);
         Self {
             by_saturated,
-            heights,
+            slots,
         }
+    }
+
+    /// The slot of `saturated`, which is the set of `slot` plus the named rule `rule`.
+    #[inline]
+    pub fn saturate(
+        &mut self,
+        grammar: &Grammar,
+        slot: usize,
+        rule: usize,
+        saturated: &FixedBitSet,
+    ) -> usize {
+        let cached = self.slots[slot].saturating[rule];
+        if cached != UNKNOWN {
+            return cached as usize;
+        }
+        let next = self.slot(grammar, saturated);
+        self.slots[slot].saturating[rule] = next as u32;
+        next
     }
 
     /// The slot of the heights computed with `saturated` forbidden.
@@ -37,13 +114,28 @@ impl Feasibility {
         if let Some(&slot) = self.by_saturated.get(saturated) {
             return slot;
         }
-        let slot = self.heights.len();
-        self.heights.push(Heights::compute(grammar, saturated));
+        let slot = self.slots.len();
+        self.slots.push(Slot::new(grammar, saturated));
         self.by_saturated.insert(saturated.clone(), slot);
         slot
     }
 
+    #[inline]
     pub fn heights(&self, slot: usize) -> &Heights {
-        &self.heights[slot]
+        &self.slots[slot].heights
+    }
+
+    /// The alternatives of `rule` that can be completed; never empty for a productive rule.
+    #[inline]
+    pub fn feasible(&self, slot: usize, rule: usize) -> &[u32] {
+        let slot = &self.slots[slot];
+        slot.range(slot.feasible[rule])
+    }
+
+    /// The feasible alternatives of `rule` of least height: the fastest way to close the tree.
+    #[inline]
+    pub fn lowest(&self, slot: usize, rule: usize) -> &[u32] {
+        let slot = &self.slots[slot];
+        slot.range(slot.lowest[rule])
     }
 }

@@ -5,6 +5,7 @@ mod feasibility;
 mod out_of_bounds;
 #[allow(clippy::module_inception)]
 mod sampler;
+mod steps;
 
 pub use bounds::Bounds;
 pub use feasibility::Feasibility;

@@ -6,11 +6,11 @@ use fixedbitset::FixedBitSet;
 use libafl_bolts::rands::Rand;
 
 use super::feasibility::Feasibility;
+use super::steps::{Step, Steps, TerminalStep};
 use super::{Bound, Bounds, OutOfBounds};
-use crate::analysis::UNREACHABLE_HEIGHT;
 use crate::choice::{Allowed, ChoiceCursor, ChoiceSequence, Rejected, Replay, UNBOUNDED};
 use crate::diagnostic::Diagnostic;
-use crate::grammar::{Grammar, RuleId, Symbol, Terminal, TerminalId};
+use crate::grammar::{Grammar, PoolId, RuleId};
 use crate::tree::{DerivationTree, NodeKind};
 
 /// Fresh choices close the tree as fast as the grammar allows once it has this many nodes. The
@@ -37,6 +37,7 @@ pub struct Sample {
 pub struct Sampler<'g> {
     grammar: &'g Grammar,
     bounds: Bounds,
+    steps: Steps,
     feasibility: Feasibility,
     /// Occurrences of each named rule on the current root-to-node path.
     counts: Vec<u32>,
@@ -44,8 +45,8 @@ pub struct Sampler<'g> {
     saturated: FixedBitSet,
     /// Feasibility slot for the current `saturated` set.
     slot: usize,
-    /// Feasible alternatives of the decision being taken; a stack shared by all levels.
-    scratch: Vec<u32>,
+    /// Why sampling stopped, when it did.
+    rejection: Option<Rejection>,
     /// Node budget of the sample being drawn.
     budget: usize,
     budget_range: (usize, usize),
@@ -67,11 +68,12 @@ impl<'g> Sampler<'g> {
         Ok(Self {
             grammar,
             bounds,
+            steps: Steps::new(grammar),
             feasibility,
             counts: vec![0; grammar.named_rules],
             saturated: FixedBitSet::with_capacity(grammar.rules.len()),
             slot: 0,
-            scratch: Vec::new(),
+            rejection: None,
             budget: MAX_NODE_BUDGET,
             budget_range: (MIN_NODE_BUDGET, MAX_NODE_BUDGET),
         })
@@ -113,108 +115,58 @@ impl<'g> Sampler<'g> {
         self.counts.fill(0);
         self.saturated.clear();
         self.slot = 0;
-        self.scratch.clear();
         let (low, high) = self.budget_range;
         let span = (high as f64 / low as f64).ln();
         self.budget = (low as f64 * (rng.next_float() * span).exp()) as usize;
         let mut cursor = ChoiceCursor::new(recorded, mode, rng, &mut out.choices);
         self.rule(self.grammar.start, &mut cursor, &mut out.tree)
+            .map_err(|Stop| {
+                let rejection = self.rejection.take().expect("a stop leaves its reason");
+                rejection.into_out_of_bounds(self.grammar)
+            })
     }
 
-    fn reject(&self, bound: Bound, rejected: Rejected, context: &str) -> OutOfBounds {
-        OutOfBounds {
-            bound,
-            position: rejected.position,
-            value: rejected.value,
-            context: context.to_string(),
-        }
+    fn stop(&mut self, bound: Bound, rejected: Rejected, context: Context) -> Stop {
+        self.rejection = Some(Rejection::new(bound, rejected, context));
+        Stop
     }
 
+    /// Expands rule `id` at the current position, tracking its occurrences on the path: they
+    /// decide what can still be completed below it.
     fn rule<R: Rand>(
         &mut self,
         id: RuleId,
         cursor: &mut ChoiceCursor<'_, R>,
         tree: &mut DerivationTree,
-    ) -> Result<(), OutOfBounds> {
-        let grammar = self.grammar;
+    ) -> Result<(), Stop> {
         let r = id.index();
-        let rule = &grammar.rules[r];
-        let node = tree.open(
-            NodeKind::Rule {
-                rule: id,
-                alternative: 0,
-            },
-            cursor.position(),
-        );
-        let named = r < grammar.named_rules;
+        let start = cursor.position();
+        let named = r < self.grammar.named_rules;
         let outer_slot = self.slot;
         let mut newly_saturated = false;
         let mut count = 0;
         if named {
-            self.counts[r] += 1;
-            count = self.counts[r];
+            let occurrences = &mut self.counts[r];
+            *occurrences += 1;
+            count = *occurrences;
             if count >= self.bounds.depth && !self.saturated.put(r) {
                 newly_saturated = true;
-                self.slot = self.feasibility.slot(grammar, &self.saturated);
+                self.slot = self
+                    .feasibility
+                    .saturate(self.grammar, self.slot, r, &self.saturated);
             }
         }
-
-        let alternative = if rule.alternatives.len() == 1 {
-            0
-        } else {
-            let heights = self.feasibility.heights(self.slot);
-            let base = self.scratch.len();
-            for (a, &h) in heights.alternative[r].iter().enumerate() {
-                if h != UNREACHABLE_HEIGHT {
-                    self.scratch.push(a as u32);
-                }
-            }
-            let feasible = &self.scratch[base..];
-            let closing = tree.len() > self.budget;
-            let depth = self.bounds.depth;
-            let decided = cursor.decide(
-                rule.alternatives.len() as u32,
-                Allowed::Among(feasible),
-                |rng| {
-                    // Growth control: at the depth bound (or over budget) take an alternative
-                    // of least height; below it, lean towards them more the deeper we are.
-                    let close = closing
-                        || (named
-                            && (count >= depth
-                                || rng.coinflip(
-                                    f64::from(count.saturating_sub(1)) / f64::from(depth),
-                                )));
-                    if !close {
-                        return feasible[below(rng, feasible.len() as u32) as usize];
-                    }
-                    let least = feasible
-                        .iter()
-                        .map(|&a| heights.alternative[r][a as usize])
-                        .min()
-                        .unwrap_or(0);
-                    let lowest: Vec<u32> = feasible
-                        .iter()
-                        .copied()
-                        .filter(|&a| heights.alternative[r][a as usize] == least)
-                        .collect();
-                    lowest[below(rng, lowest.len() as u32) as usize]
-                },
-            );
-            self.scratch.truncate(base);
-            decided.map_err(|e| self.reject(Bound::Depth, e, &rule.name))?
-        };
-        tree.set_kind(
-            node,
+        let alternative = self.alternative(id, count, cursor, tree)?;
+        let node = tree.open(
             NodeKind::Rule {
                 rule: id,
                 alternative,
             },
+            start,
         );
-
-        for symbol in &rule.alternatives[alternative as usize].symbols {
-            self.symbol(symbol, cursor, tree)?;
+        for index in self.steps.alternative(r, alternative) {
+            self.step(self.steps.get(index), cursor, tree)?;
         }
-
         if named {
             if newly_saturated {
                 self.saturated.remove(r);
@@ -226,17 +178,60 @@ impl<'g> Sampler<'g> {
         Ok(())
     }
 
-    fn symbol<R: Rand>(
+    /// Which alternative of `id` to expand; `count` is the rule's occurrences on the path,
+    /// itself included (0 for groups). Always inlined: it runs at nearly every node, and LLVM
+    /// otherwise keeps it out of the recursive `rule`.
+    #[inline(always)]
+    fn alternative<R: Rand>(
         &mut self,
-        symbol: &Symbol,
+        id: RuleId,
+        count: u32,
+        cursor: &mut ChoiceCursor<'_, R>,
+        tree: &DerivationTree,
+    ) -> Result<u32, Stop> {
+        let r = id.index();
+        let alternatives = self.steps.alternative_count(r);
+        if alternatives == 1 {
+            return Ok(0);
+        }
+        let named = r < self.grammar.named_rules;
+        let feasibility = &self.feasibility;
+        let slot = self.slot;
+        let feasible = feasibility.feasible(slot, r);
+        // This rule's own node, not opened yet, counts towards the budget.
+        let closing = tree.len() + 1 > self.budget;
+        let depth = self.bounds.depth;
+        cursor
+            .decide(alternatives, Allowed::Among(feasible), |rng| {
+                // Growth control: at the depth bound (or over budget) take an alternative of
+                // least height; below it, lean towards them more the deeper we are.
+                let close = closing
+                    || (named
+                        && (count >= depth
+                            || rng
+                                .coinflip(f64::from(count.saturating_sub(1)) / f64::from(depth))));
+                let options = if close {
+                    feasibility.lowest(slot, r)
+                } else {
+                    feasible
+                };
+                options[below(rng, options.len() as u32) as usize]
+            })
+            .map_err(|e| self.stop(Bound::Depth, e, Context::Rule(id)))
+    }
+
+    fn step<R: Rand>(
+        &mut self,
+        step: Step,
         cursor: &mut ChoiceCursor<'_, R>,
         tree: &mut DerivationTree,
-    ) -> Result<(), OutOfBounds> {
-        match *symbol {
-            Symbol::Terminal(t) => self.terminal(t, cursor, tree),
-            Symbol::Rule(body) => self.rule(body, cursor, tree),
-            Symbol::Optional(body) => {
-                let node = tree.open(NodeKind::Optional { body }, cursor.position());
+    ) -> Result<(), Stop> {
+        let start = cursor.position();
+        match step {
+            Step::Terminal(terminal) => self.terminal(terminal, cursor, tree)?,
+            Step::Rule(body) => self.rule(body, cursor, tree)?,
+            Step::Optional(body) => {
+                let node = tree.open(NodeKind::Optional { body }, start);
                 let feasible = self
                     .feasibility
                     .heights(self.slot)
@@ -246,15 +241,14 @@ impl<'g> Sampler<'g> {
                     .decide(2, Allowed::Below(if feasible { 2 } else { 1 }), |rng| {
                         u32::from(feasible && !closing && rng.coinflip(0.5))
                     })
-                    .map_err(|e| self.reject(Bound::Depth, e, &self.grammar.rule(body).name))?;
+                    .map_err(|e| self.stop(Bound::Depth, e, Context::Rule(body)))?;
                 if present == 1 {
                     self.rule(body, cursor, tree)?;
                 }
                 tree.close(node, cursor.position());
-                Ok(())
             }
-            Symbol::Repeat { body, min, max } => {
-                let node = tree.open(NodeKind::Repeat { body }, cursor.position());
+            Step::Repeat { body, min, max } => {
+                let node = tree.open(NodeKind::Repeat { body }, start);
                 let feasible = self
                     .feasibility
                     .heights(self.slot)
@@ -275,51 +269,92 @@ impl<'g> Sampler<'g> {
                         .decide(range, Allowed::Below(choices), |rng| {
                             if closing { 0 } else { below(rng, choices) }
                         })
-                        .map_err(|e| self.reject(bound, e, &self.grammar.rule(body).name))?
+                        .map_err(|e| self.stop(bound, e, Context::Rule(body)))?
                 };
                 for _ in 0..min + extra {
                     self.rule(body, cursor, tree)?;
                 }
                 tree.close(node, cursor.position());
-                Ok(())
             }
+        }
+        Ok(())
+    }
+
+    /// Always inlined for the same reason as [`Self::alternative`].
+    #[inline(always)]
+    fn terminal<R: Rand>(
+        &mut self,
+        step: TerminalStep,
+        cursor: &mut ChoiceCursor<'_, R>,
+        tree: &mut DerivationTree,
+    ) -> Result<(), Stop> {
+        let start = cursor.position();
+        match step {
+            TerminalStep::Fixed(terminal) => {
+                tree.leaf(NodeKind::Terminal { terminal, value: 0 }, start, start);
+            }
+            TerminalStep::Class { terminal, size } => {
+                let value = cursor
+                    .decide(size, Allowed::Below(size), |rng| below(rng, size))
+                    .map_err(|e| self.stop(Bound::Items, e, Context::Class))?;
+                tree.leaf(NodeKind::Terminal { terminal, value }, start, start + 1);
+            }
+            TerminalStep::Pool {
+                terminal,
+                pool,
+                size,
+            } => {
+                let allowed = self.bounds.idents.min(size);
+                let value = cursor
+                    .decide(size, Allowed::Below(allowed), |rng| below(rng, allowed))
+                    .map_err(|e| self.stop(Bound::Idents, e, Context::Pool(pool)))?;
+                tree.leaf(NodeKind::Terminal { terminal, value }, start, start + 1);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sampling stopped at a rejected recorded choice; the details wait in `Sampler::rejection`.
+/// A unit error keeps the result of every recursive call in a register.
+struct Stop;
+
+/// Where a rejected decision was taken. [`OutOfBounds`] names it; the sampler carries this
+/// small copyable form up the recursion instead and names it only if it escapes.
+#[derive(Clone, Copy, Debug)]
+enum Context {
+    Rule(RuleId),
+    Pool(PoolId),
+    Class,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Rejection {
+    bound: Bound,
+    rejected: Rejected,
+    context: Context,
+}
+
+impl Rejection {
+    fn new(bound: Bound, rejected: Rejected, context: Context) -> Self {
+        Self {
+            bound,
+            rejected,
+            context,
         }
     }
 
-    fn terminal<R: Rand>(
-        &mut self,
-        terminal: TerminalId,
-        cursor: &mut ChoiceCursor<'_, R>,
-        tree: &mut DerivationTree,
-    ) -> Result<(), OutOfBounds> {
-        let start = cursor.position();
-        let value = match self.grammar.terminal(terminal) {
-            Terminal::Literal(_) | Terminal::Layout(_) => 0,
-            Terminal::Class(class) => {
-                let size = class.size();
-                if size == 1 {
-                    0
-                } else {
-                    cursor
-                        .decide(size, Allowed::Below(size), |rng| below(rng, size))
-                        .map_err(|e| self.reject(Bound::Items, e, "character class"))?
-                }
-            }
-            Terminal::Pool(p) => {
-                let pool = &self.grammar.pools[p.index()];
-                let size = pool.values.len() as u32;
-                if size <= 1 {
-                    0
-                } else {
-                    let allowed = self.bounds.idents.min(size);
-                    cursor
-                        .decide(size, Allowed::Below(allowed), |rng| below(rng, allowed))
-                        .map_err(|e| self.reject(Bound::Idents, e, &pool.name))?
-                }
-            }
+    fn into_out_of_bounds(self, grammar: &Grammar) -> OutOfBounds {
+        let context = match self.context {
+            Context::Rule(rule) => grammar.rule(rule).name.clone(),
+            Context::Pool(pool) => grammar.pools[pool.index()].name.clone(),
+            Context::Class => "character class".to_string(),
         };
-        let node = tree.open(NodeKind::Terminal { terminal, value }, start);
-        tree.close(node, cursor.position());
-        Ok(())
+        OutOfBounds {
+            bound: self.bound,
+            position: self.rejected.position,
+            value: self.rejected.value,
+            context,
+        }
     }
 }

@@ -18,6 +18,7 @@ impl DerivationTree {
         self.nodes.clear();
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
@@ -52,6 +53,9 @@ impl DerivationTree {
         &self.nodes[id.index()..self.nodes[id.index()].end as usize]
     }
 
+    /// Starts the subtree of a node whose decisions begin at choice `choice`; its children
+    /// follow until [`Self::close`].
+    #[inline]
     pub(crate) fn open(&mut self, kind: NodeKind, choice: usize) -> NodeId {
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(Node {
@@ -63,15 +67,24 @@ impl DerivationTree {
         id
     }
 
-    pub(crate) fn set_kind(&mut self, id: NodeId, kind: NodeKind) {
-        self.nodes[id.index()].kind = kind;
-    }
-
+    #[inline]
     pub(crate) fn close(&mut self, id: NodeId, choice: usize) {
         let end = self.nodes.len() as u32;
         let node = &mut self.nodes[id.index()];
         node.end = end;
         node.choices_end = choice as u32;
+    }
+
+    /// A node without children, which consumed choices `start..end`.
+    #[inline]
+    pub(crate) fn leaf(&mut self, kind: NodeKind, start: usize, end: usize) {
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            kind,
+            end: id + 1,
+            choices_start: start as u32,
+            choices_end: end as u32,
+        });
     }
 
     /// The Bonsai depth of the tree: the largest number of times one named rule occurs on a
