@@ -12,7 +12,7 @@ use crate::choice::{Replay, SavedChoices};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::sampler::{Bounds, Sample, Sampler};
-use crate::text::render_into;
+use crate::text::{Renderer, render_into};
 
 #[derive(Args)]
 pub struct GenerateArgs {
@@ -54,13 +54,14 @@ pub fn run(args: GenerateArgs) -> Result<(), Failure> {
     let mut rng = StdRand::with_seed(args.seed);
     let mut sample = Sample::default();
     let mut text = String::new();
+    let renderer = Renderer::new(&grammar);
     let mut sink = Sink::new(args.out.as_deref(), args.null)?;
     for i in 0..args.count {
         if sink.closed {
             break;
         }
         sampler.generate(&mut rng, &mut sample);
-        render_into(&grammar, &sample.tree, &mut text);
+        renderer.render_into(&sample.tree, &mut text);
         sink.write(i, &text)?;
         if args.save_choices
             && let Some(dir) = &args.out

@@ -3,5 +3,7 @@
 mod render;
 mod spacing;
 
-pub use render::{render, render_into};
-pub use spacing::{is_control_keyword, needs_space};
+pub use render::{Renderer, render, render_into};
+pub use spacing::{
+    SPACING_CLASSES, is_control_keyword, needs_space, needs_space_after_class, spacing_class,
+};

@@ -1,76 +1,174 @@
 //! The layout pass: from a derivation tree to text.
 
 use super::spacing::{is_control_keyword, needs_space};
-use crate::grammar::{Grammar, LayoutToken, Separator, Terminal};
+use crate::grammar::{CharClass, Grammar, LayoutToken, Separator, Terminal};
 use crate::tree::{DerivationTree, NodeKind};
 
-/// Renders `tree` into `out`, which is cleared first; reusing one buffer keeps a hot loop
-/// free of allocations. Tokens are the terminals outside lexical rules and the whole text of
-/// each outermost lexical rule; the grammar's separator goes between tokens on one line, and
-/// `NEWLINE`/`INDENT`/`DEDENT` produce line breaks and indentation; `GLUE` suppresses the
-/// separator before the next token.
-pub fn render_into(grammar: &Grammar, tree: &DerivationTree, out: &mut String) {
-    out.clear();
-    let mut state = Layout {
-        grammar,
-        out,
-        previous: None,
-        after_keyword: false,
-        line_start: true,
-        glued: false,
-        indent: 0,
-    };
-    // Nodes before this index belong to the lexical rule currently being rendered.
-    let mut token_end = 0u32;
-    let mut token_pending = false;
-    for (i, node) in tree.nodes().iter().enumerate() {
-        let inside_token = (i as u32) < token_end;
-        match node.kind {
-            NodeKind::Rule { rule, .. } if !inside_token && grammar.rule(rule).lexical => {
-                token_end = node.end;
-                token_pending = true;
-            }
-            NodeKind::Terminal { terminal, value } => {
-                let starts_token = !inside_token || token_pending;
-                let text: &str = match grammar.terminal(terminal) {
-                    Terminal::Layout(token) => {
-                        state.layout(*token);
-                        continue;
-                    }
-                    Terminal::Literal(s) => {
-                        let keyword = !inside_token && is_control_keyword(s);
-                        if state.emit(s, starts_token, keyword) {
-                            token_pending = false;
-                        }
-                        continue;
-                    }
-                    Terminal::Pool(p) => &grammar.pools[p.index()].values[value as usize],
-                    Terminal::Class(class) => {
-                        let mut buf = [0u8; 4];
-                        let c: &str = class.nth(value).encode_utf8(&mut buf);
-                        if state.emit(c, starts_token, false) {
-                            token_pending = false;
-                        }
-                        continue;
-                    }
-                };
-                if state.emit(text, starts_token, false) {
-                    token_pending = false;
-                }
-            }
-            _ => {}
+/// Renders derivation trees of one grammar. Building it looks up once, per rule, terminal and
+/// pool value, what the layout pass needs (whether a rule is one token; each text with its first
+/// and last character), so that rendering reads only the tree and dense tables. Keep one per
+/// grammar in a hot loop, together with one output `String`.
+pub struct Renderer<'g> {
+    /// Per rule: whether it renders as one token.
+    lexical: Vec<bool>,
+    /// Per terminal: the range of `texts` holding its values (one for a literal, one per value
+    /// for a pool), or `None` if it writes something else.
+    values: Vec<Option<(u32, u32)>>,
+    texts: Vec<Text<'g>>,
+    /// Per terminal: what a terminal without `values` does.
+    others: Vec<Other<'g>>,
+    separator: &'g Separator,
+    indent: &'g str,
+}
+
+#[derive(Clone, Copy)]
+enum Other<'g> {
+    Class(&'g CharClass),
+    Layout(LayoutToken),
+    /// Text terminals, handled through `values`.
+    Values,
+}
+
+/// A text with the characters the `auto` separator looks at.
+#[derive(Clone, Copy)]
+struct Text<'g> {
+    text: &'g str,
+    first: char,
+    last: char,
+    /// A grammar literal that is a control keyword (see `spacing`).
+    keyword: bool,
+}
+
+impl<'g> Text<'g> {
+    fn new(text: &'g str, literal: bool) -> Self {
+        Self {
+            text,
+            // Empty texts are never emitted, so these are never read.
+            first: text.chars().next().unwrap_or(' '),
+            last: text.chars().next_back().unwrap_or(' '),
+            keyword: literal && is_control_keyword(text),
         }
     }
 }
 
+impl<'g> Renderer<'g> {
+    pub fn new(grammar: &'g Grammar) -> Self {
+        let mut texts = Vec::new();
+        let mut values = Vec::with_capacity(grammar.terminals.len());
+        let mut others = Vec::with_capacity(grammar.terminals.len());
+        for terminal in &grammar.terminals {
+            let start = texts.len() as u32;
+            let other = match terminal {
+                Terminal::Literal(text) => {
+                    texts.push(Text::new(text, true));
+                    Other::Values
+                }
+                Terminal::Pool(pool) => {
+                    let pool = &grammar.pools[pool.index()].values;
+                    texts.extend(pool.iter().map(|value| Text::new(value, false)));
+                    Other::Values
+                }
+                Terminal::Class(class) => Other::Class(class),
+                Terminal::Layout(token) => Other::Layout(*token),
+            };
+            values.push(matches!(other, Other::Values).then(|| (start, texts.len() as u32)));
+            others.push(other);
+        }
+        Self {
+            lexical: grammar.rules.iter().map(|rule| rule.lexical).collect(),
+            values,
+            texts,
+            others,
+            separator: &grammar.layout.separator,
+            indent: &grammar.layout.indent,
+        }
+    }
+
+    /// Renders `tree` into `out`, which is cleared first. Tokens are the terminals outside
+    /// lexical rules and the whole text of each outermost lexical rule; the grammar's separator
+    /// goes between tokens on one line, `NEWLINE`/`INDENT`/`DEDENT` produce line breaks and
+    /// indentation, and `GLUE` suppresses the separator before the next token.
+    pub fn render_into(&self, tree: &DerivationTree, out: &mut String) {
+        out.clear();
+        let mut state = Layout {
+            separator: self.separator,
+            indent_text: self.indent,
+            out,
+            previous: None,
+            after_keyword: false,
+            line_start: true,
+            glued: false,
+            indent: 0,
+        };
+        // Nodes before this index belong to the lexical rule currently being rendered.
+        let mut token_end = 0u32;
+        // Whether that rule has written nothing yet, so its first text starts the token.
+        let mut token_pending = false;
+        // Holds the character a class terminal writes.
+        let mut buf = [0u8; 4];
+        for (i, node) in tree.nodes().iter().enumerate() {
+            let inside_token = (i as u32) < token_end;
+            match node.kind {
+                NodeKind::Rule { rule, .. } if !inside_token && self.lexical[rule.index()] => {
+                    token_end = node.end;
+                    token_pending = true;
+                }
+                NodeKind::Terminal { terminal, value } => {
+                    // Literals and pool values, most terminals, take one branch-free lookup.
+                    let text = if let Some((start, _)) = self.values[terminal.index()] {
+                        let text = self.texts[(start + value) as usize];
+                        Text {
+                            keyword: text.keyword && !inside_token,
+                            ..text
+                        }
+                    } else {
+                        match self.others[terminal.index()] {
+                            Other::Class(class) => {
+                                let c = class.nth(value);
+                                Text {
+                                    text: c.encode_utf8(&mut buf),
+                                    first: c,
+                                    last: c,
+                                    keyword: false,
+                                }
+                            }
+                            Other::Layout(token) => {
+                                state.layout(token);
+                                continue;
+                            }
+                            Other::Values => continue,
+                        }
+                    };
+                    if !text.text.is_empty() {
+                        state.emit(text, !inside_token || token_pending);
+                        token_pending = false;
+                    }
+                }
+                NodeKind::Rule { .. } | NodeKind::Optional { .. } | NodeKind::Repeat { .. } => {}
+            }
+        }
+    }
+
+    pub fn render(&self, tree: &DerivationTree) -> String {
+        let mut out = String::new();
+        self.render_into(tree, &mut out);
+        out
+    }
+}
+
+/// Renders one tree; a loop over many trees should keep a [`Renderer`].
+pub fn render_into(grammar: &Grammar, tree: &DerivationTree, out: &mut String) {
+    Renderer::new(grammar).render_into(tree, out);
+}
+
+/// Renders one tree; a loop over many trees should keep a [`Renderer`].
 pub fn render(grammar: &Grammar, tree: &DerivationTree) -> String {
-    let mut out = String::new();
-    render_into(grammar, tree, &mut out);
-    out
+    Renderer::new(grammar).render(tree)
 }
 
 struct Layout<'a> {
-    grammar: &'a Grammar,
+    separator: &'a Separator,
+    indent_text: &'a str,
     out: &'a mut String,
     /// Last character of the previous token on this line.
     previous: Option<char>,
@@ -96,20 +194,19 @@ impl Layout<'_> {
         }
     }
 
-    /// Appends one piece of text; returns whether anything was written.
-    fn emit(&mut self, text: &str, starts_token: bool, keyword: bool) -> bool {
-        let Some(first) = text.chars().next() else {
-            return false;
-        };
+    /// Appends one non-empty text, with the indentation or separator before it if it starts
+    /// a token.
+    #[inline]
+    fn emit(&mut self, text: Text<'_>, starts_token: bool) {
         if starts_token {
             if self.line_start {
                 for _ in 0..self.indent {
-                    self.out.push_str(&self.grammar.layout.indent);
+                    self.out.push_str(self.indent_text);
                 }
             } else if let Some(previous) = self.previous.filter(|_| !self.glued) {
-                match &self.grammar.layout.separator {
+                match self.separator {
                     Separator::Auto => {
-                        if needs_space(previous, first, self.after_keyword) {
+                        if needs_space(previous, text.first, self.after_keyword) {
                             self.out.push(' ');
                         }
                     }
@@ -119,10 +216,13 @@ impl Layout<'_> {
         }
         self.line_start = false;
         self.glued = false;
-        self.out.push_str(text);
-        self.previous = text.chars().next_back();
-        self.after_keyword = keyword;
-        true
+        match text.text.as_bytes() {
+            // Most tokens are one character; pushing it spares a call to memcpy.
+            &[byte] => self.out.push(char::from(byte)),
+            _ => self.out.push_str(text.text),
+        }
+        self.previous = Some(text.last);
+        self.after_keyword = text.keyword;
     }
 }
 
