@@ -4,17 +4,18 @@
 //! A generator that only concatenates (Nautilus, for one) cannot run a layout pass, but what the
 //! pass writes before a token depends on little: whether the token starts a line (then
 //! indentation, one `%indent` per open `INDENT`), follows a token on the same line (then the
-//! separator), or continues a lexical token (then nothing). So every rule is specialized by the
-//! layout position it starts in and the one it ends in, a finite-state intersection in the
-//! style of Bar-Hillel, and each terminal carries its own prefix. For `%layout` text separators
-//! (`space`, `none`, `newline`, `"sep"`) the result derives exactly the texts the layout pass
-//! writes; for `auto` see [`text_grammar`].
+//! separator), or continues a lexical token (then nothing); and, for `%layout auto`, on the
+//! spacing class of the previous token's last character (see `text::spacing_class`) and
+//! whether it was a control keyword. So every rule is specialized by the layout position it
+//! starts in and the one it ends in, a finite-state intersection in the style of Bar-Hillel,
+//! and each terminal carries its own prefix. The result derives exactly the texts the layout
+//! pass writes, for every `%layout`, up to [`MAX_INDENT_LEVEL`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::plain::{Item, PlainGrammar};
 use crate::grammar::{Layout, LayoutToken, Separator};
-use crate::text::{is_control_keyword, needs_space};
+use crate::text::{SPACING_CLASSES, is_control_keyword, needs_space_after_class, spacing_class};
 
 /// Deepest indentation the text grammar tracks. An `INDENT` that would open a deeper level is
 /// never generated; a concatenating generator has no other way to know the level, and every
@@ -48,9 +49,17 @@ enum At {
     /// Nothing on this line yet: the next token is indented.
     LineStart,
     /// After a token on this line: the next token is separated from it.
-    MidLine,
+    MidLine(Previous),
     /// Inside a lexical token that has written text already: the next text is glued on.
-    InToken,
+    InToken(Previous),
+}
+
+/// What `auto` spacing needs of the previous token: its last character's spacing class and
+/// whether it was a control keyword. Text separators need neither, and keep one value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Previous {
+    class: u8,
+    keyword: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,12 +81,6 @@ struct Entry {
 type Specialization = (Entry, Position);
 
 /// Compiles the layout into `plain`.
-///
-/// With `%layout auto` the space between two tokens depends on the characters that meet
-/// (`f(x)` but `a = b`); a context-free rule does not see its neighbours' characters, so the
-/// text grammar decides exactly as `auto` does where both tokens sit in one alternative and
-/// both are known there, and writes one space otherwise. One space never glues tokens, so the
-/// texts read the same to a lexer; they are at most one byte per token longer than Bonsai's.
 pub fn text_grammar(plain: &PlainGrammar, layout: &Layout) -> TextGrammar {
     let mut builder = Builder::new(plain, layout);
     builder.solve_ends();
@@ -93,6 +96,10 @@ struct Builder<'a> {
     /// With an empty separator and no layout tokens, every position writes the same text: one
     /// specialization per rule suffices.
     single_position: bool,
+    /// Per previous token (class * 2 + keyword): the first previous token that `auto` spaces
+    /// the same before every character, so that positions differing only in spacing-equivalent
+    /// previous tokens are one (a word and a closing bracket, for one).
+    same_spacing: Vec<Previous>,
     /// Least fixpoint: the positions each entry can end at. An entry with no end derives
     /// nothing within the layout's limits.
     ends: BTreeMap<Entry, BTreeSet<Position>>,
@@ -126,6 +133,7 @@ impl<'a> Builder<'a> {
         Self {
             plain,
             layout,
+            same_spacing: same_spacing(),
             level_free: has_layout.iter().map(|&h| !h).collect(),
             single_position,
             ends: BTreeMap::new(),
@@ -143,15 +151,31 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Merges positions that write the same text from here on: all of them when nothing
+    /// depends on the position, and all previous tokens unless spacing is `auto`.
     fn normal(&self, position: Position) -> Position {
+        const ANY: Previous = Previous {
+            class: 0,
+            keyword: false,
+        };
         if self.single_position {
-            Position {
+            return Position {
                 level: 0,
-                at: At::MidLine,
-            }
-        } else {
-            position
+                at: At::MidLine(ANY),
+            };
         }
+        let merge = |previous: Previous| match self.layout.separator {
+            Separator::Auto => {
+                self.same_spacing[usize::from(previous.class) * 2 + usize::from(previous.keyword)]
+            }
+            Separator::Text(_) => ANY,
+        };
+        let at = match position.at {
+            At::LineStart => At::LineStart,
+            At::MidLine(previous) => At::MidLine(merge(previous)),
+            At::InToken(previous) => At::InToken(merge(previous)),
+        };
+        Position { at, ..position }
     }
 
     /// The entry that stands for calling `rule` at `from`: rules that are `level_free` are
@@ -184,8 +208,8 @@ impl<'a> Builder<'a> {
                     level: to.level + shift,
                     at: to.at,
                 };
-                if closes_token && after.at == At::InToken {
-                    after.at = At::MidLine;
+                if closes_token && let At::InToken(previous) = after.at {
+                    after.at = At::MidLine(previous);
                 }
                 ((entry, to), after)
             })
@@ -196,11 +220,26 @@ impl<'a> Builder<'a> {
     fn step(&mut self, item: &Item, inside: bool, from: Position) -> Vec<Position> {
         let Position { level, at } = from;
         let next = match item {
-            Item::Literal(_) | Item::Value(_) => Position {
-                level,
-                at: if inside { At::InToken } else { At::MidLine },
-            },
-            Item::Layout(LayoutToken::Newline) if at == At::InToken => from,
+            Item::Literal(text) | Item::Value(text) => {
+                let Some(last) = text.chars().next_back() else {
+                    return vec![from];
+                };
+                let previous = Previous {
+                    class: spacing_class(last),
+                    keyword: !inside
+                        && matches!(item, Item::Literal(_))
+                        && is_control_keyword(text),
+                };
+                Position {
+                    level,
+                    at: if inside {
+                        At::InToken(previous)
+                    } else {
+                        At::MidLine(previous)
+                    },
+                }
+            }
+            Item::Layout(LayoutToken::Newline) if matches!(at, At::InToken(_)) => from,
             Item::Layout(LayoutToken::Newline) => Position {
                 level,
                 at: At::LineStart,
@@ -297,7 +336,6 @@ impl<'a> Builder<'a> {
                     entry.inside,
                     alternative,
                     entry.from,
-                    None,
                     to,
                     &mut path,
                     &mut paths,
@@ -331,9 +369,9 @@ impl<'a> Builder<'a> {
         }
         for (i, (entry, to)) in order.iter().enumerate() {
             let plain = &self.plain.rules[entry.rule].name;
-            rules[i].name = if has_root && i == 0 {
-                plain.clone()
-            } else if per_rule[&entry.rule] == 1 {
+            // The root keeps the plain name; its specializations get suffixes.
+            let root = has_root && i == 0;
+            rules[i].name = if root || per_rule[&entry.rule] == 1 {
                 plain.clone()
             } else {
                 let token = if entry.inside && !self.plain.rules[entry.rule].lexical {
@@ -347,13 +385,11 @@ impl<'a> Builder<'a> {
     }
 
     /// Every way `items` gets from `at` to `to`, as text and calls, appended to `out`.
-    #[allow(clippy::too_many_arguments)]
-    fn walk<'i>(
+    fn walk(
         &mut self,
         inside: bool,
-        items: &'i [Item],
+        items: &[Item],
         at: Position,
-        previous: Option<(&'i str, bool)>,
         to: Position,
         path: &mut Vec<PathPiece>,
         out: &mut Vec<Vec<PathPiece>>,
@@ -364,65 +400,48 @@ impl<'a> Builder<'a> {
             }
             return;
         };
-        match item {
+        let written = match item {
             Item::Literal(text) | Item::Value(text) => {
-                let mut written = self.prefix(at, previous, text);
+                let mut written = self.prefix(at, text);
                 written.push_str(text);
-                let keyword =
-                    !inside && matches!(item, Item::Literal(_)) && is_control_keyword(text);
-                for next in self.step(item, inside, at) {
-                    path.push(PathPiece::Text(written.clone()));
-                    self.walk(inside, rest, next, Some((text, keyword)), to, path, out);
-                    path.pop();
-                }
+                written
             }
-            Item::Layout(token) => {
-                let mut written = String::new();
-                if *token == LayoutToken::Newline {
-                    written.push('\n');
-                }
-                let previous = if *token == LayoutToken::Newline {
-                    None
-                } else {
-                    previous
-                };
-                for next in self.step(item, inside, at) {
-                    path.push(PathPiece::Text(written.clone()));
-                    self.walk(inside, rest, next, previous, to, path, out);
-                    path.pop();
-                }
-            }
+            Item::Layout(LayoutToken::Newline) => "\n".to_string(),
+            Item::Layout(_) => String::new(),
             Item::Rule(r) => {
-                for (spec, after) in self.call(*r, inside, at) {
+                for (specialization, after) in self.call(*r, inside, at) {
                     let after = self.normal(after);
-                    path.push(PathPiece::Call(spec));
-                    self.walk(inside, rest, after, None, to, path, out);
+                    path.push(PathPiece::Call(specialization));
+                    self.walk(inside, rest, after, to, path, out);
                     path.pop();
                 }
+                return;
             }
+        };
+        for next in self.step(item, inside, at) {
+            path.push(PathPiece::Text(written.clone()));
+            self.walk(inside, rest, next, to, path, out);
+            path.pop();
         }
     }
 
     /// What the layout pass writes before a token whose text is `text`.
-    fn prefix(&self, at: Position, previous: Option<(&str, bool)>, text: &str) -> String {
-        if self.single_position {
+    fn prefix(&self, at: Position, text: &str) -> String {
+        let Some(first) = text.chars().next() else {
             return String::new();
-        }
+        };
         match at.at {
-            At::InToken => String::new(),
+            _ if self.single_position => String::new(),
+            At::InToken(_) => String::new(),
             At::LineStart => self.layout.indent.repeat(at.level as usize),
-            At::MidLine => match &self.layout.separator {
+            At::MidLine(previous) => match &self.layout.separator {
                 Separator::Text(separator) => separator.clone(),
-                Separator::Auto => {
-                    let spaced = match (previous, text.chars().next()) {
-                        (Some((p, keyword)), Some(first)) => p
-                            .chars()
-                            .next_back()
-                            .is_none_or(|last| needs_space(last, first, keyword)),
-                        _ => true,
-                    };
-                    if spaced { " ".into() } else { String::new() }
+                Separator::Auto
+                    if needs_space_after_class(previous.class, first, previous.keyword) =>
+                {
+                    " ".to_string()
                 }
+                Separator::Auto => String::new(),
             },
         }
     }
@@ -447,11 +466,36 @@ fn merge_text(path: &[PathPiece]) -> Vec<PathPiece> {
     out
 }
 
-fn tag(position: Position) -> String {
-    let at = match position.at {
-        At::LineStart => 'L',
-        At::MidLine => 'M',
-        At::InToken => 'T',
+fn same_spacing() -> Vec<Previous> {
+    // Every class of next character occurs among the printable ASCII characters.
+    let signature = |previous: Previous| -> Vec<bool> {
+        (' '..='~')
+            .map(|next| needs_space_after_class(previous.class, next, previous.keyword))
+            .collect()
     };
-    format!("{at}{}", position.level)
+    let all: Vec<Previous> = (0..SPACING_CLASSES)
+        .flat_map(|class| [false, true].map(|keyword| Previous { class, keyword }))
+        .collect();
+    all.iter()
+        .map(|&previous| {
+            let own = signature(previous);
+            *all.iter()
+                .find(|&&other| signature(other) == own)
+                .expect("a previous token matches itself")
+        })
+        .collect()
+}
+
+fn tag(position: Position) -> String {
+    let level = position.level;
+    match position.at {
+        At::LineStart => format!("L{level}"),
+        At::MidLine(previous) => format!("M{level}{}", previous_tag(previous)),
+        At::InToken(previous) => format!("T{level}{}", previous_tag(previous)),
+    }
+}
+
+fn previous_tag(previous: Previous) -> String {
+    let keyword = if previous.keyword { "k" } else { "" };
+    format!("{}{keyword}", previous.class)
 }
