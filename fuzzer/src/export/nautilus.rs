@@ -26,7 +26,7 @@ const RESERVED: &str = "START";
 /// - Layout is compiled in (`text_grammar`): every token carries what the layout pass writes
 ///   before it, the `%layout` separator between tokens on a line (for `auto`, decided exactly
 ///   as `auto` decides, from the previous token's last character and whether it was a control
-///   keyword), nothing inside a lexical token.
+///   keyword), nothing inside a lexical token or after a `GLUE`.
 /// - `NEWLINE` writes `\n`, and the next token is indented by one `%indent` per open
 ///   `INDENT`; `INDENT` and `DEDENT` write nothing. At most [`super::MAX_INDENT_LEVEL`]
 ///   levels are tracked: an `INDENT` beyond them is never generated.
@@ -220,13 +220,13 @@ mod tests {
         );
     }
 
-    /// A finite language with indentation, lexical rules, a bounded repetition, an optional, a
-    /// pool and a class, small enough that both generators produce all of it.
+    /// A finite language with indentation, glue, lexical rules, a bounded repetition, an
+    /// optional, a pool and a class, small enough that both generators produce all of it.
     const INDENTED: &str = r#"
         %indent "  ";
         program = "if" KEY ":" NEWLINE INDENT stmt{1,2} DEDENT "end" NEWLINE ;
         stmt    = "pass" NEWLINE | "loop" ":" NEWLINE INDENT leaf DEDENT | leaf ;
-        leaf    = NAME? "x" NEWLINE | CALL NEWLINE ;
+        leaf    = NAME? GLUE "x" NEWLINE | CALL NEWLINE ;
         NAME    = /[ab]/ ;
         CALL    = "@" NAME "(" ")" ;
         %pool KEY = "p" | "q" | "r" ;

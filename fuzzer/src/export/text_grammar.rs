@@ -4,9 +4,9 @@
 //! A generator that only concatenates (Nautilus, for one) cannot run a layout pass, but what the
 //! pass writes before a token depends on little: whether the token starts a line (then
 //! indentation, one `%indent` per open `INDENT`), follows a token on the same line (then the
-//! separator), or continues a lexical token (then nothing); and, for `%layout auto`, on the
-//! spacing class of the previous token's last character (see `text::spacing_class`) and
-//! whether it was a control keyword. So every rule is specialized by the layout position it
+//! separator, unless a `GLUE` came first), or continues a lexical token (then nothing); and,
+//! for `%layout auto`, on the spacing class of the previous token's last character (see
+//! `text::spacing_class`) and whether it was a control keyword. So every rule is specialized by the layout position it
 //! starts in and the one it ends in, a finite-state intersection in the style of Bar-Hillel,
 //! and each terminal carries its own prefix. The result derives exactly the texts the layout
 //! pass writes, for every `%layout`, up to [`MAX_INDENT_LEVEL`].
@@ -54,12 +54,14 @@ enum At {
     InToken(Previous),
 }
 
-/// What `auto` spacing needs of the previous token: its last character's spacing class and
-/// whether it was a control keyword. Text separators need neither, and keep one value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// What the separator before the next token depends on: whether a `GLUE` came since the
+/// previous token (then there is none) and, for `auto` spacing only, the spacing class of the
+/// previous token's last character and whether it was a control keyword.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Previous {
     class: u8,
     keyword: bool,
+    glued: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -154,21 +156,21 @@ impl<'a> Builder<'a> {
     /// Merges positions that write the same text from here on: all of them when nothing
     /// depends on the position, and all previous tokens unless spacing is `auto`.
     fn normal(&self, position: Position) -> Position {
-        const ANY: Previous = Previous {
-            class: 0,
-            keyword: false,
-        };
         if self.single_position {
             return Position {
                 level: 0,
-                at: At::MidLine(ANY),
+                at: At::MidLine(Previous::default()),
             };
         }
-        let merge = |previous: Previous| match self.layout.separator {
-            Separator::Auto => {
-                self.same_spacing[usize::from(previous.class) * 2 + usize::from(previous.keyword)]
+        let merge = |previous: Previous| Previous {
+            glued: previous.glued,
+            ..match self.layout.separator {
+                Separator::Auto => {
+                    let index = usize::from(previous.class) * 2 + usize::from(previous.keyword);
+                    self.same_spacing[index]
+                }
+                Separator::Text(_) => Previous::default(),
             }
-            Separator::Text(_) => ANY,
         };
         let at = match position.at {
             At::LineStart => At::LineStart,
@@ -229,6 +231,7 @@ impl<'a> Builder<'a> {
                     keyword: !inside
                         && matches!(item, Item::Literal(_))
                         && is_control_keyword(text),
+                    glued: false,
                 };
                 Position {
                     level,
@@ -249,7 +252,20 @@ impl<'a> Builder<'a> {
                 level: level + 1,
                 at,
             },
-            Item::Layout(LayoutToken::Glue) => from,
+            Item::Layout(LayoutToken::Glue) => Position {
+                level,
+                at: match at {
+                    At::LineStart => At::LineStart,
+                    At::MidLine(previous) => At::MidLine(Previous {
+                        glued: true,
+                        ..previous
+                    }),
+                    At::InToken(previous) => At::InToken(Previous {
+                        glued: true,
+                        ..previous
+                    }),
+                },
+            },
             Item::Layout(LayoutToken::Dedent) => Position {
                 level: level.saturating_sub(1),
                 at,
@@ -434,6 +450,7 @@ impl<'a> Builder<'a> {
             _ if self.single_position => String::new(),
             At::InToken(_) => String::new(),
             At::LineStart => self.layout.indent.repeat(at.level as usize),
+            At::MidLine(previous) if previous.glued => String::new(),
             At::MidLine(previous) => match &self.layout.separator {
                 Separator::Text(separator) => separator.clone(),
                 Separator::Auto
@@ -474,7 +491,13 @@ fn same_spacing() -> Vec<Previous> {
             .collect()
     };
     let all: Vec<Previous> = (0..SPACING_CLASSES)
-        .flat_map(|class| [false, true].map(|keyword| Previous { class, keyword }))
+        .flat_map(|class| {
+            [false, true].map(|keyword| Previous {
+                class,
+                keyword,
+                glued: false,
+            })
+        })
         .collect();
     all.iter()
         .map(|&previous| {
@@ -497,5 +520,6 @@ fn tag(position: Position) -> String {
 
 fn previous_tag(previous: Previous) -> String {
     let keyword = if previous.keyword { "k" } else { "" };
-    format!("{}{keyword}", previous.class)
+    let glued = if previous.glued { "g" } else { "" };
+    format!("{}{keyword}{glued}", previous.class)
 }
