@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod export;
 pub mod grammar;
 pub mod import;
+pub mod parse;
 pub mod sampler;
 pub mod target;
 pub mod text;

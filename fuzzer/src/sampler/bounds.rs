@@ -5,6 +5,9 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::grammar::{Grammar, Terminal};
+use crate::tree::{DerivationTree, NodeKind};
+
 /// Bounds (m, n, d) of the Bonsai paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Bounds {
@@ -34,6 +37,36 @@ impl Bounds {
     /// Componentwise order: every input within `self` is also within `other`.
     pub fn within(&self, other: &Bounds) -> bool {
         self.idents <= other.idents && self.items <= other.items && self.depth <= other.depth
+    }
+
+    /// The smallest bounds under which the sampler can build `tree`: one more than the largest
+    /// pool index, the most items of any repetition with more than its minimum (see
+    /// [`Self::item_limit`]: n caps the whole count, never below the minimum), and the tree's
+    /// nesting depth (each at least 1). A tree that comes from a parser rather than from the
+    /// sampler needs these stored with its choices, or its replay may be out of bounds.
+    pub fn required_by(grammar: &Grammar, tree: &DerivationTree) -> Bounds {
+        let idents = tree
+            .nodes()
+            .iter()
+            .filter_map(|node| match node.kind {
+                NodeKind::Terminal { terminal, value } => {
+                    matches!(grammar.terminal(terminal), Terminal::Pool(_)).then_some(value + 1)
+                }
+                _ => None,
+            })
+            .max()
+            .unwrap_or(1);
+        let items = tree
+            .repetitions(grammar)
+            .filter(|&(count, min, _)| count > min)
+            .map(|(count, _, _)| count)
+            .max()
+            .unwrap_or(1);
+        Bounds {
+            idents: idents.max(1),
+            items: items.max(1),
+            depth: tree.nesting_depth(grammar).max(1),
+        }
     }
 
     /// The largest item count allowed for `body{min,max}`: n, but never below the group's own

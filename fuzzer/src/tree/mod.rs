@@ -1,6 +1,7 @@
 //! Stage 5: the derivation tree that a choice sequence replays to. Every node knows the span
 //! of choices that produced it.
 
+mod encoding;
 mod node;
 #[allow(clippy::module_inception)]
 mod tree;

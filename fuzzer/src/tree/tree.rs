@@ -1,7 +1,7 @@
 //! A derivation tree as a pre-order arena.
 
 use super::{Node, NodeId, NodeKind};
-use crate::grammar::Grammar;
+use crate::grammar::{Grammar, Symbol};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DerivationTree {
@@ -85,6 +85,35 @@ impl DerivationTree {
             choices_start: start as u32,
             choices_end: end as u32,
         });
+    }
+
+    pub(crate) fn set_choice_span(&mut self, node: usize, start: u32, end: u32) {
+        let node = &mut self.nodes[node];
+        node.choices_start = start;
+        node.choices_end = end;
+    }
+
+    /// For every repetition node: its item count and the `min`/`max` of its symbol.
+    pub fn repetitions<'t>(
+        &'t self,
+        grammar: &'t Grammar,
+    ) -> impl Iterator<Item = (u32, u32, Option<u32>)> + 't {
+        self.nodes.iter().enumerate().flat_map(move |(i, node)| {
+            let symbols: &[Symbol] = match node.kind {
+                NodeKind::Rule { rule, alternative } => {
+                    &grammar.rule(rule).alternatives[alternative as usize].symbols
+                }
+                _ => &[],
+            };
+            self.children(NodeId(i as u32))
+                .zip(symbols)
+                .filter_map(move |(child, symbol)| match *symbol {
+                    Symbol::Repeat { min, max, .. } => {
+                        Some((self.children(child).count() as u32, min, max))
+                    }
+                    _ => None,
+                })
+        })
     }
 
     /// The Bonsai depth of the tree: the largest number of times one named rule occurs on a

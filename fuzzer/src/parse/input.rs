@@ -1,0 +1,189 @@
+//! The text as the recognizer reads it: bytes, with line structure turned into layout tokens
+//! for grammars that use `NEWLINE`, `INDENT` and `DEDENT`.
+//!
+//! Layout tokens become single marker bytes that never occur in UTF-8 (0xFD, 0xFE, 0xFF), so
+//! the recognizer scans one flat byte slice whether or not the grammar has layout, and a
+//! literal can never match across a marker. For grammars without layout tokens the input is
+//! the text itself, unchanged.
+//!
+//! Line structure is read as Python's tokenizer reads it: every non-blank line ends in
+//! `NEWLINE` (also the last one, with or without a final line break); a line indented deeper
+//! than the one before starts with `INDENT`, a shallower one with one `DEDENT` per level it
+//! closes, and it must return to a level that is open; blank lines are ignored; the end of
+//! the input closes every open level. Indentation is measured in columns, a tab advancing to
+//! the next multiple of 8. Unlike Python there is no implicit line joining inside brackets:
+//! the layout pass never breaks a line there, so a line break is always a `NEWLINE`.
+
+use super::ParseError;
+use crate::grammar::LayoutToken;
+
+pub(crate) const NEWLINE: u8 = 0xFD;
+pub(crate) const INDENT: u8 = 0xFE;
+pub(crate) const DEDENT: u8 = 0xFF;
+
+pub(crate) fn marker(token: LayoutToken) -> u8 {
+    match token {
+        LayoutToken::Newline => NEWLINE,
+        LayoutToken::Indent => INDENT,
+        LayoutToken::Dedent => DEDENT,
+        // Not supported yet: a byte the reader never produces, so GLUE never matches.
+        LayoutToken::Glue => 0xFC,
+    }
+}
+
+pub(crate) fn marker_name(byte: u8) -> Option<&'static str> {
+    match byte {
+        NEWLINE => Some("NEWLINE"),
+        INDENT => Some("INDENT"),
+        DEDENT => Some("DEDENT"),
+        _ => None,
+    }
+}
+
+pub struct ParseInput {
+    /// What the recognizer scans.
+    pub(crate) units: Vec<u8>,
+    /// Byte offset in `text` of each unit, and of the end; empty when `units` is `text`.
+    offsets: Vec<u32>,
+    /// Whether a line break may be skipped between tokens (only without layout tokens, where
+    /// a line break is just whitespace).
+    pub(crate) newline_is_space: bool,
+}
+
+impl ParseInput {
+    pub fn plain(text: &str) -> Self {
+        Self {
+            units: text.as_bytes().to_vec(),
+            offsets: Vec::new(),
+            newline_is_space: true,
+        }
+    }
+
+    pub fn with_layout(text: &str) -> Result<Self, ParseError> {
+        let mut units = Vec::with_capacity(text.len() + 16);
+        let mut offsets = Vec::with_capacity(text.len() + 16);
+        let mut levels = vec![0usize];
+        let mut line_start = 0;
+        while line_start < text.len() {
+            let line_end = text[line_start..]
+                .find('\n')
+                .map_or(text.len(), |i| line_start + i);
+            let line = &text[line_start..line_end];
+            let content = line.trim_end_matches('\r');
+            let indent_bytes =
+                content.len() - content.trim_start_matches([' ', '\t', '\x0c']).len();
+            if indent_bytes < content.len() {
+                let width = indentation_width(&content[..indent_bytes]);
+                let at = (line_start + indent_bytes) as u32;
+                if width > *levels.last().unwrap_or(&0) {
+                    levels.push(width);
+                    units.push(INDENT);
+                    offsets.push(at);
+                } else {
+                    while width < *levels.last().unwrap_or(&0) {
+                        levels.pop();
+                        units.push(DEDENT);
+                        offsets.push(at);
+                    }
+                    if width != *levels.last().unwrap_or(&0) {
+                        return Err(ParseError::at(
+                            line_start + indent_bytes,
+                            "unindent does not match any outer indentation level",
+                        ));
+                    }
+                }
+                for (i, byte) in content.bytes().enumerate().skip(indent_bytes) {
+                    units.push(byte);
+                    offsets.push((line_start + i) as u32);
+                }
+                units.push(NEWLINE);
+                offsets.push((line_start + content.len()) as u32);
+            }
+            line_start = line_end + 1;
+        }
+        for _ in 1..levels.len() {
+            units.push(DEDENT);
+            offsets.push(text.len() as u32);
+        }
+        offsets.push(text.len() as u32);
+        Ok(Self {
+            units,
+            offsets,
+            newline_is_space: false,
+        })
+    }
+
+    /// Byte offset in the text of the unit at `position`.
+    pub(crate) fn offset(&self, position: usize) -> usize {
+        if self.offsets.is_empty() {
+            position
+        } else {
+            self.offsets[position.min(self.offsets.len() - 1)] as usize
+        }
+    }
+
+    pub(crate) fn is_space(&self, position: usize) -> bool {
+        match self.units.get(position) {
+            Some(b' ' | b'\t' | b'\x0c') => true,
+            Some(b'\n' | b'\r') => self.newline_is_space,
+            _ => false,
+        }
+    }
+}
+
+fn indentation_width(indent: &str) -> usize {
+    indent.chars().fold(0, |width, c| match c {
+        '\t' => (width / 8 + 1) * 8,
+        _ => width + 1,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(text: &str) -> String {
+        let input = ParseInput::with_layout(text).unwrap();
+        input
+            .units
+            .iter()
+            .map(|&b| match marker_name(b) {
+                Some(name) => format!("<{name}>"),
+                None => (b as char).to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_become_newline_indent_and_dedent() {
+        assert_eq!(
+            shape("if x:\n    y\n\n  \n    z\nw"),
+            "if x:<NEWLINE><INDENT>y<NEWLINE>z<NEWLINE><DEDENT>w<NEWLINE>"
+        );
+        assert_eq!(
+            shape("a:\n  b:\n    c\n"),
+            "a:<NEWLINE><INDENT>b:<NEWLINE><INDENT>c<NEWLINE><DEDENT><DEDENT>"
+        );
+        assert_eq!(
+            shape("a \r\n\tb\r\n"),
+            "a <NEWLINE><INDENT>b<NEWLINE><DEDENT>"
+        );
+        assert_eq!(shape(""), "");
+    }
+
+    #[test]
+    fn offsets_point_into_the_original_text() {
+        let text = "a:\n    b\n";
+        let input = ParseInput::with_layout(text).unwrap();
+        let b = input.units.iter().position(|&u| u == b'b').unwrap();
+        assert_eq!(input.offset(b), 7);
+        assert_eq!(input.offset(input.units.len()), text.len());
+    }
+
+    #[test]
+    fn a_dedent_to_an_unopened_level_is_an_error() {
+        let error = ParseInput::with_layout("a\n    b\n  c\n").err().unwrap();
+        assert_eq!(error.offset, 10);
+        assert!(error.message.contains("unindent"));
+    }
+}

@@ -1,0 +1,122 @@
+//! The parser for one grammar, built once and used for many texts.
+
+use super::earley::recognize;
+use super::extract::Extractor;
+use super::input::ParseInput;
+use super::pool_renamer::{PoolRenamer, Rename};
+use super::rejection::explain;
+use super::scanner::Scanner;
+use super::{ParseError, ParseTable};
+use crate::choice::ChoiceSequence;
+use crate::grammar::{Grammar, Terminal};
+use crate::sampler::Bounds;
+use crate::tree::DerivationTree;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParseOptions {
+    /// Accept words of a pool's language that are not among its values, renaming them
+    /// consistently to unused values (see `pool_renamer`). Changes the text.
+    pub rename_pools: bool,
+}
+
+/// An accepted text: its derivation and the choices that replay to it.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    pub tree: DerivationTree,
+    pub choices: ChoiceSequence,
+    /// The smallest bounds the choices replay under.
+    pub bounds: Bounds,
+    /// Words renamed with [`ParseOptions::rename_pools`], in order of first occurrence.
+    pub renames: Vec<Rename>,
+}
+
+pub struct Parser<'g> {
+    grammar: &'g Grammar,
+    table: ParseTable,
+    scanner: Scanner<'g>,
+    layout: bool,
+}
+
+impl<'g> Parser<'g> {
+    pub fn new(grammar: &'g Grammar) -> Self {
+        Self {
+            grammar,
+            table: ParseTable::new(grammar),
+            scanner: Scanner::new(grammar),
+            layout: grammar
+                .terminals
+                .iter()
+                .any(|t| matches!(t, Terminal::Layout(_))),
+        }
+    }
+
+    pub fn grammar(&self) -> &'g Grammar {
+        self.grammar
+    }
+
+    pub fn parse(&self, text: &str) -> Result<Parsed, ParseError> {
+        self.parse_with(text, ParseOptions::default())
+    }
+
+    /// Parses raw bytes, which must be UTF-8.
+    pub fn parse_bytes(&self, bytes: &[u8], options: ParseOptions) -> Result<Parsed, ParseError> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| ParseError::at(e.valid_up_to(), "the text is not valid UTF-8 here"))?;
+        self.parse_with(text, options)
+    }
+
+    pub fn parse_with(&self, text: &str, options: ParseOptions) -> Result<Parsed, ParseError> {
+        let input = self.input(text)?;
+        let recognition = recognize(&self.table, &self.scanner, &input, options.rename_pools);
+        if let Some(at) = recognition.exhausted {
+            return Err(ParseError::at(
+                input.offset(at),
+                "the grammar is too ambiguous for a text this long (the parse chart outgrew its limit)",
+            ));
+        }
+        if !recognition.accepted {
+            return Err(explain(
+                &self.table,
+                &self.scanner,
+                &recognition.chart,
+                &input,
+            ));
+        }
+        let mut renamer = PoolRenamer::new(self.grammar);
+        let mut tree = Extractor::new(&self.table, &self.scanner, &recognition.chart, &input)
+            .extract(&mut renamer)
+            .map_err(|message| ParseError::at(0, message))?;
+        let choices = tree.index_choices(self.grammar);
+        let bounds = Bounds::required_by(self.grammar, &tree);
+        Ok(Parsed {
+            tree,
+            choices,
+            bounds,
+            renames: renamer.renames,
+        })
+    }
+
+    /// Whether the grammar derives `text`, without building a tree.
+    pub fn accepts(&self, text: &str) -> Result<(), ParseError> {
+        let input = self.input(text)?;
+        let recognition = recognize(&self.table, &self.scanner, &input, false);
+        if recognition.accepted {
+            Ok(())
+        } else {
+            Err(explain(
+                &self.table,
+                &self.scanner,
+                &recognition.chart,
+                &input,
+            ))
+        }
+    }
+
+    fn input(&self, text: &str) -> Result<ParseInput, ParseError> {
+        if self.layout {
+            ParseInput::with_layout(text)
+        } else {
+            Ok(ParseInput::plain(text))
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Matching one terminal at one position of the input.
+//!
+//! A terminal may match several lengths at once (the pool values `a` and `ab` at `ab...`);
+//! the recognizer keeps them all and the extractor picks one, so the scanner reports every
+//! end. Literals and pool values are matched whole, which lets the recognizer jump over a
+//! token instead of visiting each of its characters.
+
+use std::collections::HashSet;
+
+use ahash::AHashMap;
+use regex_automata::dfa::{Automaton, StartKind, dense};
+use regex_automata::{Anchored, Input, MatchKind};
+
+use super::input::marker;
+use crate::grammar::{Grammar, PoolId, Terminal, TerminalId};
+
+pub(crate) struct Scanner<'g> {
+    grammar: &'g Grammar,
+    pools: Vec<PoolMatcher>,
+    /// The grammar's literals, which a pool value never is (pools exclude them when their
+    /// values are derived), so an unknown word must not be one either.
+    keywords: HashSet<&'g str>,
+}
+
+struct PoolMatcher {
+    /// Value indices by the first byte of the value.
+    by_first_byte: Vec<Vec<u32>>,
+    index: AHashMap<String, u32>,
+    /// The pool's regex, to recognise words of the pool's language that are not among its
+    /// values; `None` for pools given as a list.
+    pattern: Option<dense::DFA<Vec<u32>>>,
+}
+
+/// DFAs above this size are not built; their pool then only knows its listed values.
+const DFA_SIZE_LIMIT: usize = 1 << 22;
+
+impl<'g> Scanner<'g> {
+    pub fn new(grammar: &'g Grammar) -> Self {
+        let pools = grammar
+            .pools
+            .iter()
+            .map(|pool| {
+                let mut by_first_byte = vec![Vec::new(); 256];
+                let mut index = AHashMap::new();
+                for (i, value) in pool.values.iter().enumerate() {
+                    if let Some(&b) = value.as_bytes().first() {
+                        by_first_byte[b as usize].push(i as u32);
+                    }
+                    index.entry(value.clone()).or_insert(i as u32);
+                }
+                let pattern = pool.pattern.as_deref().and_then(|p| {
+                    dense::Builder::new()
+                        .configure(
+                            dense::Config::new()
+                                .start_kind(StartKind::Anchored)
+                                .match_kind(MatchKind::All)
+                                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+                        )
+                        .build(p)
+                        .ok()
+                });
+                PoolMatcher {
+                    by_first_byte,
+                    index,
+                    pattern,
+                }
+            })
+            .collect();
+        let keywords = grammar
+            .terminals
+            .iter()
+            .filter_map(|t| match t {
+                Terminal::Literal(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
+        Self {
+            grammar,
+            pools,
+            keywords,
+        }
+    }
+
+    pub fn grammar(&self) -> &'g Grammar {
+        self.grammar
+    }
+
+    /// Ends of the matches of `terminal` at `pos`, appended to `ends`. With `rename`, a word
+    /// of a pool's language that is not one of its values also matches (its longest match
+    /// only, as any tokenizer reads identifiers), and its end is appended to `unknown` too.
+    pub fn scan(
+        &self,
+        terminal: TerminalId,
+        units: &[u8],
+        pos: usize,
+        rename: bool,
+        ends: &mut Vec<u32>,
+        unknown: &mut Vec<u32>,
+    ) {
+        let rest = &units[pos..];
+        match self.grammar.terminal(terminal) {
+            Terminal::Literal(s) => {
+                if rest.starts_with(s.as_bytes()) {
+                    ends.push((pos + s.len()) as u32);
+                }
+            }
+            Terminal::Class(class) => {
+                if let Some((c, len)) = char_at(units, pos)
+                    && class.offset_of(c).is_some()
+                {
+                    ends.push((pos + len) as u32);
+                }
+            }
+            Terminal::Layout(token) => {
+                if rest.first() == Some(&marker(*token)) {
+                    ends.push(pos as u32 + 1);
+                }
+            }
+            Terminal::Pool(p) => {
+                let matcher = &self.pools[p.index()];
+                let values = &self.grammar.pools[p.index()].values;
+                if let Some(&first) = rest.first() {
+                    for &v in &matcher.by_first_byte[first as usize] {
+                        if rest.starts_with(values[v as usize].as_bytes()) {
+                            ends.push((pos + values[v as usize].len()) as u32);
+                        }
+                    }
+                }
+                if rename && let Some(end) = self.unknown_word(*p, units, pos) {
+                    ends.push(end as u32);
+                    unknown.push(end as u32);
+                }
+            }
+        }
+    }
+
+    /// The longest word of the pool's language at `pos`, if it is neither a value of the pool
+    /// nor a keyword of the grammar.
+    pub fn unknown_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
+        let end = self.longest_word(pool, units, pos)?;
+        let word = std::str::from_utf8(&units[pos..end]).ok()?;
+        let known = self.pools[pool.index()].index.contains_key(word);
+        (!known && !self.keywords.contains(word)).then_some(end)
+    }
+
+    fn longest_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
+        let dfa = self.pools[pool.index()].pattern.as_ref()?;
+        let input = Input::new(units).range(pos..).anchored(Anchored::Yes);
+        let mut state = dfa.start_state_forward(&input).ok()?;
+        let mut longest = None;
+        let mut dead = false;
+        for (i, &b) in units[pos..].iter().enumerate() {
+            state = dfa.next_state(state, b);
+            if dfa.is_match_state(state) {
+                // DFA matches are reported one byte late.
+                longest = Some(pos + i);
+            } else if dfa.is_dead_state(state) {
+                dead = true;
+                break;
+            }
+        }
+        if !dead {
+            state = dfa.next_eoi_state(state);
+            if dfa.is_match_state(state) {
+                longest = Some(units.len());
+            }
+        }
+        longest.filter(|&end| end > pos)
+    }
+
+    /// The index of `word` among the pool's values.
+    pub fn pool_value(&self, pool: PoolId, word: &[u8]) -> Option<u32> {
+        let word = std::str::from_utf8(word).ok()?;
+        self.pools[pool.index()].index.get(word).copied()
+    }
+
+    /// Starts of the pool values that end exactly at `end`.
+    pub fn pool_values_ending_at(
+        &self,
+        pool: PoolId,
+        units: &[u8],
+        end: usize,
+        out: &mut Vec<u32>,
+    ) {
+        for value in &self.grammar.pools[pool.index()].values {
+            if units[..end].ends_with(value.as_bytes()) {
+                out.push((end - value.len()) as u32);
+            }
+        }
+    }
+}
+
+/// The character starting at `pos`, with its length in bytes; `None` at a layout marker, at
+/// the end, or in the middle of a character.
+pub(crate) fn char_at(units: &[u8], pos: usize) -> Option<(char, usize)> {
+    let first = *units.get(pos)?;
+    let len = match first {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => return None,
+    };
+    let bytes = units.get(pos..pos + len)?;
+    let c = std::str::from_utf8(bytes).ok()?.chars().next()?;
+    Some((c, len))
+}
+
+/// The character ending at `end`, with its length in bytes.
+pub(crate) fn char_before(units: &[u8], end: usize) -> Option<(char, usize)> {
+    (1..=4.min(end))
+        .filter(|&len| units[end - len] & 0xC0 != 0x80)
+        .find_map(|len| char_at(units, end - len).filter(|&(_, l)| l == len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn characters_are_decoded_both_ways() {
+        let units = "aé€😀".as_bytes();
+        assert_eq!(char_at(units, 0), Some(('a', 1)));
+        assert_eq!(char_at(units, 1), Some(('é', 2)));
+        assert_eq!(char_at(units, 2), None);
+        assert_eq!(char_before(units, units.len()), Some(('😀', 4)));
+        assert_eq!(char_before(units, 3), Some(('é', 2)));
+        assert_eq!(char_before(units, 2), None);
+        assert_eq!(char_at(&[0xFD], 0), None);
+    }
+
+    #[test]
+    fn pools_match_values_and_recognise_unknown_words() {
+        let grammar =
+            Grammar::from_text("t", "s = ID \"if\" ID ;\n%pool ID = /[a-z][a-z0-9]*/ ;").unwrap();
+        let scanner = Scanner::new(&grammar);
+        let Symbol::Terminal(id) = grammar.rules[0].alternatives[0].symbols[0] else {
+            panic!("ID is a terminal");
+        };
+        let (mut ends, mut unknown) = (Vec::new(), Vec::new());
+        scanner.scan(id, b"ab1 x", 0, false, &mut ends, &mut unknown);
+        assert_eq!(ends, [1, 2], "values a and ab");
+        scanner.scan(id, b"ab1 x", 0, true, &mut ends, &mut unknown);
+        assert_eq!(unknown, [3], "ab1 is not among the first values");
+        assert_eq!(scanner.unknown_word(PoolId(0), b"if x", 0), None, "keyword");
+        assert_eq!(scanner.unknown_word(PoolId(0), b"iffy", 0), Some(4));
+        assert_eq!(scanner.pool_value(PoolId(0), b"b"), Some(1));
+    }
+
+    use crate::grammar::Symbol;
+}
