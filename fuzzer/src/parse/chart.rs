@@ -13,11 +13,23 @@ use ahash::AHashMap;
 use super::table::{NONE, ParseTable};
 use crate::grammar::PoolId;
 
-/// A dotted production with the position its production started at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A dotted production with the position its production started at. The nonterminal the
+/// dot waits for is copied in, first, so that sets sort and search by plain comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct Item {
+    pub waits_for: u32,
     pub dot: u32,
     pub origin: u32,
+}
+
+impl Item {
+    pub fn new(table: &ParseTable, dot: u32, origin: u32) -> Self {
+        Self {
+            waits_for: table.dots[dot as usize].waits_for,
+            dot,
+            origin,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -48,8 +60,8 @@ impl Chart {
     }
 
     /// Sorts the items from `start` on, which form the set at `position`, and records it.
-    pub fn close(&mut self, table: &ParseTable, position: usize, start: usize) {
-        self.items[start..].sort_unstable_by_key(|item| key(table, item.dot, item.origin));
+    pub fn close(&mut self, position: usize, start: usize) {
+        self.items[start..].sort_unstable();
         self.set_at[position] = self.sets.len() as u32;
         self.sets.push(Set {
             position: position as u32,
@@ -78,36 +90,29 @@ impl Chart {
     }
 
     /// Indices into `items` of the items at `position` that wait for `nonterminal`.
-    pub fn waiting(&self, table: &ParseTable, position: usize, nonterminal: u32) -> Range<usize> {
+    pub fn waiting(&self, position: usize, nonterminal: u32) -> Range<usize> {
         let Some(range) = self.range(position) else {
             return 0..0;
         };
         let set = &self.items[range.clone()];
-        let dots = &table.dots;
-        let low = set.partition_point(|i| dots[i.dot as usize].waits_for < nonterminal);
-        let high = set.partition_point(|i| dots[i.dot as usize].waits_for <= nonterminal);
+        let low = set.partition_point(|i| i.waits_for < nonterminal);
+        let high = low + set[low..].partition_point(|i| i.waits_for <= nonterminal);
         range.start + low..range.start + high
     }
 
-    /// Items at `position` with dot `dot`, which must not wait for a nonterminal (a complete
-    /// dot, say).
-    pub fn with_dot(&self, table: &ParseTable, position: usize, dot: u32) -> &[Item] {
+    /// Items at `position` whose dot lies in `dots` and waits for no nonterminal (complete
+    /// dots, among others).
+    pub fn not_waiting(&self, position: usize, dots: Range<u32>) -> &[Item] {
         let Some(set) = self.set(position) else {
             return &[];
         };
-        let low = set.partition_point(|i| key(table, i.dot, i.origin) < key(table, dot, 0));
-        let high = set.partition_point(|i| key(table, i.dot, i.origin) <= key(table, dot, NONE));
+        let low = set.partition_point(|i| (i.waits_for, i.dot) < (NONE, dots.start));
+        let high = low + set[low..].partition_point(|i| i.dot < dots.end);
         &set[low..high]
     }
 
     pub fn contains(&self, table: &ParseTable, position: usize, dot: u32, origin: u32) -> bool {
-        self.set(position).is_some_and(|set| {
-            set.binary_search_by_key(&key(table, dot, origin), |i| key(table, i.dot, i.origin))
-                .is_ok()
-        })
+        self.set(position)
+            .is_some_and(|set| set.binary_search(&Item::new(table, dot, origin)).is_ok())
     }
-}
-
-fn key(table: &ParseTable, dot: u32, origin: u32) -> (u32, u32, u32) {
-    (table.dots[dot as usize].waits_for, dot, origin)
 }

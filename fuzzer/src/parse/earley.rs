@@ -43,7 +43,7 @@ pub(crate) fn recognize(
     let n = units.len();
     let mut chart = Chart::new(n);
     let mut pending: BinaryHeap<Reverse<(u32, u32, u32)>> = BinaryHeap::new();
-    let mut seen: AHashSet<(u32, u32)> = AHashSet::new();
+    let mut seen = Seen::new(table.dots.len());
     let mut predicted = vec![0u32; table.nonterminals.len()];
     let terminal_count = scanner_terminals(table);
     let mut scan_ends: Vec<Vec<u32>> = vec![Vec::new(); terminal_count];
@@ -56,10 +56,10 @@ pub(crate) fn recognize(
     loop {
         stamp += 1;
         let start = chart.items.len();
-        seen.clear();
+        seen.next_set();
         let mut add = |items: &mut Vec<Item>, dot: u32, origin: u32| {
-            if seen.insert((dot, origin)) {
-                items.push(Item { dot, origin });
+            if seen.insert(dot, origin) {
+                items.push(Item::new(table, dot, origin));
             }
         };
         while let Some(&Reverse((p, dot, origin))) = pending.peek() {
@@ -101,7 +101,7 @@ pub(crate) fn recognize(
                 Next::Complete => {
                     if (item.origin as usize) < position {
                         let lhs = table.productions[dot.production as usize].lhs;
-                        for w in chart.waiting(table, item.origin as usize, lhs) {
+                        for w in chart.waiting(item.origin as usize, lhs) {
                             let waiting = chart.items[w];
                             add(&mut chart.items, waiting.dot + 1, waiting.origin);
                         }
@@ -163,7 +163,7 @@ pub(crate) fn recognize(
                 pending.push(Reverse((space_end as u32, item.dot, item.origin)));
             }
         }
-        chart.close(table, position, start);
+        chart.close(position, start);
         if chart.items.len() > MAX_ITEMS {
             return Recognition {
                 chart,
@@ -193,4 +193,46 @@ fn scanner_terminals(table: &ParseTable) -> usize {
         })
         .max()
         .unwrap_or(0)
+}
+
+/// Which items the current set already holds. Most dots occur with a single origin in a set,
+/// so the first origin of each dot sits in a dense array stamped with the set's number (no
+/// clearing between sets); only further origins of the same dot go to a hash set.
+struct Seen {
+    stamp: Vec<u32>,
+    origin: Vec<u32>,
+    current: u32,
+    more: AHashSet<(u32, u32)>,
+}
+
+impl Seen {
+    fn new(dots: usize) -> Self {
+        Self {
+            stamp: vec![0; dots],
+            origin: vec![0; dots],
+            current: 0,
+            more: AHashSet::new(),
+        }
+    }
+
+    fn next_set(&mut self) {
+        self.current += 1;
+        if !self.more.is_empty() {
+            self.more.clear();
+        }
+    }
+
+    /// Whether the item is new to the set.
+    fn insert(&mut self, dot: u32, origin: u32) -> bool {
+        let d = dot as usize;
+        if self.stamp[d] != self.current {
+            self.stamp[d] = self.current;
+            self.origin[d] = origin;
+            true
+        } else if self.origin[d] == origin {
+            false
+        } else {
+            self.more.insert((dot, origin))
+        }
+    }
 }

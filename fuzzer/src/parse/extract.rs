@@ -364,15 +364,14 @@ impl<'a> Extractor<'a> {
             }
             Next::Terminal(t) => self.collect_terminal(t, e),
             Next::Nonterminal(nt) => {
-                for production in self.table.nonterminal(nt).productions.clone() {
-                    let dot = self.table.end_dot(production);
-                    for item in self.chart.with_dot(self.table, e, dot) {
-                        if item.origin >= start {
-                            self.candidates.push(Candidate {
-                                start: item.origin,
-                                choice: Choice::Production(production),
-                            });
-                        }
+                let dots = self.table.nonterminal(nt).dots.clone();
+                for item in self.chart.not_waiting(e, dots) {
+                    let dot = self.table.dot(item.dot);
+                    if dot.next == Next::Complete && item.origin >= start {
+                        self.candidates.push(Candidate {
+                            start: item.origin,
+                            choice: Choice::Production(dot.production),
+                        });
                     }
                 }
             }
@@ -424,16 +423,14 @@ impl<'a> Extractor<'a> {
                 }
             }
             Terminal::Pool(pool) => {
-                let mut starts = Vec::new();
+                let mut found = Vec::new();
                 self.scanner
-                    .pool_values_ending_at(*pool, units, e, &mut starts);
-                for s in starts {
-                    if let Some(value) = self.scanner.pool_value(*pool, &units[s as usize..e]) {
-                        self.candidates.push(Candidate {
-                            start: s,
-                            choice: Choice::Value(value),
-                        });
-                    }
+                    .pool_values_ending_at(*pool, units, e, &mut found);
+                for (start, value) in found {
+                    self.candidates.push(Candidate {
+                        start,
+                        choice: Choice::Value(value),
+                    });
                 }
                 if let Some(starts) = self.chart.unknown_words.get(&(*pool, e as u32)) {
                     for &s in starts {

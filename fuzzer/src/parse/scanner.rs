@@ -23,9 +23,9 @@ pub(crate) struct Scanner<'g> {
 }
 
 struct PoolMatcher {
-    /// Value indices by the first byte of the value.
-    by_first_byte: Vec<Vec<u32>>,
-    index: AHashMap<String, u32>,
+    /// The distinct lengths of the values in bytes: a match is one hash lookup per length.
+    lengths: Vec<usize>,
+    index: AHashMap<Box<[u8]>, u32>,
     /// The pool's regex, to recognise words of the pool's language that are not among its
     /// values; `None` for pools given as a list.
     pattern: Option<dense::DFA<Vec<u32>>>,
@@ -40,14 +40,15 @@ impl<'g> Scanner<'g> {
             .pools
             .iter()
             .map(|pool| {
-                let mut by_first_byte = vec![Vec::new(); 256];
                 let mut index = AHashMap::new();
                 for (i, value) in pool.values.iter().enumerate() {
-                    if let Some(&b) = value.as_bytes().first() {
-                        by_first_byte[b as usize].push(i as u32);
-                    }
-                    index.entry(value.clone()).or_insert(i as u32);
+                    index
+                        .entry(value.as_bytes().to_vec().into_boxed_slice())
+                        .or_insert(i as u32);
                 }
+                let mut lengths: Vec<usize> = pool.values.iter().map(String::len).collect();
+                lengths.sort_unstable();
+                lengths.dedup();
                 let pattern = pool.pattern.as_deref().and_then(|p| {
                     dense::Builder::new()
                         .configure(
@@ -61,7 +62,7 @@ impl<'g> Scanner<'g> {
                         .ok()
                 });
                 PoolMatcher {
-                    by_first_byte,
+                    lengths,
                     index,
                     pattern,
                 }
@@ -119,12 +120,11 @@ impl<'g> Scanner<'g> {
             }
             Terminal::Pool(p) => {
                 let matcher = &self.pools[p.index()];
-                let values = &self.grammar.pools[p.index()].values;
-                if let Some(&first) = rest.first() {
-                    for &v in &matcher.by_first_byte[first as usize] {
-                        if rest.starts_with(values[v as usize].as_bytes()) {
-                            ends.push((pos + values[v as usize].len()) as u32);
-                        }
+                for &len in &matcher.lengths {
+                    if let Some(word) = rest.get(..len)
+                        && matcher.index.contains_key(word)
+                    {
+                        ends.push((pos + len) as u32);
                     }
                 }
                 if rename && let Some(end) = self.unknown_word(*p, units, pos) {
@@ -139,9 +139,10 @@ impl<'g> Scanner<'g> {
     /// nor a keyword of the grammar.
     pub fn unknown_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
         let end = self.longest_word(pool, units, pos)?;
-        let word = std::str::from_utf8(&units[pos..end]).ok()?;
+        let word = &units[pos..end];
         let known = self.pools[pool.index()].index.contains_key(word);
-        (!known && !self.keywords.contains(word)).then_some(end)
+        let keyword = std::str::from_utf8(word).is_ok_and(|w| self.keywords.contains(w));
+        (!known && !keyword).then_some(end)
     }
 
     fn longest_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
@@ -169,23 +170,20 @@ impl<'g> Scanner<'g> {
         longest.filter(|&end| end > pos)
     }
 
-    /// The index of `word` among the pool's values.
-    pub fn pool_value(&self, pool: PoolId, word: &[u8]) -> Option<u32> {
-        let word = std::str::from_utf8(word).ok()?;
-        self.pools[pool.index()].index.get(word).copied()
-    }
-
-    /// Starts of the pool values that end exactly at `end`.
+    /// The pool values that end exactly at `end`, as (start, value index), longest first.
     pub fn pool_values_ending_at(
         &self,
         pool: PoolId,
         units: &[u8],
         end: usize,
-        out: &mut Vec<u32>,
+        out: &mut Vec<(u32, u32)>,
     ) {
-        for value in &self.grammar.pools[pool.index()].values {
-            if units[..end].ends_with(value.as_bytes()) {
-                out.push((end - value.len()) as u32);
+        let matcher = &self.pools[pool.index()];
+        for &len in matcher.lengths.iter().rev() {
+            if let Some(start) = end.checked_sub(len)
+                && let Some(&value) = matcher.index.get(&units[start..end])
+            {
+                out.push((start as u32, value));
             }
         }
     }
@@ -245,7 +243,13 @@ mod tests {
         assert_eq!(unknown, [3], "ab1 is not among the first values");
         assert_eq!(scanner.unknown_word(PoolId(0), b"if x", 0), None, "keyword");
         assert_eq!(scanner.unknown_word(PoolId(0), b"iffy", 0), Some(4));
-        assert_eq!(scanner.pool_value(PoolId(0), b"b"), Some(1));
+        let mut found = Vec::new();
+        scanner.pool_values_ending_at(PoolId(0), b"x ab", 4, &mut found);
+        assert_eq!(
+            found,
+            [(2, 26 + 10 + 1), (3, 1)],
+            "ab (after a..z and a0..a9, aa), then b"
+        );
     }
 
     use crate::grammar::Symbol;

@@ -59,6 +59,8 @@ pub(crate) struct Nonterminal {
     /// Inside a lexical rule: no whitespace between the pieces.
     pub token: bool,
     pub productions: Range<u32>,
+    /// The dots of all its productions, which are numbered consecutively.
+    pub dots: Range<u32>,
     pub nullable: bool,
     /// The production of a least-height derivation of the empty word, for nullable
     /// nonterminals. Empty spans are always extracted this way, which keeps extraction from
@@ -260,6 +262,7 @@ impl<'g> Builder<'g> {
         for (id, bodies) in self.bodies.iter().enumerate() {
             let (origin, token) = self.keys[id];
             let first = productions.len() as u32;
+            let first_dot = dots.len() as u32;
             for (alternative, symbols) in bodies {
                 let p = productions.len() as u32;
                 productions.push(Production {
@@ -295,6 +298,7 @@ impl<'g> Builder<'g> {
                 origin,
                 token,
                 productions: first..productions.len() as u32,
+                dots: first_dot..dots.len() as u32,
                 nullable: false,
                 empty_production: NONE,
             });
