@@ -4,8 +4,11 @@
 mod generate;
 mod grammar_check;
 mod grammar_convert;
+mod import;
 mod load;
+mod parse;
 mod plugin;
+mod seed;
 mod targets;
 
 pub use plugin::LinkedTarget;
@@ -35,6 +38,10 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// List the targets that can be fuzzed; with --target, check that one is instrumented.
     Targets(targets::TargetsArgs),
+    /// Accept or reject text files against a grammar; save their choice sequences.
+    Parse(parse::ParseArgs),
+    /// Turn a directory of text seeds into a corpus of choice sequences, with a report.
+    Import(import::ImportArgs),
 }
 
 #[derive(Subcommand)]
@@ -95,6 +102,8 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         } => grammar_convert::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Targets(args) => targets::run(args, linked),
+        Command::Parse(args) => parse::run(args),
+        Command::Import(args) => import::run(args),
     };
     report(result)
 }

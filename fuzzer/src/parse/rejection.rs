@@ -10,7 +10,7 @@ use super::chart::Chart;
 use super::input::{ParseInput, marker_name};
 use super::scanner::{Scanner, char_at};
 use super::table::{Next, Origin, ParseTable};
-use crate::grammar::{CharClass, Grammar, PoolId, Terminal, TerminalId};
+use crate::grammar::{CharClass, Grammar, Terminal, TerminalId};
 
 /// Longer lists of expectations are cut, ending in "...".
 const MAX_LISTED: usize = 16;
@@ -24,15 +24,11 @@ pub(crate) fn explain(
     let grammar = scanner.grammar();
     let at = chart.last_position().unwrap_or(0);
     let mut expected: Vec<String> = Vec::new();
-    let mut pools: Vec<PoolId> = Vec::new();
     for item in chart.set(at).unwrap_or(&[]) {
         let dot = table.dot(item.dot);
         let in_token = table.nonterminal(table.lhs(item.dot)).token;
         match dot.next {
             Next::Terminal(t) if !in_token || (item.origin as usize) < at => {
-                if let Terminal::Pool(p) = grammar.terminal(t) {
-                    pools.push(*p);
-                }
                 expected.push(describe_terminal(grammar, t));
             }
             Next::End if !in_token => expected.push("end of input".into()),
@@ -54,27 +50,9 @@ pub(crate) fn explain(
     expected.dedup();
 
     let units = &input.units[..];
-    for pool in pools {
-        if let Some(end) = scanner.unknown_word(pool, units, at) {
-            let word = String::from_utf8_lossy(&units[at..end]);
-            let pool = &grammar.pools[pool.index()];
-            let shown: Vec<&str> = pool.values.iter().take(6).map(String::as_str).collect();
-            let more = if pool.values.len() > shown.len() {
-                format!(", ... {} in all", pool.values.len())
-            } else {
-                String::new()
-            };
-            return ParseError::at(
-                input.offset(at),
-                format!(
-                    "'{word}' is not a value of pool {} (values: {}{more}); `bonsai import --rename-pools` renames such words",
-                    pool.name,
-                    shown.join(", ")
-                ),
-            );
-        }
+    if let Some(error) = unknown_pool_word(table, scanner, chart, input, at) {
+        return error;
     }
-
     let found = describe_found(units, at);
     let message = match expected.len() {
         0 => format!("unexpected {found}"),
@@ -95,6 +73,56 @@ pub(crate) fn explain(
     ParseError::at(input.offset(at), message)
 }
 
+/// How far back a word of a pool's language may start and still explain a failure: the
+/// parse may have read a prefix of an unknown word (`fo` of `foo`) as a value.
+const WORD_REACH: usize = 64;
+
+/// A word of a pool's language that covers the failure position, starts where the pool was
+/// expected, and is not one of the pool's values: the likely cause, named as such.
+fn unknown_pool_word(
+    table: &ParseTable,
+    scanner: &Scanner<'_>,
+    chart: &Chart,
+    input: &ParseInput,
+    at: usize,
+) -> Option<ParseError> {
+    let grammar = scanner.grammar();
+    let units = &input.units[..];
+    for start in (at.saturating_sub(WORD_REACH)..=at).rev() {
+        for item in chart.set(start).unwrap_or(&[]) {
+            let Next::Terminal(t) = table.dot(item.dot).next else {
+                continue;
+            };
+            let Terminal::Pool(pool) = grammar.terminal(t) else {
+                continue;
+            };
+            let Some(end) = scanner.unknown_word(*pool, units, start) else {
+                continue;
+            };
+            if end <= at && start < at {
+                continue;
+            }
+            let word = String::from_utf8_lossy(&units[start..end]);
+            let pool = &grammar.pools[pool.index()];
+            let shown: Vec<&str> = pool.values.iter().take(6).map(String::as_str).collect();
+            let more = if pool.values.len() > shown.len() {
+                format!(", ... {} in all", pool.values.len())
+            } else {
+                String::new()
+            };
+            return Some(ParseError::at(
+                input.offset(start),
+                format!(
+                    "'{word}' is not a value of pool {} (values: {}{more}); `bonsai import --rename-pools` renames such words",
+                    pool.name,
+                    shown.join(", ")
+                ),
+            ));
+        }
+    }
+    None
+}
+
 fn first_terminals(table: &ParseTable, grammar: &Grammar, nt: u32, out: &mut Vec<String>) {
     for &d in &table.closure[nt as usize] {
         if let Next::Terminal(t) = table.dot(d).next {
@@ -112,13 +140,20 @@ fn describe_terminal(grammar: &Grammar, t: TerminalId) -> String {
     }
 }
 
+/// A class in regex notation, `[a-z_]`.
 fn describe_class(class: &CharClass) -> String {
+    let escape = |c: char, out: &mut String| {
+        if matches!(c, '[' | ']' | '-' | '\\' | '^') {
+            out.push('\\');
+        }
+        out.extend(c.escape_debug());
+    };
     let mut out = String::from("[");
     for &(a, b) in class.ranges() {
-        out.extend(a.escape_debug());
+        escape(a, &mut out);
         if b != a {
             out.push('-');
-            out.extend(b.escape_debug());
+            escape(b, &mut out);
         }
     }
     out.push(']');

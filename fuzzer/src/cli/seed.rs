@@ -1,0 +1,113 @@
+//! Reading one seed file for `bonsai parse` and `bonsai import`: parse, then prove the result
+//! by replaying its choices through the sampler, as the fuzzer will.
+
+use libafl_bolts::rands::StdRand;
+
+use crate::choice::{Replay, SavedChoices};
+use crate::parse::{ParseError, ParseOptions, Parser, Rename};
+use crate::sampler::{Sample, Sampler};
+use crate::text::render;
+
+/// How the re-rendered text compares with the seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fidelity {
+    /// Byte for byte the seed.
+    Exact,
+    /// The same tokens; only whitespace between them differs (the grammar's layout is applied).
+    Layout,
+    /// Pool words were renamed (`--rename-pools`).
+    Renamed,
+}
+
+impl Fidelity {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Fidelity::Exact => "exact",
+            Fidelity::Layout => "layout differs",
+            Fidelity::Renamed => "pool words renamed",
+        }
+    }
+}
+
+pub struct ReadSeed {
+    pub saved: SavedChoices,
+    /// The text the saved choices replay to.
+    pub text: String,
+    pub fidelity: Fidelity,
+    pub renames: Vec<Rename>,
+}
+
+pub fn read_seed(
+    parser: &Parser<'_>,
+    bytes: &[u8],
+    options: ParseOptions,
+) -> Result<ReadSeed, ParseError> {
+    let grammar = parser.grammar();
+    let parsed = parser.parse_bytes(bytes, options)?;
+    let mut sampler = Sampler::new(grammar, parsed.bounds).map_err(|e| ParseError {
+        offset: 0,
+        message: e.message,
+    })?;
+    let mut replayed = Sample::default();
+    // The seed of the random source is irrelevant: a complete recording needs no fresh choice.
+    sampler
+        .sample(
+            parsed.choices.as_slice(),
+            Replay::Strict,
+            &mut StdRand::with_seed(0),
+            &mut replayed,
+        )
+        .map_err(|e| ParseError {
+            offset: 0,
+            message: format!("internal error: the parsed choices do not replay: {e}"),
+        })?;
+    let text = render(grammar, &replayed.tree);
+    if replayed.tree != parsed.tree {
+        return Err(ParseError {
+            offset: 0,
+            message: "internal error: the parsed choices replay to a different tree".into(),
+        });
+    }
+    let original = String::from_utf8_lossy(bytes);
+    let fidelity = if !parsed.renames.is_empty() {
+        Fidelity::Renamed
+    } else if text == original {
+        Fidelity::Exact
+    } else if without_whitespace(&text) == without_whitespace(&original) {
+        Fidelity::Layout
+    } else {
+        return Err(ParseError {
+            offset: 0,
+            message: "internal error: the re-rendered text differs from the seed beyond whitespace"
+                .into(),
+        });
+    };
+    Ok(ReadSeed {
+        saved: SavedChoices {
+            grammar: grammar.fingerprint(),
+            bounds: parsed.bounds,
+            choices: parsed.choices,
+        },
+        text,
+        fidelity,
+        renames: parsed.renames,
+    })
+}
+
+fn without_whitespace(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Runs `work` on a thread with a large stack: extraction and replay recurse as deep as the
+/// seed nests (up to `parse::MAX_NESTING` rules), deeper than a default stack allows.
+pub fn with_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    const STACK: usize = 512 << 20;
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn_scoped(scope, work)
+            .map(|handle| handle.join())
+            .unwrap_or_else(|_| panic!("cannot start a parsing thread"))
+            .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+    })
+}
