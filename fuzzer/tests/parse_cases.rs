@@ -1,0 +1,184 @@
+//! Hand-written texts per shipped grammar: what is accepted, and where and why the rest is
+//! rejected.
+
+mod common;
+
+use bonsai::parse::{ParseOptions, Parser};
+use common::shipped;
+
+fn accepts(grammar: &str, text: &str) {
+    let grammar = shipped(grammar);
+    let parser = Parser::new(&grammar);
+    if let Err(e) = parser.parse(text) {
+        panic!("{} rejected {text:?}: {e}", grammar.name);
+    }
+}
+
+/// The text is rejected at `line:col` with a message containing `message`.
+fn rejects(grammar: &str, text: &str, line: usize, col: usize, message: &str) {
+    let grammar = shipped(grammar);
+    let parser = Parser::new(&grammar);
+    let error = match parser.parse(text) {
+        Ok(_) => panic!("{} accepted {text:?}", grammar.name),
+        Err(e) => e,
+    };
+    assert_eq!(
+        error.line_col(text),
+        (line, col),
+        "{}: {text:?}: {}",
+        grammar.name,
+        error.message
+    );
+    assert!(
+        error.message.contains(message),
+        "{}: {text:?}: {:?} does not mention {message:?}",
+        grammar.name,
+        error.message
+    );
+}
+
+#[test]
+fn json() {
+    accepts(
+        "json",
+        "{\"a\": [1, -2.5e+3, \"x\\n\\u00e9\"], \"b\": null}",
+    );
+    accepts("json", "\n  [ true ,false,\n\tnull ]  \n");
+    accepts("json", "\"é€😀\"");
+    rejects(
+        "json",
+        "[1, 2}",
+        1,
+        6,
+        "unexpected '}'; expected one of: \",\"",
+    );
+    rejects("json", "{\"a\": tru}", 1, 7, "unexpected 'tru'");
+    rejects("json", "\"abc", 1, 5, "unexpected end of input");
+    rejects("json", "[01]", 1, 3, "unexpected '1'");
+    rejects("json", "[1,\n 2,\n ]", 3, 2, "expected one of: \"[\"");
+    rejects("json", "{\"a\": 1} x", 1, 10, "expected end of input");
+    rejects(
+        "json",
+        "{\"key\": 1}",
+        1,
+        2,
+        "'\"key\"' is not a value of pool KEY",
+    );
+    rejects("json", "\"a b\" \"", 1, 7, "expected end of input");
+}
+
+#[test]
+fn expr() {
+    accepts("expr", "1 + (2 * -3.5) / 4");
+    // Whitespace is tolerated between tokens, even where the grammar's layout puts none.
+    accepts("expr", "1 +  2");
+    rejects("expr", "1 + (2 * 3", 1, 11, "expected one of: \" * \"");
+    rejects("expr", "1 +2", 1, 3, "unexpected '+'");
+    rejects("expr", "", 1, 1, "unexpected end of input");
+}
+
+#[test]
+fn url_and_cgi() {
+    accepts(
+        "url",
+        "https://user:password@www.google.com:8080/x12?abc=def&x01=99",
+    );
+    rejects(
+        "url",
+        "htp://x",
+        1,
+        1,
+        "expected one of: \"ftp\", \"ftps\", \"http\", \"https\"",
+    );
+    rejects("url", "http://cispa.saarland:/", 1, 23, "unexpected '/'");
+    accepts("cgi", "a+%2f-_");
+    rejects("cgi", "ab%2g", 1, 5, "unexpected 'g'");
+}
+
+#[test]
+fn simpl() {
+    accepts(
+        "simpl",
+        "module [1] a = begin var b: int; b = 2; if b = 1 then b = b + 1 else begin end; end.",
+    );
+    rejects("simpl", "module[1] a = begin end", 1, 24, "expected \".\"");
+    rejects(
+        "simpl",
+        "module [1] a = begin b = 2 end.",
+        1,
+        28,
+        "expected one of: \"+\", \";\", \"=\"",
+    );
+}
+
+#[test]
+fn chocopy_reads_line_structure() {
+    accepts(
+        "chocopy",
+        "x: int = 1\ndef f(a: int) -> int:\n    global x\n    return a + x\n\nif f(x) > 1:\n    print(x)\nelse:\n    pass\n",
+    );
+    // No final line break, blank lines with spaces, tabs for indentation.
+    accepts("chocopy", "while True:\n\tpass\n   \n\tpass");
+    rejects("chocopy", "if a:\npass\n", 2, 1, "expected INDENT");
+    rejects(
+        "chocopy",
+        "if a:\n    pass\n  pass\n",
+        3,
+        3,
+        "unindent does not match",
+    );
+    rejects(
+        "chocopy",
+        "x: int = 1\n    y = 2\n",
+        2,
+        5,
+        "unexpected indentation",
+    );
+    rejects(
+        "chocopy",
+        "foo = 1\n",
+        1,
+        1,
+        "'foo' is not a value of pool ID",
+    );
+}
+
+#[test]
+fn starlark() {
+    accepts(
+        "starlark",
+        "def f(a: int, b: list[str] = []) -> int:\n    for c in range(a):\n        b.append(str(c))\n    return len(b)\n",
+    );
+    rejects(
+        "starlark",
+        "def f(a int):\n    pass\n",
+        1,
+        9,
+        "unexpected 'int'; expected \":\"",
+    );
+    rejects(
+        "starlark",
+        "def f():\n    return (a\n",
+        2,
+        14,
+        "unexpected end of line",
+    );
+}
+
+#[test]
+fn renaming_pool_words_is_consistent_and_avoids_used_values() {
+    let grammar = shipped("chocopy");
+    let parser = Parser::new(&grammar);
+    let text = "total = a\nb = total + count\n";
+    let options = ParseOptions { rename_pools: true };
+    let parsed = parser.parse_with(text, options).unwrap();
+    let renamed = bonsai::text::render(&grammar, &parsed.tree);
+    assert_eq!(renamed, "c = a\nb = c + d\n");
+    let pairs: Vec<(&str, &str)> = parsed
+        .renames
+        .iter()
+        .map(|r| (r.from.as_str(), r.to.as_str()))
+        .collect();
+    assert_eq!(pairs, [("total", "c"), ("count", "d")]);
+    assert_eq!(parsed.bounds.idents, 4);
+}

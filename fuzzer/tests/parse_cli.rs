@@ -1,0 +1,198 @@
+//! `bonsai parse` and `bonsai import` as a user runs them: exit codes, located errors,
+//! written choices that replay to the text, and an import report that accounts for every file.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::grammar_path;
+
+fn bonsai(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bonsai"))
+        .args(args)
+        .output()
+        .expect("the bonsai binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn replay(grammar: &str, choices: &Path) -> String {
+    let out = bonsai(&["generate", grammar, "--replay", path(choices)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut replayed = text(&out.stdout);
+    replayed.pop(); // the separator after the input
+    replayed
+}
+
+#[test]
+fn parse_exit_codes_and_located_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = grammar_path("json");
+    let json = path(&json);
+    let good = dir.path().join("good.json");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&good, "{\"a\": [1, 2]}").unwrap();
+    std::fs::write(&bad, "{\"a\": [1, 2}").unwrap();
+
+    let out = bonsai(&["parse", json, path(&good)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("good.json: accepted"));
+
+    let out = bonsai(&["parse", json, path(&good), path(&bad)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr
+            .contains("bad.json:1:12: error: unexpected '}'; expected one of: \",\", \".\", \"]\""),
+        "{stderr}"
+    );
+
+    let missing = dir.path().join("missing.json");
+    let out = bonsai(&["parse", json, path(&good), path(&missing)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("missing.json: error: cannot read"));
+}
+
+#[test]
+fn parse_to_choices_writes_replayable_sequences() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar = grammar_path("chocopy");
+    let grammar = path(&grammar);
+    let program = "def f(a: int) -> int:\n    return a + 1\n\nprint(f(2))\n";
+    let input = dir.path().join("prog.py");
+    std::fs::write(&input, program).unwrap();
+
+    let out = bonsai(&["parse", grammar, path(&input), "--to-choices"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let beside = dir.path().join("prog.py.choices");
+    // The blank line is layout the grammar does not produce; everything else is identical.
+    assert_eq!(
+        replay(grammar, &beside),
+        "def f(a: int) -> int:\n    return a + 1\nprint(f(2))\n"
+    );
+
+    let out_dir = dir.path().join("choices");
+    let out = bonsai(&[
+        "parse",
+        grammar,
+        path(&input),
+        "--to-choices",
+        "--out",
+        path(&out_dir),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read(out_dir.join("prog.py.choices")).unwrap(),
+        std::fs::read(&beside).unwrap()
+    );
+}
+
+#[test]
+fn import_accounts_for_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(seeds.join("nested")).unwrap();
+    std::fs::write(seeds.join("a.json"), "[1, 2, 3]").unwrap();
+    std::fs::write(seeds.join("b.json"), "{\n  \"a\":  true\n}\n").unwrap();
+    std::fs::write(seeds.join("nested/c.json"), "{\"name\": 1}").unwrap();
+    std::fs::write(seeds.join("nested/d.json"), "[1,, 2]").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), seeds.join("e.json")).unwrap();
+    let json = grammar_path("json");
+    let json = path(&json);
+    let corpus = dir.path().join("corpus");
+
+    let out = bonsai(&["import", json, path(&seeds), "--out", path(&corpus)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(if cfg!(unix) { 2 } else { 1 }),
+        "{stderr}"
+    );
+    let report = std::fs::read_to_string(corpus.join("import-report.txt")).unwrap();
+    let lines: Vec<&str> = report.lines().skip(1).collect();
+    assert_eq!(lines.len(), if cfg!(unix) { 5 } else { 4 }, "{report}");
+    assert!(
+        lines[0].ends_with("a.json: accepted as 000000 (exact, bounds 1,2,2)"),
+        "{report}"
+    );
+    assert!(
+        lines[1].ends_with("b.json: accepted as 000001 (layout differs, bounds 1,1,2)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("c.json:1:2: error: '\"name\"' is not a value of pool KEY"),
+        "{report}"
+    );
+    assert!(
+        report.contains("d.json:1:4: error: unexpected ','"),
+        "{report}"
+    );
+    if cfg!(unix) {
+        assert!(report.contains("e.json: error: cannot read"), "{report}");
+    }
+    assert_eq!(replay(json, &corpus.join("000000.choices")), "[1, 2, 3]");
+    assert_eq!(
+        std::fs::read_to_string(corpus.join("000001.txt")).unwrap(),
+        "{\"a\": true}"
+    );
+    assert_eq!(
+        replay(json, &corpus.join("000001.choices")),
+        "{\"a\": true}"
+    );
+    assert!(!corpus.join("000002.txt").exists());
+
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(corpus.join("import-report.json")).unwrap()).unwrap();
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files.len(), lines.len());
+    assert_eq!(report["accepted"], 2);
+    assert_eq!(report["rejected"], 2);
+
+    // Importing into the same, now non-empty, corpus is refused rather than mixed.
+    let out = bonsai(&["import", json, path(&seeds), "--out", path(&corpus)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not empty"));
+
+    // With renaming, the seed with an unknown key becomes an entry too.
+    let renamed = dir.path().join("renamed");
+    bonsai(&[
+        "import",
+        json,
+        path(&seeds),
+        "--out",
+        path(&renamed),
+        "--rename-pools",
+    ]);
+    let report = std::fs::read_to_string(renamed.join("import-report.txt")).unwrap();
+    assert!(
+        report.contains(
+            "c.json: accepted as 000002 (pool words renamed, bounds 1,1,2); KEY \"name\" -> \"a\""
+        ),
+        "{report}"
+    );
+    assert_eq!(replay(json, &renamed.join("000002.choices")), "{\"a\": 1}");
+}
+
+#[test]
+fn import_of_a_missing_directory_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = grammar_path("json");
+    let missing = dir.path().join("missing");
+    let out = bonsai(&[
+        "import",
+        path(&json),
+        path(&missing),
+        "--out",
+        path(&dir.path().join("c")),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("missing: error: cannot read the seed directory"));
+}
