@@ -36,7 +36,14 @@ impl Item {
 struct Set {
     position: u32,
     items: (u32, u32),
+    /// Items before this index wait for a nonterminal, grouped by it.
+    waiting_end: u32,
 }
+
+/// Sets up to this size are only partitioned (items waiting for a nonterminal first, grouped
+/// by it) and searched linearly, which is faster than sorting them; larger sets are sorted and
+/// binary searched.
+const SMALL_SET: usize = 24;
 
 #[derive(Default)]
 pub(crate) struct Chart {
@@ -52,7 +59,7 @@ pub(crate) struct Chart {
 impl Chart {
     pub fn new(positions: usize) -> Self {
         Self {
-            items: Vec::new(),
+            items: Vec::with_capacity(positions * 4),
             sets: Vec::new(),
             set_at: vec![NONE; positions + 1],
             unknown_words: AHashMap::new(),
@@ -61,11 +68,26 @@ impl Chart {
 
     /// Sorts the items from `start` on, which form the set at `position`, and records it.
     pub fn close(&mut self, position: usize, start: usize) {
-        self.items[start..].sort_unstable();
+        let set = &mut self.items[start..];
+        let waiting = if set.len() > SMALL_SET {
+            set.sort_unstable();
+            set.partition_point(|i| i.waits_for != NONE)
+        } else {
+            let mut waiting = 0;
+            for i in 0..set.len() {
+                if set[i].waits_for != NONE {
+                    set.swap(i, waiting);
+                    waiting += 1;
+                }
+            }
+            set[..waiting].sort_unstable_by_key(|i| i.waits_for);
+            waiting
+        };
         self.set_at[position] = self.sets.len() as u32;
         self.sets.push(Set {
             position: position as u32,
             items: (start as u32, self.items.len() as u32),
+            waiting_end: (start + waiting) as u32,
         });
     }
 
@@ -81,38 +103,50 @@ impl Chart {
         })
     }
 
-    fn range(&self, position: usize) -> Option<Range<usize>> {
-        let index = *self.set_at.get(position)?;
-        (index != NONE).then(|| {
-            let (start, end) = self.sets[index as usize].items;
-            start as usize..end as usize
-        })
-    }
-
     /// Indices into `items` of the items at `position` that wait for `nonterminal`.
     pub fn waiting(&self, position: usize, nonterminal: u32) -> Range<usize> {
-        let Some(range) = self.range(position) else {
+        let Some(&index) = self.set_at.get(position) else {
             return 0..0;
         };
-        let set = &self.items[range.clone()];
-        let low = set.partition_point(|i| i.waits_for < nonterminal);
-        let high = low + set[low..].partition_point(|i| i.waits_for <= nonterminal);
-        range.start + low..range.start + high
+        if index == NONE {
+            return 0..0;
+        }
+        let set = self.sets[index as usize];
+        let start = set.items.0 as usize;
+        let waiting = &self.items[start..set.waiting_end as usize];
+        let low = waiting.partition_point(|i| i.waits_for < nonterminal);
+        let high = low + waiting[low..].partition_point(|i| i.waits_for <= nonterminal);
+        start + low..start + high
     }
 
     /// Items at `position` whose dot lies in `dots` and waits for no nonterminal (complete
     /// dots, among others).
+    /// In a small set, all items that wait for no nonterminal (callers check the dot).
     pub fn not_waiting(&self, position: usize, dots: Range<u32>) -> &[Item] {
-        let Some(set) = self.set(position) else {
+        let Some(&index) = self.set_at.get(position) else {
             return &[];
         };
-        let low = set.partition_point(|i| (i.waits_for, i.dot) < (NONE, dots.start));
+        if index == NONE {
+            return &[];
+        }
+        let info = self.sets[index as usize];
+        let set = &self.items[info.waiting_end as usize..info.items.1 as usize];
+        if set.len() + (info.waiting_end - info.items.0) as usize <= SMALL_SET {
+            return set;
+        }
+        let low = set.partition_point(|i| i.dot < dots.start);
         let high = low + set[low..].partition_point(|i| i.dot < dots.end);
         &set[low..high]
     }
 
     pub fn contains(&self, table: &ParseTable, position: usize, dot: u32, origin: u32) -> bool {
-        self.set(position)
-            .is_some_and(|set| set.binary_search(&Item::new(table, dot, origin)).is_ok())
+        let item = Item::new(table, dot, origin);
+        self.set(position).is_some_and(|set| {
+            if set.len() <= SMALL_SET {
+                set.contains(&item)
+            } else {
+                set.binary_search(&item).is_ok()
+            }
+        })
     }
 }

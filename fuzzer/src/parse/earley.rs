@@ -120,6 +120,7 @@ pub(crate) fn recognize(
                         add(&mut chart.items, item.dot + 1, item.origin);
                     }
                 }
+                Next::Terminal(t) if !scanner.may_match(t, units.get(position).copied()) => {}
                 Next::Terminal(t) => {
                     let t = t.index();
                     if scan_stamp[t] != stamp {

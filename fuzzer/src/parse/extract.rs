@@ -365,9 +365,12 @@ impl<'a> Extractor<'a> {
             Next::Terminal(t) => self.collect_terminal(t, e),
             Next::Nonterminal(nt) => {
                 let dots = self.table.nonterminal(nt).dots.clone();
-                for item in self.chart.not_waiting(e, dots) {
+                for item in self.chart.not_waiting(e, dots.clone()) {
                     let dot = self.table.dot(item.dot);
-                    if dot.next == Next::Complete && item.origin >= start {
+                    if dot.next == Next::Complete
+                        && dots.contains(&item.dot)
+                        && item.origin >= start
+                    {
                         self.candidates.push(Candidate {
                             start: item.origin,
                             choice: Choice::Production(dot.production),
@@ -377,23 +380,27 @@ impl<'a> Extractor<'a> {
             }
             Next::Complete => {}
         }
-        let mut kept = base;
-        for c in base..self.candidates.len() {
-            if self.candidates[c].start >= start {
-                self.candidates[kept] = self.candidates[c];
-                kept += 1;
+        if self.candidates.len() - base > 1 {
+            let mut kept = base;
+            for c in base..self.candidates.len() {
+                if self.candidates[c].start >= start {
+                    self.candidates[kept] = self.candidates[c];
+                    kept += 1;
+                }
             }
+            self.candidates.truncate(kept);
+            self.candidates[base..].sort_by_key(|c| {
+                (
+                    c.start,
+                    match c.choice {
+                        Choice::Production(p) => p,
+                        _ => 0,
+                    },
+                )
+            });
+        } else if self.candidates.len() > base && self.candidates[base].start < start {
+            self.candidates.truncate(base);
         }
-        self.candidates.truncate(kept);
-        self.candidates[base..].sort_by_key(|c| {
-            (
-                c.start,
-                match c.choice {
-                    Choice::Production(p) => p,
-                    _ => 0,
-                },
-            )
-        });
     }
 
     fn collect_terminal(&mut self, t: TerminalId, e: usize) {

@@ -20,6 +20,11 @@ pub(crate) struct Scanner<'g> {
     /// The grammar's literals, which a pool value never is (pools exclude them when their
     /// values are derived), so an unknown word must not be one either.
     keywords: HashSet<&'g str>,
+    /// Per terminal, the bytes a match can start with (a 256-bit set), so that the recognizer
+    /// skips most terminals with one lookup instead of a scan.
+    first_bytes: Vec<[u64; 4]>,
+    /// Terminals that can match the empty word (an empty literal), at any position.
+    empty: Vec<bool>,
 }
 
 struct PoolMatcher {
@@ -76,10 +81,54 @@ impl<'g> Scanner<'g> {
                 _ => None,
             })
             .collect();
+        let mut first_bytes = vec![[0u64; 4]; grammar.terminals.len()];
+        let mut empty = vec![false; grammar.terminals.len()];
+        for (t, terminal) in grammar.terminals.iter().enumerate() {
+            let set = &mut first_bytes[t];
+            let mut add = |b: u8| set[(b >> 6) as usize] |= 1 << (b & 63);
+            match terminal {
+                Terminal::Literal(s) => match s.as_bytes().first() {
+                    Some(&b) => add(b),
+                    None => empty[t] = true,
+                },
+                Terminal::Class(class) => {
+                    for &(a, b) in class.ranges() {
+                        let (first, last) = (lead_byte(a), lead_byte(b));
+                        for byte in first..=last {
+                            add(byte);
+                        }
+                    }
+                }
+                Terminal::Layout(token) => add(marker(*token)),
+                Terminal::Pool(p) => {
+                    if grammar.pools[p.index()].pattern.is_some() {
+                        // Unknown words may start with anything the pattern allows.
+                        for byte in 0..=255 {
+                            add(byte);
+                        }
+                    }
+                    for value in &grammar.pools[p.index()].values {
+                        if let Some(&b) = value.as_bytes().first() {
+                            add(b);
+                        }
+                    }
+                }
+            }
+        }
         Self {
             grammar,
             pools,
             keywords,
+            first_bytes,
+            empty,
+        }
+    }
+
+    /// Whether `terminal` can match at all where the next byte is `next` (`None` at the end).
+    pub fn may_match(&self, terminal: TerminalId, next: Option<u8>) -> bool {
+        match next {
+            Some(b) => self.first_bytes[terminal.index()][(b >> 6) as usize] & (1 << (b & 63)) != 0,
+            None => self.empty[terminal.index()],
         }
     }
 
@@ -187,6 +236,12 @@ impl<'g> Scanner<'g> {
             }
         }
     }
+}
+
+/// The first UTF-8 byte of `c`; the lead bytes of a range of characters are a range too.
+fn lead_byte(c: char) -> u8 {
+    let mut buf = [0u8; 4];
+    c.encode_utf8(&mut buf).as_bytes()[0]
 }
 
 /// The character starting at `pos`, with its length in bytes; `None` at a layout marker, at
