@@ -269,6 +269,8 @@ impl<'a> Extractor<'a> {
         let after = before + 1;
         let symbol = self.table.dots[before as usize].next;
         let skippable = self.table.dots[after as usize].skippable;
+        // Only a first symbol that starts a token can begin after the production's start.
+        let skippable_first = self.table.dots[before as usize].skippable;
         let base = self.candidates.len();
         let mut e = cur;
         loop {
@@ -279,10 +281,18 @@ impl<'a> Extractor<'a> {
                 while c < self.candidates.len() {
                     let candidate = self.candidates[c];
                     c += 1;
+                    // A production's first dot is in the set where it started: it was predicted
+                    // there, as every completed item's production was.
+                    let predicted = position == 0 && candidate.start == start;
                     if (nonempty && candidate.start == e)
-                        || !self
-                            .chart
-                            .contains(self.table, candidate.start as usize, before, start)
+                        || (position == 0 && candidate.start != start && !skippable_first)
+                        || (!predicted
+                            && !self.chart.contains(
+                                self.table,
+                                candidate.start as usize,
+                                before,
+                                start,
+                            ))
                         || self.is_cycle(symbol, candidate.start, e)
                     {
                         continue;
