@@ -182,3 +182,65 @@ fn renaming_pool_words_is_consistent_and_avoids_used_values() {
     assert_eq!(pairs, [("total", "c"), ("count", "d")]);
     assert_eq!(parsed.bounds.idents, 4);
 }
+
+fn round_trip(grammar: &bonsai::grammar::Grammar, text: &str) -> String {
+    let parser = Parser::new(grammar);
+    let parsed = parser
+        .parse(text)
+        .unwrap_or_else(|e| panic!("{text:?} rejected: {e}"));
+    bonsai::text::render(grammar, &parsed.tree)
+}
+
+/// Of several derivations, the one the layout pass could have printed wins: touching tokens
+/// are read as one token where the renderer would have separated two.
+#[test]
+fn ambiguous_tokenizations_resolve_as_the_renderer_prints() {
+    let grammar = bonsai::grammar::Grammar::from_text(
+        "t",
+        "s = e ; e = ID | e \"*\" e | e \"**\" e | \"*\" e | \"pass\" | ID \"as\" ID ;\n%pool ID = /[a-z]/ ;",
+    )
+    .unwrap();
+    assert_eq!(round_trip(&grammar, "a ** b"), "a ** b");
+    assert_eq!(round_trip(&grammar, "a * * b"), "a * * b");
+    assert_eq!(round_trip(&grammar, "pass"), "pass");
+    assert_eq!(round_trip(&grammar, "p as s"), "p as s");
+    // Hand-written text that the renderer would space differently still parses.
+    assert_eq!(round_trip(&grammar, "a*b"), "a * b");
+}
+
+#[test]
+fn glue_forbids_whitespace_and_newline_reads_line_breaks() {
+    let glued = bonsai::grammar::Grammar::from_text(
+        "t",
+        "s = ID GLUE \"(\" \")\" | ID \"[\" \"]\" ;\n%pool ID = /[a-z]/ ;",
+    )
+    .unwrap();
+    assert_eq!(round_trip(&glued, "f()"), "f()");
+    assert_eq!(round_trip(&glued, "f [ ]"), "f[]");
+    let parser = Parser::new(&glued);
+    // After a space only the unglued alternative is left.
+    let error = parser.parse("f ()").unwrap_err();
+    assert_eq!(error.line_col("f ()"), (1, 3), "{}", error.message);
+    assert!(
+        error.message.contains("expected \"[\""),
+        "{}",
+        error.message
+    );
+
+    let lines = bonsai::grammar::Grammar::from_text(
+        "t",
+        "prog = ( stmt NEWLINE )* ; stmt = ID \"=\" ID ;\n%pool ID = /[a-z]/ ;",
+    )
+    .unwrap();
+    assert_eq!(round_trip(&lines, "a = b\nb = a\n"), "a = b\nb = a\n");
+    // A blank line is whitespace where no NEWLINE is expected; the CRLF is one NEWLINE.
+    assert_eq!(round_trip(&lines, "a = b\r\n\n  b = a\n"), "a = b\nb = a\n");
+    let parser = Parser::new(&lines);
+    let error = parser.parse("a = b b = a\n").unwrap_err();
+    assert_eq!(error.line_col("a = b b = a\n"), (1, 7), "{}", error.message);
+    assert!(
+        error.message.contains("expected NEWLINE"),
+        "{}",
+        error.message
+    );
+}

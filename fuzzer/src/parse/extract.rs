@@ -13,7 +13,16 @@
 //! - an empty span takes the nullable nonterminal's least-height empty derivation, and a
 //!   repetition item is never empty when the repetition's span is not.
 //!
-//! The one place a choice can fail is a cycle (`a = b; b = a | "x"` can derive `a` from `a`
+//! Extraction runs twice at most. The first, strict pass only accepts a derivation the layout
+//! pass could have printed: two tokens that touch must be tokens the renderer would not have
+//! separated (so `**` is one token, not `*` `*`, and `pass` is not `p as s`), and a line break
+//! is never skipped where the grammar's NEWLINE could read it. A failed choice backtracks to
+//! the next candidate, and failures are remembered per (nonterminal, production, span), so the
+//! search stays polynomial. Every generated text has such a derivation, so its round trip is
+//! exact. Seeds written by hand often have none (`[1,2]` touches where the renderer writes
+//! `[1, 2]`); they get the second, permissive pass, which takes the first derivation.
+//!
+//! The other place a choice can fail is a cycle (`a = b; b = a | "x"` can derive `a` from `a`
 //! over the same span): extraction refuses to re-enter a nonterminal over the span it is
 //! already deriving and backtracks to the next candidate. Other grammars never backtrack.
 //!
@@ -23,9 +32,12 @@
 use super::chart::Chart;
 use super::input::{ParseInput, marker};
 use super::pool_renamer::PoolRenamer;
-use super::scanner::{Scanner, char_before};
+use ahash::AHashSet;
+
+use super::scanner::{Scanner, char_at, char_before};
 use super::table::{Next, Origin, ParseTable};
-use crate::grammar::{Grammar, Terminal, TerminalId};
+use crate::grammar::{Grammar, LayoutToken, Separator, Terminal, TerminalId};
+use crate::text::needs_space;
 use crate::tree::{DerivationTree, NodeKind};
 
 /// Deepest nesting of grammar rules extracted; deeper inputs are rejected rather than risk
@@ -78,6 +90,15 @@ pub(crate) struct Extractor<'a> {
     candidates: Vec<Candidate>,
     steps: usize,
     step_limit: usize,
+    /// The first pass: only derivations the renderer could have printed.
+    strict: bool,
+    /// Strict pass: (nonterminal, production, start, end) that have no such derivation.
+    failed: AHashSet<(u32, u32, u32, u32)>,
+    /// Grammars with NEWLINE but no indentation read line breaks as NEWLINE tokens.
+    newline_token: bool,
+    /// Whether the part extracted last (the right neighbour of the next one) begins with
+    /// GLUE.
+    starts_with_glue: bool,
 }
 
 impl<'a> Extractor<'a> {
@@ -86,10 +107,12 @@ impl<'a> Extractor<'a> {
         scanner: &'a Scanner<'a>,
         chart: &'a Chart,
         input: &'a ParseInput,
+        strict: bool,
     ) -> Self {
         let n = input.units.len();
+        let grammar = scanner.grammar();
         Self {
-            grammar: scanner.grammar(),
+            grammar,
             table,
             scanner,
             chart,
@@ -101,6 +124,13 @@ impl<'a> Extractor<'a> {
             candidates: Vec::new(),
             steps: 0,
             step_limit: 1_000 * (n + 1) + 1_000_000,
+            strict,
+            failed: AHashSet::new(),
+            starts_with_glue: false,
+            newline_token: !scanner.indented()
+                && grammar
+                    .terminals
+                    .contains(&Terminal::Layout(LayoutToken::Newline)),
         }
     }
 
@@ -134,6 +164,10 @@ impl<'a> Extractor<'a> {
             return Err(Stuck::Abort(
                 "the input is too ambiguous to pick a derivation in reasonable time".into(),
             ));
+        }
+        let key = (nt, production, start, end);
+        if self.strict && self.failed.contains(&key) {
+            return Err(Stuck::Backtrack);
         }
         let kind = match self.table.nonterminal(nt).origin {
             Origin::Rule(rule) => Some(NodeKind::Rule {
@@ -178,6 +212,11 @@ impl<'a> Extractor<'a> {
                 )));
             }
         }
+        if let Err(Stuck::Backtrack) = result
+            && self.strict
+        {
+            self.failed.insert(key);
+        }
         if result.is_err() {
             self.records.truncate(saved_len);
             if let (Some(p), Some(children)) = (parent, saved_children) {
@@ -214,10 +253,16 @@ impl<'a> Extractor<'a> {
     }
 
     fn production(&mut self, production: u32, start: u32, end: u32) -> Result<(), Stuck> {
-        let len = self.table.productions[production as usize].len;
+        let p = &self.table.productions[production as usize];
+        let (first, len) = (p.first_dot, p.len);
         let mut cur = end;
+        let mut token_at_cur = false;
+        self.starts_with_glue = false;
         for position in (0..len).rev() {
-            cur = self.step(production, position, start, cur, false)?;
+            let k = self.step(production, position, start, cur, false, token_at_cur)?;
+            token_at_cur =
+                k < cur && self.table.dots[(first + position) as usize].next != Next::End;
+            cur = k;
         }
         Ok(())
     }
@@ -227,35 +272,48 @@ impl<'a> Extractor<'a> {
         let after_star = self.table.productions[production as usize].first_dot + 1;
         let complete = self.table.end_dot(production);
         let skippable = self.table.dots[after_star as usize].skippable;
+        let lhs = self.table.productions[production as usize].lhs;
+        // Items are tokens or hold tokens, so the renderer separates touching items.
+        let check_touch = self.strict && !self.table.nonterminal(lhs).token;
         let mut cur = end;
+        let mut touch = false;
+        self.starts_with_glue = false;
         loop {
-            let k = self.step(production, 1, start, cur, true)?;
-            // Where did the items before this one end? At or before `k`, across whitespace.
+            let k = self.step(production, 1, start, cur, true, touch)?;
+            // Where did the items before this one end? At or before `k`, across whitespace;
+            // touching `k` comes last when the renderer would have separated there.
+            let mut ends = Vec::new();
             let mut e = k;
             loop {
-                if self
-                    .chart
-                    .contains(self.table, e as usize, after_star, start)
-                {
-                    if e == start {
-                        return Ok(());
-                    }
-                    if self.chart.contains(self.table, e as usize, complete, start) {
-                        cur = e;
-                        break;
-                    }
-                }
-                if skippable && e > start && self.input.is_space(e as usize - 1) {
+                ends.push(e);
+                if skippable && e > start && self.may_skip(e as usize - 1) {
                     e -= 1;
                 } else {
-                    return Err(Stuck::Backtrack);
+                    break;
                 }
+            }
+            if check_touch && !self.starts_with_glue && self.touches_badly(k as usize) {
+                ends.rotate_left(1);
+            }
+            let found = ends.into_iter().find(|&e| {
+                self.chart
+                    .contains(self.table, e as usize, after_star, start)
+                    && (e == start || self.chart.contains(self.table, e as usize, complete, start))
+            });
+            match found {
+                Some(e) if e == start => return Ok(()),
+                Some(e) => {
+                    touch = e == k;
+                    cur = e;
+                }
+                None => return Err(Stuck::Backtrack),
             }
         }
     }
 
     /// Extracts the symbol at `position` of `production`, which ends at or (across
-    /// whitespace) before `cur`; returns where it starts.
+    /// whitespace) before `cur`; returns where it starts. `token_at_cur` says that the next
+    /// symbol of the production is a non-empty part starting at `cur`.
     fn step(
         &mut self,
         production: u32,
@@ -263,6 +321,7 @@ impl<'a> Extractor<'a> {
         start: u32,
         cur: u32,
         nonempty: bool,
+        token_at_cur: bool,
     ) -> Result<u32, Stuck> {
         let first = self.table.productions[production as usize].first_dot;
         let before = first + position;
@@ -271,9 +330,16 @@ impl<'a> Extractor<'a> {
         let skippable = self.table.dots[after as usize].skippable;
         // Only a first symbol that starts a token can begin after the production's start.
         let skippable_first = self.table.dots[before as usize].skippable;
+        let lhs = self.table.productions[production as usize].lhs;
+        let in_token = self.table.nonterminal(lhs).token;
+        // A token follows at `cur` directly: the renderer separates the two unless GLUE joins
+        // them or they are pieces of one lexical token.
+        let check_touch = self.strict && token_at_cur && !in_token;
         let base = self.candidates.len();
         let mut e = cur;
+        let right_glued = self.starts_with_glue;
         loop {
+            let touching = e == cur && check_touch && self.touches_badly(cur as usize);
             if e == cur || self.chart.contains(self.table, e as usize, after, start) {
                 self.candidates.truncate(base);
                 self.collect(symbol, start, e);
@@ -286,6 +352,10 @@ impl<'a> Extractor<'a> {
                     let predicted = position == 0 && candidate.start == start;
                     if (nonempty && candidate.start == e)
                         || (position == 0 && candidate.start != start && !skippable_first)
+                        || (self.strict
+                            && position == 0
+                            && candidate.start != start
+                            && !(start..candidate.start).all(|p| self.may_skip(p as usize)))
                         || (!predicted
                             && !self.chart.contains(
                                 self.table,
@@ -297,8 +367,24 @@ impl<'a> Extractor<'a> {
                     {
                         continue;
                     }
+                    let first_record = self.records.len();
+                    let parent = self.parents.last().copied();
+                    let saved_children = parent.map(|p| self.records[p as usize].children);
                     match self.child(symbol, candidate, e) {
                         Ok(()) => {
+                            // GLUE at the end of this part or the start of the next one
+                            // joins the two tokens, wherever it sits in their subtrees.
+                            let glued = self.edge_is_glue(first_record, false) || right_glued;
+                            if touching && !glued {
+                                self.records.truncate(first_record);
+                                if let (Some(p), Some(children)) = (parent, saved_children) {
+                                    self.records[p as usize].children = children;
+                                }
+                                continue;
+                            }
+                            self.starts_with_glue = candidate.start < e
+                                && self.edge_is_glue(first_record, true)
+                                || (candidate.start == e && right_glued);
                             self.candidates.truncate(base);
                             return Ok(candidate.start);
                         }
@@ -310,7 +396,7 @@ impl<'a> Extractor<'a> {
                     }
                 }
             }
-            if skippable && e > start && self.input.is_space(e as usize - 1) {
+            if skippable && e > start && self.may_skip(e as usize - 1) {
                 e -= 1;
             } else {
                 break;
@@ -318,6 +404,49 @@ impl<'a> Extractor<'a> {
         }
         self.candidates.truncate(base);
         Err(Stuck::Backtrack)
+    }
+
+    /// Whether the first (`leftmost`) or last leaf in text order of the records from `first`
+    /// on is GLUE. Records are in mirrored pre-order, so the last leaf in text order is the
+    /// first terminal record and the first leaf is the last one.
+    fn edge_is_glue(&self, first: usize, leftmost: bool) -> bool {
+        let records = &self.records[first..];
+        let terminal = |r: &Record| match r.kind {
+            NodeKind::Terminal { terminal, .. } => Some(terminal),
+            _ => None,
+        };
+        let edge = if leftmost {
+            records.iter().rev().find_map(terminal)
+        } else {
+            records.iter().find_map(terminal)
+        };
+        edge.is_some_and(|t| self.grammar.terminal(t) == &Terminal::Layout(LayoutToken::Glue))
+    }
+
+    /// Whether the unit at `position` may be skipped as whitespace: in the strict pass, a line
+    /// break that the grammar's NEWLINE could read may not.
+    fn may_skip(&self, position: usize) -> bool {
+        self.input.is_space(position)
+            && !(self.strict && self.newline_token && self.units[position] == b'\n')
+    }
+
+    /// Whether a token starting at `position` touches the previous token where the layout
+    /// pass would have put a separator between them.
+    fn touches_badly(&self, position: usize) -> bool {
+        let (Some((prev, _)), Some((next, _))) = (
+            char_before(self.units, position),
+            char_at(self.units, position),
+        ) else {
+            return false;
+        };
+        // A skipped space follows; a token may well end in one (a string's content).
+        if next.is_whitespace() {
+            return false;
+        }
+        match &self.grammar.layout.separator {
+            Separator::Auto => needs_space(prev, next, false),
+            Separator::Text(separator) => !separator.is_empty(),
+        }
     }
 
     fn is_cycle(&self, symbol: Next, start: u32, end: u32) -> bool {
@@ -434,11 +563,18 @@ impl<'a> Extractor<'a> {
                     push(e - len, Choice::Value(offset));
                 }
             }
-            Terminal::Layout(token) => {
-                if e > 0 && units[e - 1] == marker(*token) {
+            Terminal::Layout(LayoutToken::Newline) if !self.scanner.indented() => {
+                if units[..e].ends_with(b"\r\n") {
+                    push(e - 2, Choice::Value(0));
+                } else if units[..e].ends_with(b"\n") {
                     push(e - 1, Choice::Value(0));
                 }
             }
+            Terminal::Layout(token) => match marker(*token) {
+                Some(byte) if e > 0 && units[e - 1] == byte => push(e - 1, Choice::Value(0)),
+                Some(_) => {}
+                None => push(e, Choice::Value(0)),
+            },
             Terminal::Pool(pool) => {
                 let mut found = Vec::new();
                 self.scanner

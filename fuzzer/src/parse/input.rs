@@ -21,13 +21,14 @@ pub(crate) const NEWLINE: u8 = 0xFD;
 pub(crate) const INDENT: u8 = 0xFE;
 pub(crate) const DEDENT: u8 = 0xFF;
 
-pub(crate) fn marker(token: LayoutToken) -> u8 {
+/// The marker byte of a layout token; `GLUE` has none, as it stands for the absence of
+/// whitespace rather than for anything in the text.
+pub(crate) fn marker(token: LayoutToken) -> Option<u8> {
     match token {
-        LayoutToken::Newline => NEWLINE,
-        LayoutToken::Indent => INDENT,
-        LayoutToken::Dedent => DEDENT,
-        // Not supported yet: a byte the reader never produces, so GLUE never matches.
-        LayoutToken::Glue => 0xFC,
+        LayoutToken::Newline => Some(NEWLINE),
+        LayoutToken::Indent => Some(INDENT),
+        LayoutToken::Dedent => Some(DEDENT),
+        LayoutToken::Glue => None,
     }
 }
 

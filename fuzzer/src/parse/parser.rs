@@ -8,7 +8,7 @@ use super::rejection::explain;
 use super::scanner::Scanner;
 use super::{ParseError, ParseTable};
 use crate::choice::ChoiceSequence;
-use crate::grammar::{Grammar, Terminal};
+use crate::grammar::{Grammar, LayoutToken, Terminal};
 use crate::sampler::Bounds;
 use crate::tree::DerivationTree;
 
@@ -34,19 +34,25 @@ pub struct Parser<'g> {
     grammar: &'g Grammar,
     table: ParseTable,
     scanner: Scanner<'g>,
-    layout: bool,
+    /// The grammar uses INDENT/DEDENT: read line structure as Python does.
+    indented: bool,
 }
 
 impl<'g> Parser<'g> {
     pub fn new(grammar: &'g Grammar) -> Self {
+        // Only indentation needs the line reader; NEWLINE alone matches a line break in the
+        // text, and GLUE only forbids whitespace.
+        let indented = grammar.terminals.iter().any(|t| {
+            matches!(
+                t,
+                Terminal::Layout(LayoutToken::Indent | LayoutToken::Dedent)
+            )
+        });
         Self {
             grammar,
             table: ParseTable::new(grammar),
-            scanner: Scanner::new(grammar),
-            layout: grammar
-                .terminals
-                .iter()
-                .any(|t| matches!(t, Terminal::Layout(_))),
+            scanner: Scanner::new(grammar, indented),
+            indented,
         }
     }
 
@@ -82,10 +88,26 @@ impl<'g> Parser<'g> {
                 &input,
             ));
         }
+        // First a derivation the renderer could have printed (see `extract`); failing that,
+        // any derivation, for seeds written by hand.
         let mut renamer = PoolRenamer::new(self.grammar);
-        let mut tree = Extractor::new(&self.table, &self.scanner, &recognition.chart, &input)
-            .extract(&mut renamer)
-            .map_err(|message| ParseError::at(0, message))?;
+        let strict = Extractor::new(&self.table, &self.scanner, &recognition.chart, &input, true)
+            .extract(&mut renamer);
+        let mut tree = match strict {
+            Ok(tree) => tree,
+            Err(_) => {
+                renamer = PoolRenamer::new(self.grammar);
+                Extractor::new(
+                    &self.table,
+                    &self.scanner,
+                    &recognition.chart,
+                    &input,
+                    false,
+                )
+                .extract(&mut renamer)
+                .map_err(|message| ParseError::at(0, message))?
+            }
+        };
         let choices = tree.index_choices(self.grammar);
         let bounds = Bounds::required_by(self.grammar, &tree);
         Ok(Parsed {
@@ -113,7 +135,7 @@ impl<'g> Parser<'g> {
     }
 
     fn input(&self, text: &str) -> Result<ParseInput, ParseError> {
-        if self.layout {
+        if self.indented {
             ParseInput::with_layout(text)
         } else {
             Ok(ParseInput::plain(text))

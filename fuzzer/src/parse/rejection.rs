@@ -10,7 +10,7 @@ use super::chart::Chart;
 use super::input::{ParseInput, marker_name};
 use super::scanner::{Scanner, char_at};
 use super::table::{Next, Origin, ParseTable};
-use crate::grammar::{CharClass, Grammar, Terminal, TerminalId};
+use crate::grammar::{CharClass, Grammar, LayoutToken, Terminal, TerminalId};
 
 /// Longer lists of expectations are cut, ending in "...".
 const MAX_LISTED: usize = 16;
@@ -28,6 +28,7 @@ pub(crate) fn explain(
         let dot = table.dot(item.dot);
         let in_token = table.nonterminal(table.lhs(item.dot)).token;
         match dot.next {
+            Next::Terminal(t) if grammar.terminal(t) == &Terminal::Layout(LayoutToken::Glue) => {}
             Next::Terminal(t) if !in_token || (item.origin as usize) < at => {
                 expected.push(describe_terminal(grammar, t));
             }

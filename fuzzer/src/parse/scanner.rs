@@ -12,7 +12,7 @@ use regex_automata::dfa::{Automaton, StartKind, dense};
 use regex_automata::{Anchored, Input, MatchKind};
 
 use super::input::marker;
-use crate::grammar::{Grammar, PoolId, Terminal, TerminalId};
+use crate::grammar::{Grammar, LayoutToken, PoolId, Terminal, TerminalId};
 
 pub(crate) struct Scanner<'g> {
     grammar: &'g Grammar,
@@ -25,6 +25,8 @@ pub(crate) struct Scanner<'g> {
     first_bytes: Vec<[u64; 4]>,
     /// Terminals that can match the empty word (an empty literal), at any position.
     empty: Vec<bool>,
+    /// Line structure is read into layout markers; otherwise NEWLINE matches a line break.
+    indented: bool,
 }
 
 struct PoolMatcher {
@@ -40,7 +42,7 @@ struct PoolMatcher {
 const DFA_SIZE_LIMIT: usize = 1 << 22;
 
 impl<'g> Scanner<'g> {
-    pub fn new(grammar: &'g Grammar) -> Self {
+    pub fn new(grammar: &'g Grammar, indented: bool) -> Self {
         let pools = grammar
             .pools
             .iter()
@@ -99,7 +101,19 @@ impl<'g> Scanner<'g> {
                         }
                     }
                 }
-                Terminal::Layout(token) => add(marker(*token)),
+                Terminal::Layout(LayoutToken::Newline) if !indented => {
+                    add(b'\n');
+                    add(b'\r');
+                }
+                Terminal::Layout(token) => match marker(*token) {
+                    Some(byte) => add(byte),
+                    None => {
+                        empty[t] = true;
+                        for byte in 0..=255 {
+                            add(byte);
+                        }
+                    }
+                },
                 Terminal::Pool(p) => {
                     if grammar.pools[p.index()].pattern.is_some() {
                         // Unknown words may start with anything the pattern allows.
@@ -121,6 +135,7 @@ impl<'g> Scanner<'g> {
             keywords,
             first_bytes,
             empty,
+            indented,
         }
     }
 
@@ -134,6 +149,10 @@ impl<'g> Scanner<'g> {
 
     pub fn grammar(&self) -> &'g Grammar {
         self.grammar
+    }
+
+    pub fn indented(&self) -> bool {
+        self.indented
     }
 
     /// Ends of the matches of `terminal` at `pos`, appended to `ends`. With `rename`, a word
@@ -162,11 +181,18 @@ impl<'g> Scanner<'g> {
                     ends.push((pos + len) as u32);
                 }
             }
-            Terminal::Layout(token) => {
-                if rest.first() == Some(&marker(*token)) {
+            Terminal::Layout(LayoutToken::Newline) if !self.indented => {
+                if rest.starts_with(b"\r\n") {
+                    ends.push(pos as u32 + 2);
+                } else if rest.starts_with(b"\n") {
                     ends.push(pos as u32 + 1);
                 }
             }
+            Terminal::Layout(token) => match marker(*token) {
+                Some(byte) if rest.first() == Some(&byte) => ends.push(pos as u32 + 1),
+                Some(_) => {}
+                None => ends.push(pos as u32),
+            },
             Terminal::Pool(p) => {
                 let matcher = &self.pools[p.index()];
                 for &len in &matcher.lengths {
@@ -287,7 +313,7 @@ mod tests {
     fn pools_match_values_and_recognise_unknown_words() {
         let grammar =
             Grammar::from_text("t", "s = ID \"if\" ID ;\n%pool ID = /[a-z][a-z0-9]*/ ;").unwrap();
-        let scanner = Scanner::new(&grammar);
+        let scanner = Scanner::new(&grammar, false);
         let Symbol::Terminal(id) = grammar.rules[0].alternatives[0].symbols[0] else {
             panic!("ID is a terminal");
         };

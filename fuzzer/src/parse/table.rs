@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::grammar::{Grammar, RuleId, Symbol, TerminalId};
+use crate::grammar::{Grammar, LayoutToken, RuleId, Symbol, TerminalId};
 
 /// "No such id" in the dense tables.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -162,6 +162,11 @@ impl<'g> Builder<'g> {
         }
     }
 
+    fn is_glue(&self, item: &Item) -> bool {
+        matches!(item, Item::Terminal(t)
+            if self.grammar.terminal(*t) == &crate::grammar::Terminal::Layout(LayoutToken::Glue))
+    }
+
     fn intern(&mut self, origin: Origin, token: bool) -> u32 {
         if let Some(&id) = self.ids.get(&(origin, token)) {
             return id;
@@ -283,10 +288,13 @@ impl<'g> Builder<'g> {
                         Next::Nonterminal(n) => self.keys[n as usize].1,
                         Next::Complete => false,
                     };
+                    // GLUE forbids whitespace on both of its sides.
+                    let glued = symbols.get(position).is_some_and(|s| self.is_glue(s))
+                        || (position > 0 && self.is_glue(&symbols[position - 1]));
                     dots.push(Dot {
                         production: p,
                         next,
-                        skippable: !token && starts_token,
+                        skippable: !token && starts_token && !glued,
                         waits_for: match next {
                             Next::Nonterminal(n) => n,
                             _ => NONE,
