@@ -99,6 +99,7 @@ pub(crate) struct Extractor<'a> {
     /// Whether the part extracted last (the right neighbour of the next one) begins with
     /// GLUE.
     starts_with_glue: bool,
+    has_glue: bool,
 }
 
 impl<'a> Extractor<'a> {
@@ -127,6 +128,9 @@ impl<'a> Extractor<'a> {
             strict,
             failed: AHashSet::new(),
             starts_with_glue: false,
+            has_glue: grammar
+                .terminals
+                .contains(&Terminal::Layout(LayoutToken::Glue)),
             newline_token: !scanner.indented()
                 && grammar
                     .terminals
@@ -282,24 +286,28 @@ impl<'a> Extractor<'a> {
             let k = self.step(production, 1, start, cur, true, touch)?;
             // Where did the items before this one end? At or before `k`, across whitespace;
             // touching `k` comes last when the renderer would have separated there.
-            let mut ends = Vec::new();
+            let bad_touch = check_touch && !self.starts_with_glue && self.touches_badly(k as usize);
+            let ends_at = |this: &Self, e: u32| {
+                this.chart
+                    .contains(this.table, e as usize, after_star, start)
+                    && (e == start || this.chart.contains(this.table, e as usize, complete, start))
+            };
+            let mut found = None;
             let mut e = k;
             loop {
-                ends.push(e);
+                if (e != k || !bad_touch) && ends_at(self, e) {
+                    found = Some(e);
+                    break;
+                }
                 if skippable && e > start && self.may_skip(e as usize - 1) {
                     e -= 1;
                 } else {
                     break;
                 }
             }
-            if check_touch && !self.starts_with_glue && self.touches_badly(k as usize) {
-                ends.rotate_left(1);
+            if found.is_none() && bad_touch && ends_at(self, k) {
+                found = Some(k);
             }
-            let found = ends.into_iter().find(|&e| {
-                self.chart
-                    .contains(self.table, e as usize, after_star, start)
-                    && (e == start || self.chart.contains(self.table, e as usize, complete, start))
-            });
             match found {
                 Some(e) if e == start => return Ok(()),
                 Some(e) => {
@@ -374,17 +382,19 @@ impl<'a> Extractor<'a> {
                         Ok(()) => {
                             // GLUE at the end of this part or the start of the next one
                             // joins the two tokens, wherever it sits in their subtrees.
-                            let glued = self.edge_is_glue(first_record, false) || right_glued;
-                            if touching && !glued {
+                            if touching
+                                && !right_glued
+                                && !(self.has_glue && self.edge_is_glue(first_record, false))
+                            {
                                 self.records.truncate(first_record);
                                 if let (Some(p), Some(children)) = (parent, saved_children) {
                                     self.records[p as usize].children = children;
                                 }
                                 continue;
                             }
-                            self.starts_with_glue = candidate.start < e
-                                && self.edge_is_glue(first_record, true)
-                                || (candidate.start == e && right_glued);
+                            self.starts_with_glue = self.has_glue
+                                && (candidate.start < e && self.edge_is_glue(first_record, true)
+                                    || (candidate.start == e && right_glued));
                             self.candidates.truncate(base);
                             return Ok(candidate.start);
                         }

@@ -275,7 +275,7 @@ fn lead_byte(c: char) -> u8 {
 pub(crate) fn char_at(units: &[u8], pos: usize) -> Option<(char, usize)> {
     let first = *units.get(pos)?;
     let len = match first {
-        0x00..=0x7F => 1,
+        0x00..=0x7F => return Some((first as char, 1)),
         0xC0..=0xDF => 2,
         0xE0..=0xEF => 3,
         0xF0..=0xF7 => 4,
@@ -288,6 +288,10 @@ pub(crate) fn char_at(units: &[u8], pos: usize) -> Option<(char, usize)> {
 
 /// The character ending at `end`, with its length in bytes.
 pub(crate) fn char_before(units: &[u8], end: usize) -> Option<(char, usize)> {
+    let last = *units.get(end.checked_sub(1)?)?;
+    if last < 0x80 {
+        return Some((last as char, 1));
+    }
     (1..=4.min(end))
         .filter(|&len| units[end - len] & 0xC0 != 0x80)
         .find_map(|len| char_at(units, end - len).filter(|&(_, l)| l == len))
