@@ -11,13 +11,11 @@
 //! handles in linear time; right-recursive grammar rules are quadratic in their nesting (no
 //! Leo items), which matters only for long right-recursive chains.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use ahash::AHashSet;
 
 use super::chart::{Chart, Item};
 use super::input::ParseInput;
+use super::scan_queue::ScanQueue;
 use super::scanner::Scanner;
 use super::table::{NONE, Next, ParseTable};
 use crate::grammar::Terminal;
@@ -42,7 +40,8 @@ pub(crate) fn recognize(
     let units = &input.units[..];
     let n = units.len();
     let mut chart = Chart::new(n);
-    let mut pending: BinaryHeap<Reverse<(u32, u32, u32)>> = BinaryHeap::new();
+    let mut pending = ScanQueue::new();
+    let mut arrived = Vec::new();
     let mut seen = Seen::new(table.dots.len());
     let mut predicted = vec![0u32; table.nonterminals.len()];
     let terminal_count = scanner_terminals(table);
@@ -62,11 +61,9 @@ pub(crate) fn recognize(
                 items.push(Item::new(table, dot, origin));
             }
         };
-        while let Some(&Reverse((p, dot, origin))) = pending.peek() {
-            if p as usize != position {
-                break;
-            }
-            pending.pop();
+        arrived.clear();
+        pending.take(position, &mut arrived);
+        for &(dot, origin) in &arrived {
             add(&mut chart.items, dot, origin);
         }
         if position == 0 {
@@ -154,14 +151,14 @@ pub(crate) fn recognize(
                         if end as usize == position {
                             add(&mut chart.items, item.dot + 1, item.origin);
                         } else {
-                            pending.push(Reverse((end, item.dot + 1, item.origin)));
+                            pending.push(position, end as usize, item.dot + 1, item.origin);
                         }
                     }
                 }
                 Next::End => accepted |= position == n,
             }
             if dot.skippable && space_end != NONE as usize {
-                pending.push(Reverse((space_end as u32, item.dot, item.origin)));
+                pending.push(position, space_end, item.dot, item.origin);
             }
         }
         chart.close(position, start);
@@ -172,8 +169,8 @@ pub(crate) fn recognize(
                 exhausted: Some(position),
             };
         }
-        match pending.peek() {
-            Some(&Reverse((p, _, _))) => position = p as usize,
+        match pending.next(position) {
+            Some(next) => position = next,
             None => break,
         }
     }

@@ -193,7 +193,15 @@ impl<'a> Extractor<'a> {
         let origin = self.table.nonterminal(nt).origin;
         let result = if start == end && origin != Origin::Root {
             self.empty_children(production)
-        } else if matches!(origin, Origin::Star(_)) {
+        } else if matches!(
+            origin,
+            Origin::Star(_)
+                | Origin::Repeat {
+                    min: 0,
+                    max: None,
+                    ..
+                }
+        ) {
             self.star(production, start, end)
         } else {
             self.production(production, start, end)

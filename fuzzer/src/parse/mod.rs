@@ -20,6 +20,7 @@ mod parse_error;
 mod parser;
 mod pool_renamer;
 mod rejection;
+mod scan_queue;
 mod scanner;
 mod table;
 

@@ -7,7 +7,7 @@
 //! - `body{min,max}` becomes `Rep → body … body Tail` with `min` copies of the body, where the
 //!   tail is `Star → ε | Star body` (left recursion, which Earley handles in linear time) when
 //!   there is no maximum, or the chain `Upto_k → ε | body Upto_{k-1}` when at most `k` more
-//!   items may follow.
+//!   items may follow; `body*` itself is simply `Rep → ε | Rep body`.
 //!
 //! Every rule is instantiated in one of two *modes*. In token mode (inside a lexical rule) the
 //! pieces of a token must touch; outside it, whitespace may precede every token. A rule used
@@ -220,6 +220,15 @@ impl<'g> Builder<'g> {
             Origin::Optional(body) => {
                 let body = self.rule(body, token);
                 vec![(0, vec![]), (1, vec![Item::Nonterminal(body)])]
+            }
+            // `body*` is its own left-recursive list, one nonterminal less per item.
+            Origin::Repeat {
+                body,
+                min: 0,
+                max: None,
+            } => {
+                let item = Item::Nonterminal(self.rule(body, token));
+                vec![(0, vec![]), (1, vec![Item::Nonterminal(id), item])]
             }
             Origin::Repeat { body, min, max } => {
                 let item = Item::Nonterminal(self.rule(body, token));
@@ -463,6 +472,13 @@ mod tests {
                 assert_eq!(p.len, min + 1, "min copies and a tail");
             }
         }
+        let (_, table) = super::tests::table("s = \"a\"* ;");
+        let star = table
+            .nonterminals
+            .iter()
+            .find(|n| matches!(n.origin, Origin::Repeat { .. }))
+            .unwrap();
+        assert_eq!(star.productions.len(), 2, "ε | Rep body");
     }
 
     #[test]
