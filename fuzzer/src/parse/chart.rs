@@ -1,5 +1,11 @@
 //! The Earley chart: one set of items per input position that some item reached.
 //!
+//! Items that start where they are (origin = position) are exactly the closures of the
+//! nonterminals predicted there, so a set stores only the predicted nonterminals that opened
+//! each closure, not their items: that halves the items of a typical set. Such *virtual* items
+//! are found through `ParseTable::closure_sorted` and `closure_waiting`; the stored, *explicit*
+//! items all started earlier.
+//!
 //! Sets live in one flat item array. Positions that no item reaches (the inside of a literal
 //! the recognizer jumped over) get no set at all. Once a set is closed its items are sorted by
 //! (nonterminal waited for, dot, origin): completion then finds the items waiting for a
@@ -38,6 +44,8 @@ struct Set {
     items: (u32, u32),
     /// Items before this index wait for a nonterminal, grouped by it.
     waiting_end: u32,
+    /// Range in `Chart::predicted` of the nonterminals whose closures were opened here.
+    predicted: (u32, u32),
 }
 
 /// Sets up to this size are only partitioned (items waiting for a nonterminal first, grouped
@@ -48,6 +56,8 @@ const SMALL_SET: usize = 24;
 #[derive(Default)]
 pub(crate) struct Chart {
     pub items: Vec<Item>,
+    /// Predicted nonterminals of all sets, in set order.
+    pub predicted: Vec<u32>,
     sets: Vec<Set>,
     /// Set index per input position, or [`NONE`].
     set_at: Vec<u32>,
@@ -60,6 +70,7 @@ impl Chart {
     pub fn new(positions: usize) -> Self {
         Self {
             items: Vec::with_capacity(positions * 4),
+            predicted: Vec::new(),
             sets: Vec::new(),
             set_at: vec![NONE; positions + 1],
             unknown_words: AHashMap::new(),
@@ -67,7 +78,8 @@ impl Chart {
     }
 
     /// Sorts the items from `start` on, which form the set at `position`, and records it.
-    pub fn close(&mut self, position: usize, start: usize) {
+    /// `predicted_start` is where this set's predicted nonterminals begin in `predicted`.
+    pub fn close(&mut self, position: usize, start: usize, predicted_start: usize) {
         let set = &mut self.items[start..];
         let waiting = if set.len() > SMALL_SET {
             set.sort_unstable();
@@ -88,6 +100,7 @@ impl Chart {
             position: position as u32,
             items: (start as u32, self.items.len() as u32),
             waiting_end: (start + waiting) as u32,
+            predicted: (predicted_start as u32, self.predicted.len() as u32),
         });
     }
 
@@ -139,7 +152,38 @@ impl Chart {
         &set[low..high]
     }
 
+    /// Range in `predicted` of the nonterminals predicted at `position`.
+    pub fn predicted_at(&self, position: usize) -> std::ops::Range<usize> {
+        match self.set_at.get(position) {
+            Some(&index) if index != NONE => {
+                let (start, end) = self.sets[index as usize].predicted;
+                start as usize..end as usize
+            }
+            _ => 0..0,
+        }
+    }
+
+    /// Every item at `position`, virtual ones included; for messages, not for hot paths.
+    pub fn items_at(&self, table: &ParseTable, position: usize) -> Vec<Item> {
+        let mut items = self.set(position).map_or_else(Vec::new, <[Item]>::to_vec);
+        for p in self.predicted_at(position) {
+            for &dot in &table.closure[self.predicted[p] as usize] {
+                items.push(Item::new(table, dot, position as u32));
+            }
+        }
+        items.sort_unstable();
+        items.dedup();
+        items
+    }
+
     pub fn contains(&self, table: &ParseTable, position: usize, dot: u32, origin: u32) -> bool {
+        if origin as usize == position {
+            return self.predicted_at(position).any(|p| {
+                table.closure_sorted[self.predicted[p] as usize]
+                    .binary_search(&dot)
+                    .is_ok()
+            });
+        }
         let item = Item::new(table, dot, origin);
         self.set(position).is_some_and(|set| {
             if set.len() <= SMALL_SET {

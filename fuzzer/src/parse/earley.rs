@@ -18,7 +18,7 @@ use super::input::ParseInput;
 use super::scan_queue::ScanQueue;
 use super::scanner::Scanner;
 use super::table::{NONE, Next, ParseTable};
-use crate::grammar::Terminal;
+use crate::grammar::{Terminal, TerminalId};
 
 /// More items than this and the input is refused instead of exhausting memory: a highly
 /// ambiguous grammar can need a number of items quadratic in the input length.
@@ -42,37 +42,28 @@ pub(crate) fn recognize(
     let mut chart = Chart::new(n);
     let mut pending = ScanQueue::new();
     let mut arrived = Vec::new();
-    let mut seen = Seen::new(table.dots.len());
-    let mut predicted = vec![0u32; table.nonterminals.len()];
     let terminal_count = scanner_terminals(table);
-    let mut scan_ends: Vec<Vec<u32>> = vec![Vec::new(); terminal_count];
-    let mut scan_stamp = vec![0u32; terminal_count];
-    let mut unknown = Vec::new();
-    let mut accepted = false;
+    let mut state = State {
+        seen: Seen::new(table.dots.len()),
+        predicted: vec![0; table.nonterminals.len()],
+        scan_ends: vec![Vec::new(); terminal_count],
+        scan_stamp: vec![0; terminal_count],
+        unknown: Vec::new(),
+        accepted: false,
+    };
     let mut stamp = 0u32;
     let mut position = 0usize;
 
     loop {
         stamp += 1;
         let start = chart.items.len();
-        seen.next_set();
-        let mut add = |items: &mut Vec<Item>, dot: u32, origin: u32| {
-            if seen.insert(dot, origin) {
-                items.push(Item::new(table, dot, origin));
-            }
-        };
+        let predicted_start = chart.predicted.len();
+        state.seen.next_set();
         arrived.clear();
         pending.take(position, &mut arrived);
         for &(dot, origin) in &arrived {
-            add(&mut chart.items, dot, origin);
-        }
-        if position == 0 {
-            predicted[table.root as usize] = stamp;
-            for &dot in &table.closure[table.root as usize] {
-                add(&mut chart.items, dot, 0);
-            }
-            for &nt in &table.closure_nonterminals[table.root as usize] {
-                predicted[nt as usize] = stamp;
+            if state.seen.insert(dot, origin) {
+                chart.items.push(Item::new(table, dot, origin));
             }
         }
         let space_end = if input.is_space(position) {
@@ -88,6 +79,18 @@ pub(crate) fn recognize(
         } else {
             NONE as usize
         };
+        let step = Step {
+            table,
+            scanner,
+            units,
+            position,
+            space_end,
+            rename,
+            stamp,
+        };
+        if position == 0 {
+            step.predict(table.root, &mut state, &mut chart, &mut pending);
+        }
 
         let mut i = start;
         while i < chart.items.len() {
@@ -96,72 +99,49 @@ pub(crate) fn recognize(
             let dot = table.dots[item.dot as usize];
             match dot.next {
                 Next::Complete => {
-                    if (item.origin as usize) < position {
-                        let lhs = table.productions[dot.production as usize].lhs;
-                        for w in chart.waiting(item.origin as usize, lhs) {
-                            let waiting = chart.items[w];
-                            add(&mut chart.items, waiting.dot + 1, waiting.origin);
+                    let lhs = table.productions[dot.production as usize].lhs;
+                    let origin = item.origin as usize;
+                    for w in chart.waiting(origin, lhs) {
+                        let waiting = chart.items[w];
+                        state.add(&mut chart, table, waiting.dot + 1, waiting.origin);
+                    }
+                    for p in chart.predicted_at(origin) {
+                        let waiting = &table.closure_waiting[chart.predicted[p] as usize];
+                        let low = waiting.partition_point(|&(w, _)| w < lhs);
+                        for &(w, d) in &waiting[low..] {
+                            if w != lhs {
+                                break;
+                            }
+                            state.add(&mut chart, table, d + 1, item.origin);
                         }
                     }
                 }
                 Next::Nonterminal(nt) => {
-                    if predicted[nt as usize] != stamp {
-                        for &m in &table.closure_nonterminals[nt as usize] {
-                            predicted[m as usize] = stamp;
-                        }
-                        for &d in &table.closure[nt as usize] {
-                            add(&mut chart.items, d, position as u32);
-                        }
+                    if state.predicted[nt as usize] != stamp {
+                        step.predict(nt, &mut state, &mut chart, &mut pending);
                     }
                     if table.nonterminals[nt as usize].nullable {
-                        add(&mut chart.items, item.dot + 1, item.origin);
+                        state.add(&mut chart, table, item.dot + 1, item.origin);
                     }
                 }
-                Next::Terminal(t) if !scanner.may_match(t, units.get(position).copied()) => {}
                 Next::Terminal(t) => {
-                    let t = t.index();
-                    if scan_stamp[t] != stamp {
-                        scan_stamp[t] = stamp;
-                        scan_ends[t].clear();
-                        unknown.clear();
-                        scanner.scan(
-                            crate::grammar::TerminalId(t as u32),
-                            units,
-                            position,
-                            rename,
-                            &mut scan_ends[t],
-                            &mut unknown,
-                        );
-                        if let (false, Terminal::Pool(pool)) = (
-                            unknown.is_empty(),
-                            scanner
-                                .grammar()
-                                .terminal(crate::grammar::TerminalId(t as u32)),
-                        ) {
-                            for &end in &unknown {
-                                chart
-                                    .unknown_words
-                                    .entry((*pool, end))
-                                    .or_default()
-                                    .push(position as u32);
-                            }
-                        }
-                    }
-                    for &end in &scan_ends[t] {
+                    let count = step.scan(t, &mut state, &mut chart);
+                    for k in 0..count {
+                        let end = state.scan_ends[t.index()][k];
                         if end as usize == position {
-                            add(&mut chart.items, item.dot + 1, item.origin);
+                            state.add(&mut chart, table, item.dot + 1, item.origin);
                         } else {
                             pending.push(position, end as usize, item.dot + 1, item.origin);
                         }
                     }
                 }
-                Next::End => accepted |= position == n,
+                Next::End => state.accepted |= position == n,
             }
             if dot.skippable && space_end != NONE as usize {
                 pending.push(position, space_end, item.dot, item.origin);
             }
         }
-        chart.close(position, start);
+        chart.close(position, start, predicted_start);
         if chart.items.len() > MAX_ITEMS {
             return Recognition {
                 chart,
@@ -176,7 +156,7 @@ pub(crate) fn recognize(
     }
     Recognition {
         chart,
-        accepted,
+        accepted: state.accepted,
         exhausted: None,
     }
 }
@@ -191,6 +171,108 @@ fn scanner_terminals(table: &ParseTable) -> usize {
         })
         .max()
         .unwrap_or(0)
+}
+
+/// What the recognizer keeps across sets.
+struct State {
+    seen: Seen,
+    /// Per nonterminal: the stamp of the last set whose closures include its prediction.
+    predicted: Vec<u32>,
+    /// Per terminal: its match ends at the current position, valid when `scan_stamp` is the
+    /// set's stamp; several items often expect the same terminal.
+    scan_ends: Vec<Vec<u32>>,
+    scan_stamp: Vec<u32>,
+    unknown: Vec<u32>,
+    accepted: bool,
+}
+
+impl State {
+    fn add(&mut self, chart: &mut Chart, table: &ParseTable, dot: u32, origin: u32) {
+        if self.seen.insert(dot, origin) {
+            chart.items.push(Item::new(table, dot, origin));
+        }
+    }
+}
+
+/// What is fixed while one set is built.
+struct Step<'a, 'g> {
+    table: &'a ParseTable,
+    scanner: &'a Scanner<'g>,
+    units: &'a [u8],
+    position: usize,
+    space_end: usize,
+    rename: bool,
+    stamp: u32,
+}
+
+impl Step<'_, '_> {
+    /// Opens the closure of `nt` here: records it, and has its scanning, whitespace-skipping
+    /// and end-of-input dots take effect, without storing its items (see `Chart`).
+    fn predict(&self, nt: u32, state: &mut State, chart: &mut Chart, pending: &mut ScanQueue) {
+        let table = self.table;
+        for &m in &table.closure_nonterminals[nt as usize] {
+            state.predicted[m as usize] = self.stamp;
+        }
+        chart.predicted.push(nt);
+        let origin = self.position as u32;
+        for &d in &table.closure_active[nt as usize] {
+            let dot = table.dots[d as usize];
+            match dot.next {
+                Next::Terminal(t) => {
+                    let count = self.scan(t, state, chart);
+                    for &end in &state.scan_ends[t.index()][..count] {
+                        // A zero-width match advances to a dot the closure already holds.
+                        if end as usize != self.position {
+                            pending.push(self.position, end as usize, d + 1, origin);
+                        }
+                    }
+                }
+                Next::End => state.accepted |= self.position == self.units.len(),
+                _ => {}
+            }
+            if dot.skippable && self.space_end != NONE as usize {
+                pending.push(self.position, self.space_end, d, origin);
+            }
+        }
+    }
+
+    /// How many matches `terminal` has here; their ends are in `state.scan_ends`. Scanned
+    /// once per set.
+    fn scan(&self, terminal: TerminalId, state: &mut State, chart: &mut Chart) -> usize {
+        if !self
+            .scanner
+            .may_match(terminal, self.units.get(self.position).copied())
+        {
+            return 0;
+        }
+        let t = terminal.index();
+        if state.scan_stamp[t] != self.stamp {
+            state.scan_stamp[t] = self.stamp;
+            state.scan_ends[t].clear();
+            state.unknown.clear();
+            self.scanner.scan(
+                terminal,
+                self.units,
+                self.position,
+                self.rename,
+                &mut state.scan_ends[t],
+                &mut state.unknown,
+            );
+            if let (false, Terminal::Pool(pool)) = (
+                state.unknown.is_empty(),
+                self.scanner.grammar().terminal(terminal),
+            ) {
+                for &end in &state.unknown {
+                    chart
+                        .unknown_words
+                        .entry((*pool, end))
+                        .or_default()
+                        .push(self.position as u32);
+                }
+            }
+        }
+        state.scan_ends[t].len()
+    }
 }
 
 /// Which items the current set already holds. Most dots occur with a single origin in a set,

@@ -254,12 +254,18 @@ impl<'a> Extractor<'a> {
         let p = &self.table.productions[production as usize];
         let (first, len) = (p.first_dot, p.len);
         for position in (0..len).rev() {
-            let Next::Nonterminal(child) = self.table.dots[(first + position) as usize].next else {
-                unreachable!("an empty production holds only nullable nonterminals");
-            };
-            let empty = self.table.nonterminal(child).empty_production;
-            let at = self.ancestors.last().map_or(0, |a| a.1);
-            self.nonterminal(child, empty, at, at)?;
+            match self.table.dots[(first + position) as usize].next {
+                Next::Nonterminal(child) => {
+                    let empty = self.table.nonterminal(child).empty_production;
+                    let at = self.ancestors.last().map_or(0, |a| a.1);
+                    self.nonterminal(child, empty, at, at)?;
+                }
+                // Only zero-width terminals (GLUE) occur in an empty production.
+                Next::Terminal(terminal) => {
+                    self.push(NodeKind::Terminal { terminal, value: 0 }, None)
+                }
+                Next::Complete | Next::End => {}
+            }
         }
         Ok(())
     }
@@ -521,6 +527,15 @@ impl<'a> Extractor<'a> {
             }
             Next::Terminal(t) => self.collect_terminal(t, e),
             Next::Nonterminal(nt) => {
+                // An empty derivation starts where it ends: its items are virtual (see
+                // `Chart`), and the parent's item before it decides whether it is possible.
+                let nonterminal = self.table.nonterminal(nt);
+                if nonterminal.nullable {
+                    self.candidates.push(Candidate {
+                        start: end,
+                        choice: Choice::Production(nonterminal.empty_production),
+                    });
+                }
                 let dots = self.table.nonterminal(nt).dots.clone();
                 for item in self.chart.not_waiting(e, dots.clone()) {
                     let dot = self.table.dot(item.dot);

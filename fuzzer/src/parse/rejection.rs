@@ -24,7 +24,7 @@ pub(crate) fn explain(
     let grammar = scanner.grammar();
     let at = chart.last_position().unwrap_or(0);
     let mut expected: Vec<String> = Vec::new();
-    for item in chart.set(at).unwrap_or(&[]) {
+    for item in &chart.items_at(table, at) {
         let dot = table.dot(item.dot);
         let in_token = table.nonterminal(table.lhs(item.dot)).token;
         match dot.next {
@@ -90,7 +90,7 @@ fn unknown_pool_word(
     let grammar = scanner.grammar();
     let units = &input.units[..];
     for start in (at.saturating_sub(WORD_REACH)..=at).rev() {
-        for item in chart.set(start).unwrap_or(&[]) {
+        for item in &chart.items_at(table, start) {
             let Next::Terminal(t) = table.dot(item.dot).next else {
                 continue;
             };

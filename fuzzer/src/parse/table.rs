@@ -102,6 +102,17 @@ pub struct ParseTable {
     pub(crate) closure: Vec<Vec<u32>>,
     /// Per nonterminal: the nonterminals its closure predicts, itself included.
     pub(crate) closure_nonterminals: Vec<Vec<u32>>,
+    /// Per nonterminal: its closure sorted, to test membership.
+    pub(crate) closure_sorted: Vec<Vec<u32>>,
+    /// Per nonterminal: the (nonterminal waited for, dot) pairs of its closure, sorted, for
+    /// completing into a set where it was predicted.
+    pub(crate) closure_waiting: Vec<Vec<(u32, u32)>>,
+    /// Per nonterminal: the dots of its closure that scan, end the input or skip whitespace;
+    /// the only ones a prediction has to look at.
+    pub(crate) closure_active: Vec<Vec<u32>>,
+    /// Per terminal: it matches the empty word (GLUE, an empty literal), so it is passed over
+    /// like a nullable nonterminal.
+    pub(crate) zero_width: Vec<bool>,
     pub(crate) root: u32,
     /// Whether some token outside a lexical rule can start with whitespace (the literal
     /// `" + "`, say). Only then must skipped whitespace be consumed one character at a time.
@@ -327,6 +338,19 @@ impl<'g> Builder<'g> {
             dots,
             closure: Vec::new(),
             closure_nonterminals: Vec::new(),
+            closure_sorted: Vec::new(),
+            closure_waiting: Vec::new(),
+            closure_active: Vec::new(),
+            zero_width: self
+                .grammar
+                .terminals
+                .iter()
+                .map(|t| match t {
+                    crate::grammar::Terminal::Literal(s) => s.is_empty(),
+                    crate::grammar::Terminal::Layout(token) => *token == LayoutToken::Glue,
+                    _ => false,
+                })
+                .collect(),
             root,
             whitespace_tokens: false,
         };
@@ -350,6 +374,7 @@ fn compute_nullable(table: &mut ParseTable) {
                     Next::Nonterminal(n) if height[n as usize] != u32::MAX => {
                         tallest = tallest.max(height[n as usize]);
                     }
+                    Next::Terminal(t) if table.zero_width[t.index()] => {}
                     _ => {
                         empty = false;
                         break;
@@ -405,6 +430,7 @@ fn compute_closures(table: &mut ParseTable) {
                             }
                             dot += 1;
                         }
+                        Next::Terminal(t) if table.zero_width[t.index()] => dot += 1,
                         _ => break,
                     }
                 }
@@ -419,6 +445,38 @@ fn compute_closures(table: &mut ParseTable) {
         closure.push(dots);
         closure_nonterminals.push(queue);
     }
+    table.closure_sorted = closure
+        .iter()
+        .map(|dots| {
+            let mut sorted = dots.clone();
+            sorted.sort_unstable();
+            sorted
+        })
+        .collect();
+    table.closure_waiting = closure
+        .iter()
+        .map(|dots| {
+            let mut waiting: Vec<(u32, u32)> = dots
+                .iter()
+                .map(|&d| (table.dots[d as usize].waits_for, d))
+                .filter(|&(w, _)| w != NONE)
+                .collect();
+            waiting.sort_unstable();
+            waiting
+        })
+        .collect();
+    table.closure_active = closure
+        .iter()
+        .map(|dots| {
+            dots.iter()
+                .copied()
+                .filter(|&d| {
+                    let dot = &table.dots[d as usize];
+                    dot.skippable || matches!(dot.next, Next::Terminal(_) | Next::End)
+                })
+                .collect()
+        })
+        .collect();
     table.closure = closure;
     table.closure_nonterminals = closure_nonterminals;
 }
