@@ -244,3 +244,15 @@ fn glue_forbids_whitespace_and_newline_reads_line_breaks() {
         error.message
     );
 }
+
+/// A separator that is more than whitespace is skipped between tokens like whitespace.
+#[test]
+fn custom_separators_are_skipped_between_tokens() {
+    let grammar = bonsai::grammar::Grammar::from_text(
+        "t",
+        "%layout \" | \";\ns = ID+ ;\n%pool ID = /[a-z]/ ;",
+    )
+    .unwrap();
+    assert_eq!(round_trip(&grammar, "a | b | c"), "a | b | c");
+    assert_eq!(round_trip(&grammar, "a  |  b"), "a | b");
+}

@@ -49,6 +49,9 @@ pub struct ParseInput {
     /// Whether a line break may be skipped between tokens (only without layout tokens, where
     /// a line break is just whitespace).
     pub(crate) newline_is_space: bool,
+    /// Units covered by an occurrence of a separator that is not whitespace (`%layout " | "`
+    /// has `|`), which the layout pass puts between tokens; empty when there is none.
+    separator: Vec<bool>,
 }
 
 impl ParseInput {
@@ -57,6 +60,7 @@ impl ParseInput {
             units: text.as_bytes().to_vec(),
             offsets: Vec::new(),
             newline_is_space: true,
+            separator: Vec::new(),
         }
     }
 
@@ -111,6 +115,7 @@ impl ParseInput {
             units,
             offsets,
             newline_is_space: false,
+            separator: Vec::new(),
         })
     }
 
@@ -127,7 +132,27 @@ impl ParseInput {
         match self.units.get(position) {
             Some(b' ' | b'\t' | b'\x0c') => true,
             Some(b'\n' | b'\r') => self.newline_is_space,
-            _ => false,
+            Some(_) => self.separator.get(position).copied().unwrap_or(false),
+            None => false,
+        }
+    }
+
+    /// Lets every occurrence of `separator` be skipped like whitespace, when it is more than
+    /// whitespace.
+    pub(crate) fn skip_separator(&mut self, separator: &str) {
+        if separator.trim().is_empty() {
+            return;
+        }
+        let bytes = separator.as_bytes();
+        self.separator = vec![false; self.units.len()];
+        let mut at = 0;
+        while let Some(found) = self.units[at..]
+            .windows(bytes.len())
+            .position(|w| w == bytes)
+        {
+            let start = at + found;
+            self.separator[start..start + bytes.len()].fill(true);
+            at = start + bytes.len();
         }
     }
 }

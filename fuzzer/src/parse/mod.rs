@@ -7,9 +7,15 @@
 //! the sampler builds → the tree's choices (`DerivationTree::choices`).
 //!
 //! Parsing is tolerant of layout: outside lexical rules any run of spaces and tabs (and line
-//! breaks, in grammars without layout tokens) may precede a token, while inside a lexical rule
-//! nothing may separate its pieces. Every text the renderer produces therefore parses, and its
-//! choices replay to the identical text.
+//! breaks where no NEWLINE token reads them, and the grammar's separator) may precede a token,
+//! while inside a lexical rule nothing may separate its pieces, and GLUE forbids whitespace on
+//! both of its sides. Every text the renderer produces therefore parses, and its choices replay
+//! to the identical text (see `extract` for how the derivation is chosen).
+//!
+//! Known limits: in grammars with INDENT/DEDENT every line break is a NEWLINE, so a token
+//! cannot span lines and brackets do not join lines as in Python; GLUE constrains only the
+//! production it is written in; right-recursive rules cost time quadratic in their nesting (no
+//! Leo items), and extraction refuses inputs nesting deeper than [`MAX_NESTING`] rules.
 
 mod chart;
 mod earley;

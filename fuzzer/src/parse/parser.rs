@@ -8,7 +8,7 @@ use super::rejection::explain;
 use super::scanner::Scanner;
 use super::{ParseError, ParseTable};
 use crate::choice::ChoiceSequence;
-use crate::grammar::{Grammar, LayoutToken, Terminal};
+use crate::grammar::{Grammar, LayoutToken, Separator, Terminal};
 use crate::sampler::Bounds;
 use crate::tree::DerivationTree;
 
@@ -135,10 +135,14 @@ impl<'g> Parser<'g> {
     }
 
     fn input(&self, text: &str) -> Result<ParseInput, ParseError> {
-        if self.indented {
-            ParseInput::with_layout(text)
+        let mut input = if self.indented {
+            ParseInput::with_layout(text)?
         } else {
-            Ok(ParseInput::plain(text))
+            ParseInput::plain(text)
+        };
+        if let Separator::Text(separator) = &self.grammar.layout.separator {
+            input.skip_separator(separator);
         }
+        Ok(input)
     }
 }
