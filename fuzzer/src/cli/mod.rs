@@ -10,6 +10,7 @@ mod parse;
 mod plugin;
 mod seed;
 mod targets;
+mod validity;
 
 pub use plugin::LinkedTarget;
 
@@ -42,6 +43,8 @@ enum Command {
     Parse(parse::ParseArgs),
     /// Turn a directory of text seeds into a corpus of choice sequences, with a report.
     Import(import::ImportArgs),
+    /// Measure which share of a grammar's inputs a target accepts, and where it refuses them.
+    Validity(validity::ValidityArgs),
 }
 
 #[derive(Subcommand)]
@@ -104,6 +107,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Targets(args) => targets::run(args, linked),
         Command::Parse(args) => parse::run(args),
         Command::Import(args) => import::run(args),
+        Command::Validity(args) => validity::run(args, linked),
     };
     report(result)
 }

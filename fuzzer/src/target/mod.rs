@@ -4,10 +4,12 @@
 mod instrumentation;
 #[allow(clippy::module_inception)]
 mod target;
+mod validity;
 mod verdict;
 
 pub use instrumentation::{edge_counters, require_instrumented};
 pub use target::Target;
+pub use validity::{Crash, MessageTally, StageTally, UNSTAGED, Validity, split_stage};
 pub use verdict::Verdict;
 
 /// Defines `main` for a target binary `bonsai-<name>`: the full Bonsai command line with one

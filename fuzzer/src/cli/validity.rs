@@ -1,0 +1,99 @@
+//! `bonsai validity`: what share of a grammar's inputs a target accepts, and where it refuses
+//! the rest. The tool for tuning a grammar to a target before fuzzing with it.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::load::load_grammar;
+use super::{Failure, LinkedTarget};
+use crate::diagnostic::Diagnostic;
+use crate::sampler::Bounds;
+use crate::target::Validity;
+
+#[derive(Args)]
+pub struct ValidityArgs {
+    /// The grammar file.
+    grammar: PathBuf,
+    /// The target to run the inputs on (its binary `bonsai-T` is used).
+    #[arg(long)]
+    target: String,
+    /// Bounds M,N,D for generation.
+    #[arg(long, value_name = "M,N,D")]
+    bounds: Bounds,
+    /// How many inputs to generate.
+    #[arg(long, default_value_t = 1000)]
+    count: u64,
+    /// Random seed; the same seed gives the same inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// How many of the most frequent messages to show per stage.
+    #[arg(long, default_value_t = 3)]
+    messages: usize,
+    /// Also print the first input that caused each message shown.
+    #[arg(long)]
+    examples: bool,
+}
+
+pub fn run(args: ValidityArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    let linked = linked.filter(|l| l.name == args.target).ok_or_else(|| {
+        Diagnostic::error(format!(
+            "target '{}' is not linked into this binary",
+            args.target
+        ))
+    })?;
+    let (grammar, _analysis) = load_grammar(&args.grammar)?;
+    let mut target = (linked.make)();
+    let validity = Validity::measure(
+        target.as_mut(),
+        &grammar,
+        args.bounds,
+        args.count,
+        args.seed,
+    )?;
+    println!(
+        "{} inputs from {} within ({}), seed {}, target {}",
+        validity.inputs,
+        args.grammar.display(),
+        args.bounds,
+        args.seed,
+        linked.name
+    );
+    let row = |label: &str, n: u64| {
+        println!("{label:<24}{n:>8}{:>8.1}%", validity.percent(n));
+    };
+    row("valid", validity.valid);
+    let invalid = validity.invalid.values().map(|t| t.count).sum();
+    row("invalid", invalid);
+    for (stage, tally) in &validity.invalid {
+        row(&format!("  {stage}"), tally.count);
+        let mut messages: Vec<_> = tally.messages.iter().collect();
+        messages.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+        for (message, tally) in messages.into_iter().take(args.messages) {
+            println!("      {:>6}  {}", tally.count, shorten(message, 100));
+            if args.examples {
+                for line in tally.example.lines() {
+                    println!("              | {line}");
+                }
+            }
+        }
+    }
+    row("reject", validity.rejected);
+    row("crash", validity.crashes.len() as u64);
+    for crash in validity.crashes.iter().take(args.messages) {
+        println!(
+            "      input {}: {}\n{}",
+            crash.index,
+            crash.message,
+            crash.input.trim_end()
+        );
+    }
+    Ok(())
+}
+
+fn shorten(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
