@@ -1,0 +1,3 @@
+//! `bonsai-naga`: the Bonsai command line with the naga WGSL compiler linked in.
+
+bonsai::target_main!("naga", bonsai_target_naga::Naga::new());
