@@ -227,3 +227,31 @@ mod tests {
         assert_eq!(out, again);
     }
 }
+
+/// naga bugs found by fuzzing with grammars/wgsl.ebnf, kept as regression tests: each test
+/// states naga's current behaviour, so an upgrade that fixes the bug makes it fail and points
+/// here.
+#[cfg(test)]
+mod known_bugs {
+    use super::*;
+
+    /// The HLSL writer computes a storage-buffer byte offset as `index * stride` in `u32`
+    /// (back/hlsl/storage.rs, `fill_access_chain`): a large constant index into a
+    /// runtime-sized array overflows. Debug builds panic; release builds wrap and emit a wrong
+    /// offset. Validation accepts the shader, as it should (the array has no static length).
+    #[test]
+    #[cfg(debug_assertions)]
+    fn hlsl_storage_offset_overflows_on_a_large_constant_index() {
+        let shader = "struct Item { value: f32, count: u32, dir: vec4<f32> }\n\
+                      @group(0) @binding(0) var<storage, read> items: array<Item>;\n\
+                      @compute @workgroup_size(1) fn main() { _ = items[2147483644u].value; }";
+        let hit = std::panic::catch_unwind(|| Naga::new().run(shader.as_bytes()));
+        let message = hit.expect_err("naga 30.0.1 panics here");
+        let message = message
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| message.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        assert!(message.contains("overflow"), "{message}");
+    }
+}

@@ -1,0 +1,21 @@
+//! 1,000 programs from grammars/starlark.ebnf through the type checker: none may crash it,
+//! all must parse (the grammar is tuned to starlark-rust's typed dialect), and a useful share
+//! must type-check.
+
+use std::path::Path;
+
+use bonsai::grammar::Grammar;
+use bonsai::sampler::Bounds;
+use bonsai::target::Validity;
+use bonsai_target_starlark::Starlark;
+
+#[test]
+fn generated_programs_parse_and_many_type_check() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../grammars/starlark.ebnf");
+    let grammar = Grammar::from_file(&path).expect("the shipped grammar loads");
+    let bounds = Bounds::new(3, 3, 3).unwrap();
+    let validity = Validity::measure(&mut Starlark::new(), &grammar, bounds, 1000, 1).unwrap();
+    assert!(validity.crashes.is_empty(), "{:#?}", validity.crashes);
+    assert_eq!(validity.refused_at("parse"), 0, "{validity:#?}");
+    assert!(validity.percent(validity.valid) >= 20.0, "{validity:#?}");
+}
