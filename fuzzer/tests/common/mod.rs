@@ -9,7 +9,16 @@ use bonsai::grammar::{Grammar, Symbol, Terminal};
 use bonsai::sampler::Bounds;
 use bonsai::tree::{DerivationTree, NodeId, NodeKind};
 
-pub const SHIPPED: &[&str] = &["expr", "cgi", "url", "json", "simpl", "chocopy", "starlark"];
+pub const SHIPPED: &[&str] = &[
+    "expr",
+    "cgi",
+    "url",
+    "json",
+    "simpl",
+    "chocopy",
+    "starlark",
+    "javascript",
+];
 
 pub fn grammar_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
