@@ -218,7 +218,10 @@ mod tests {
         assert_eq!(tally.messages["expected int"].count, 2);
         assert_eq!(tally.messages["expected int"].example, "one");
         assert_eq!(tally.messages["at 9:1: x"].count, 1);
-        assert_eq!((validity.inputs, validity.valid, validity.rejected), (5, 1, 1));
+        assert_eq!(
+            (validity.inputs, validity.valid, validity.rejected),
+            (5, 1, 1)
+        );
         assert_eq!(validity.refused_at("type"), 3);
         assert_eq!(validity.percent(1), 20.0);
     }
@@ -247,7 +250,10 @@ mod tests {
         let second = Validity::measure(&mut Fussy, &grammar, bounds, 200, 7).unwrap();
         assert_eq!(first.inputs, 200);
         assert!(first.valid > 0 && first.refused_at("parse") > 0 && !first.crashes.is_empty());
-        assert_eq!(first.valid + first.refused_at("parse") + first.crashes.len() as u64, 200);
+        assert_eq!(
+            first.valid + first.refused_at("parse") + first.crashes.len() as u64,
+            200
+        );
         assert!(first.crashes.iter().all(|c| c.input.len() % 3 == 2));
         assert!(first.crashes[0].message.starts_with("length "));
         assert_eq!(

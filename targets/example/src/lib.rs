@@ -68,7 +68,10 @@ mod tests {
             verdict("let a = 4;\nlet b = let c = a - 1 in c * c;\nprint b / a;"),
             Verdict::Valid
         );
-        assert_eq!(Example.output(b"let x = 7; print -x * (2 + 1);"), "valid\n-21");
+        assert_eq!(
+            Example.output(b"let x = 7; print -x * (2 + 1);"),
+            "valid\n-21"
+        );
     }
 
     #[test]
@@ -99,7 +102,10 @@ mod tests {
             Verdict::Invalid(r) if r.starts_with("scope:")
         ));
         // A later `let` shadows an earlier one.
-        assert_eq!(Example.output(b"let a = 1; let a = a + 1; print a;"), "valid\n2");
+        assert_eq!(
+            Example.output(b"let a = 1; let a = a + 1; print a;"),
+            "valid\n2"
+        );
     }
 
     #[test]

@@ -18,5 +18,8 @@ fn generated_programs_run_without_crashing() {
     // The grammar describes the language exactly, so nothing fails to parse.
     assert_eq!(validity.refused_at("parse"), 0, "{validity:#?}");
     assert_eq!(validity.refused_at(UNSTAGED), 0, "{validity:#?}");
-    assert!(validity.valid > 0 && validity.refused_at("scope") > 0, "{validity:#?}");
+    assert!(
+        validity.valid > 0 && validity.refused_at("scope") > 0,
+        "{validity:#?}"
+    );
 }

@@ -209,7 +209,10 @@ mod tests {
     #[test]
     fn entry_points_need_their_attributes() {
         // A fragment output without @location is a validation error, not a parse error.
-        let reason = invalid_at("@fragment fn main() -> vec4<f32> { return vec4<f32>(); }", "validate:");
+        let reason = invalid_at(
+            "@fragment fn main() -> vec4<f32> { return vec4<f32>(); }",
+            "validate:",
+        );
         assert!(reason.contains("main"), "{reason}");
     }
 

@@ -20,9 +20,14 @@ fn generated_shaders_validate_and_only_the_known_bug_crashes() {
     let unknown: Vec<_> = validity
         .crashes
         .iter()
-        .filter(|c| !(c.message == "attempt to multiply with overflow" && c.input.contains("items[")))
+        .filter(|c| {
+            !(c.message == "attempt to multiply with overflow" && c.input.contains("items["))
+        })
         .collect();
     assert!(unknown.is_empty(), "{unknown:#?}");
     assert!(validity.percent(validity.valid) >= 60.0, "{validity:#?}");
-    assert!(validity.percent(validity.refused_at("parse")) <= 20.0, "{validity:#?}");
+    assert!(
+        validity.percent(validity.refused_at("parse")) <= 20.0,
+        "{validity:#?}"
+    );
 }

@@ -202,7 +202,11 @@ mod tests {
         let reason = invalid_at("let a = 1;\nlet a = 2;", "semantic:");
         assert!(reason.contains("`a` has already been declared"), "{reason}");
         // Early errors, whichever of oxc's parser or semantic pass reports them.
-        for program in ["function f() { break; }", "const g = (a, a) => 1;", "x = await;"] {
+        for program in [
+            "function f() { break; }",
+            "const g = (a, a) => 1;",
+            "x = await;",
+        ] {
             assert!(matches!(verdict(program), Verdict::Invalid(_)), "{program}");
         }
         // Strict mode, because the input is a module.
@@ -219,7 +223,8 @@ mod tests {
     #[test]
     fn output_is_the_minified_program_and_runs_are_independent() {
         let mut oxc = Oxc::new();
-        let program = b"export function add(first, second) { const total = first + second; return total; }";
+        let program =
+            b"export function add(first, second) { const total = first + second; return total; }";
         let out = oxc.output(program);
         assert!(out.starts_with("valid\n"), "{out}");
         assert!(!out.contains("total"), "locals are mangled: {out}");

@@ -23,5 +23,8 @@ fn generated_programs_compile_and_only_the_known_bug_crashes() {
         .collect();
     assert!(unknown.is_empty(), "{unknown:#?}");
     assert!(validity.percent(validity.valid) >= 60.0, "{validity:#?}");
-    assert!(validity.percent(validity.refused_at("parse")) <= 5.0, "{validity:#?}");
+    assert!(
+        validity.percent(validity.refused_at("parse")) <= 5.0,
+        "{validity:#?}"
+    );
 }

@@ -41,7 +41,9 @@ impl Default for Starlark {
 /// The outcome of one run, before it is reduced to a verdict.
 enum Outcome {
     /// Type-checked; the inferred types of the module's bindings, one per line.
-    Valid { types: String },
+    Valid {
+        types: String,
+    },
     Invalid(String),
 }
 
@@ -177,7 +179,10 @@ mod tests {
         let reason = invalid_at("def f(x: int) -> str:\n    return x\n", "type:");
         assert!(reason.starts_with("type: 2:"), "{reason}");
         invalid_at("def f(x: str) -> int:\n    return x.upper()\n", "type:");
-        invalid_at("def f(n: int) -> None:\n    for c in n:\n        pass\n", "type:");
+        invalid_at(
+            "def f(n: int) -> None:\n    for c in n:\n        pass\n",
+            "type:",
+        );
     }
 
     #[test]
