@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::{Failure, LinkedTarget, plugin};
-use crate::target::{edge_counters, require_instrumented};
+use crate::target::{edge_counters, instrumented_report, require_instrumented};
 
 #[derive(Args)]
 pub struct TargetsArgs {
@@ -16,7 +16,7 @@ pub fn run(args: TargetsArgs, linked: Option<LinkedTarget>) -> Result<(), Failur
     match (args.target, linked) {
         (Some(name), Some(linked)) if name == linked.name => {
             let counters = require_instrumented(linked.name)?;
-            println!("{}: instrumented, {counters} edge counters", linked.name);
+            println!("{}", instrumented_report(linked.name, counters));
         }
         _ => {
             for name in plugin::available() {

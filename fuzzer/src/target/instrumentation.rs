@@ -5,6 +5,9 @@
 //! looks alike to the fuzzer and a campaign silently degrades to random testing. Commands that
 //! rely on coverage therefore refuse to start on an uninstrumented target.
 
+use std::path::Path;
+use std::process::Command;
+
 use crate::diagnostic::Diagnostic;
 
 /// Number of 8-bit edge counters registered by instrumented code in this process.
@@ -24,5 +27,68 @@ pub fn require_instrumented(target: &str) -> Result<usize, Diagnostic> {
              its crates in scripts/instrumented-crates (then `cargo clean -p <crate>` and rebuild)"
         ))),
         n => Ok(n),
+    }
+}
+
+/// The line `bonsai targets --target NAME` prints for an instrumented target.
+pub fn instrumented_report(target: &str, counters: usize) -> String {
+    format!("{target}: instrumented, {counters} edge counters")
+}
+
+/// The counter count in `stdout` of `targets --target NAME`, if it reports `target` as
+/// instrumented.
+pub fn parse_instrumented_report(stdout: &str, target: &str) -> Option<usize> {
+    stdout.lines().find_map(|line| {
+        line.strip_prefix(target)?
+            .strip_prefix(": instrumented, ")?
+            .strip_suffix(" edge counters")?
+            .parse()
+            .ok()
+    })
+}
+
+/// Asks a built target binary `bonsai-<target>` how many edge counters it carries, by running
+/// its `targets --target <target>`: how a test or a script checks a target binary without
+/// linking it.
+pub fn query_instrumented(binary: &Path, target: &str) -> Result<usize, String> {
+    let out = Command::new(binary)
+        .args(["targets", "--target", target])
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    match parse_instrumented_report(&stdout, target) {
+        Some(counters) if out.status.success() => Ok(counters),
+        _ => Err(format!(
+            "{} does not report '{target}' as instrumented ({}):\n{stdout}{}",
+            binary.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_line_parses_back() {
+        let line = instrumented_report("naga", 58488);
+        assert_eq!(parse_instrumented_report(&line, "naga"), Some(58488));
+        assert_eq!(
+            parse_instrumented_report(&format!("x\n{line}\n"), "naga"),
+            Some(58488)
+        );
+        assert_eq!(parse_instrumented_report(&line, "nag"), None);
+        assert_eq!(
+            parse_instrumented_report("naga: instrumented, many edge counters", "naga"),
+            None
+        );
+    }
+
+    #[test]
+    fn querying_a_missing_binary_fails_with_its_path() {
+        let error = query_instrumented(Path::new("/nonexistent/bonsai-x"), "x").unwrap_err();
+        assert!(error.contains("/nonexistent/bonsai-x"), "{error}");
     }
 }

@@ -7,9 +7,14 @@ mod target;
 mod validity;
 mod verdict;
 
-pub use instrumentation::{edge_counters, require_instrumented};
+pub use instrumentation::{
+    edge_counters, instrumented_report, parse_instrumented_report, query_instrumented,
+    require_instrumented,
+};
 pub use target::Target;
-pub use validity::{Crash, MessageTally, StageTally, UNSTAGED, Validity, split_stage};
+pub use validity::{
+    Crash, MessageTally, StageTally, UNSTAGED, Validity, panic_message, split_stage,
+};
 pub use verdict::Verdict;
 
 /// Defines `main` for a target binary `bonsai-<name>`: the full Bonsai command line with one

@@ -249,12 +249,8 @@ mod known_bugs {
     fn minifier_under_prunes_references() {
         let program = include_str!("../tests/crashes/minifier-under-prune.js");
         let hit = std::panic::catch_unwind(|| Oxc::new().run(program.as_bytes()));
-        let message = hit.expect_err("oxc 0.146.0 panics here");
-        let message = message
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| message.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default();
+        let payload = hit.expect_err("oxc 0.146.0 panics here");
+        let message = bonsai::target::panic_message(payload.as_ref());
         assert!(message.contains("under-prune"), "{message}");
     }
 }

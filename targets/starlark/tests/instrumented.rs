@@ -2,24 +2,13 @@
 //! to the fuzzer. Counts differ between debug and release builds, so the bound is loose; it
 //! still fails when the crates drop out of scripts/instrumented-crates.
 
-use std::process::Command;
+use std::path::Path;
+
+use bonsai::target::query_instrumented;
 
 #[test]
 fn the_binary_reports_itself_instrumented() {
-    let out = Command::new(env!("CARGO_BIN_EXE_bonsai-starlark"))
-        .args(["targets", "--target", "starlark"])
-        .output()
-        .expect("bonsai-starlark runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let counters: usize = stdout
-        .strip_prefix("starlark: instrumented, ")
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("unexpected report: {stdout}"));
+    let binary = Path::new(env!("CARGO_BIN_EXE_bonsai-starlark"));
+    let counters = query_instrumented(binary, "starlark").unwrap_or_else(|e| panic!("{e}"));
     assert!(counters >= 40_000, "only {counters} edge counters");
 }
