@@ -74,10 +74,7 @@ impl Naga {
         let module = match naga::front::wgsl::parse_str(source) {
             Ok(module) => module,
             Err(e) => {
-                let at = e
-                    .location(source)
-                    .map(|l| format!("{}:{}: ", l.line_number, l.line_position))
-                    .unwrap_or_default();
+                let at = located(e.location(source));
                 return Outcome::Invalid(format!("parse: {at}{}", one_line(e.message())));
             }
         };
@@ -85,10 +82,7 @@ impl Naga {
         let info = match validator.validate(&module) {
             Ok(info) => info,
             Err(e) => {
-                let at = e
-                    .location(source)
-                    .map(|l| format!("{}:{}: ", l.line_number, l.line_position))
-                    .unwrap_or_default();
+                let at = located(e.location(source));
                 return Outcome::Invalid(format!("validate: {at}{}", error_chain(e.as_inner())));
             }
         };
@@ -152,6 +146,13 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// `line:column: `, or nothing for an error naga could not place.
+fn located(location: Option<naga::SourceLocation>) -> String {
+    location
+        .map(|l| format!("{}:{}: ", l.line_number, l.line_position))
+        .unwrap_or_default()
 }
 
 fn one_line(text: &str) -> String {
