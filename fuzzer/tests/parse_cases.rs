@@ -147,7 +147,7 @@ fn chocopy_reads_line_structure() {
 fn starlark() {
     accepts(
         "starlark",
-        "def f(a: int, b: list[str] = []) -> int:\n    for c in range(a):\n        b.append(str(c))\n    return len(b)\n",
+        "def f(a: int, b: list[str], c: str = \"x\") -> int:\n    for x in range(a):\n        b.append(str(x))\n    return len(b)\ndef g(a: int, b: int, c: int):\n    pass\n",
     );
     rejects(
         "starlark",
@@ -158,7 +158,7 @@ fn starlark() {
     );
     rejects(
         "starlark",
-        "def f():\n    return (a\n",
+        "def f(a: int, b: int, c: int) -> int:\n    return (a\n",
         2,
         14,
         "unexpected end of line",
