@@ -1,6 +1,8 @@
 //! `bonsai validity`: what share of a grammar's inputs a target accepts, and where it refuses
 //! the rest. The tool for tuning a grammar to a target before fuzzing with it.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -51,44 +53,59 @@ pub fn run(args: ValidityArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         args.count,
         args.seed,
     )?;
-    println!(
-        "{} inputs from {} within ({}), seed {}, target {}",
+    let report = render(&validity, &args, linked.name);
+    // A reader that hangs up early (`| head`) has all it wanted: not an error.
+    match std::io::stdout().lock().write_all(report.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Diagnostic::error(format!("cannot write to stdout: {e}")).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The report as text: totals, then each stage with its most frequent messages, then crashes.
+fn render(validity: &Validity, args: &ValidityArgs, target: &str) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        out,
+        "{} inputs from {} within ({}), seed {}, target {target}",
         validity.inputs,
         args.grammar.display(),
         args.bounds,
         args.seed,
-        linked.name
     );
-    let row = |label: &str, n: u64| {
-        println!("{label:<24}{n:>8}{:>8.1}%", validity.percent(n));
+    let row = |out: &mut String, label: &str, n: u64| {
+        let _ = writeln!(out, "{label:<24}{n:>8}{:>8.1}%", validity.percent(n));
     };
-    row("valid", validity.valid);
+    row(&mut out, "valid", validity.valid);
     let invalid = validity.invalid.values().map(|t| t.count).sum();
-    row("invalid", invalid);
+    row(&mut out, "invalid", invalid);
     for (stage, tally) in &validity.invalid {
-        row(&format!("  {stage}"), tally.count);
+        row(&mut out, &format!("  {stage}"), tally.count);
         let mut messages: Vec<_> = tally.messages.iter().collect();
         messages.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
         for (message, tally) in messages.into_iter().take(args.messages) {
-            println!("      {:>6}  {}", tally.count, shorten(message, 100));
+            let _ = writeln!(out, "      {:>6}  {}", tally.count, shorten(message, 100));
             if args.examples {
                 for line in tally.example.lines() {
-                    println!("              | {line}");
+                    let _ = writeln!(out, "              | {line}");
                 }
             }
         }
     }
-    row("reject", validity.rejected);
-    row("crash", validity.crashes.len() as u64);
+    row(&mut out, "reject", validity.rejected);
+    row(&mut out, "crash", validity.crashes.len() as u64);
     for crash in validity.crashes.iter().take(args.messages) {
-        println!(
+        let _ = writeln!(
+            out,
             "      input {}: {}\n{}",
             crash.index,
             crash.message,
             crash.input.trim_end()
         );
     }
-    Ok(())
+    out
 }
 
 fn shorten(text: &str, limit: usize) -> String {
