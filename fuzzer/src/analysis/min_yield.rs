@@ -3,6 +3,8 @@
 //! Growth control, reduction (replace a subtree by its minimal yield) and the systematic cover
 //! criteria all complete partial derivations with the shortest possible text.
 
+use fixedbitset::FixedBitSet;
+
 use crate::grammar::{Grammar, LayoutToken, Symbol, Terminal};
 
 pub const NO_YIELD: u64 = u64::MAX;
@@ -14,10 +16,20 @@ pub struct MinYield {
     pub alternative: Vec<Vec<u64>>,
     /// Per rule, the alternative that reaches the minimum (first one on ties).
     pub best_alternative: Vec<Option<usize>>,
+    /// Per terminal: its shortest text (a pool's shortest value; 0 for INDENT and DEDENT).
+    pub terminal: Vec<u64>,
 }
 
 impl MinYield {
     pub fn compute(grammar: &Grammar) -> Self {
+        Self::compute_without(grammar, &FixedBitSet::with_capacity(grammar.rules.len()))
+    }
+
+    /// Minimal yields with the rules in `forbidden` treated as underivable, as
+    /// [`super::Heights::compute`] does: the shortest word that the depth bound still allows
+    /// once those rules have reached it. A forbidden rule keeps its alternatives' yields (it may
+    /// be the rule being expanded) but gets no rule yield and no best alternative.
+    pub fn compute_without(grammar: &Grammar, forbidden: &FixedBitSet) -> Self {
         let terminal_len: Vec<u64> = grammar
             .terminals
             .iter()
@@ -46,21 +58,13 @@ impl MinYield {
                 for (a, alt) in def.alternatives.iter().enumerate() {
                     let mut total = 0u64;
                     for symbol in &alt.symbols {
-                        let len = match *symbol {
-                            Symbol::Terminal(t) => terminal_len[t.index()],
-                            Symbol::Rule(b) => rule[b.index()],
-                            Symbol::Optional(_) | Symbol::Repeat { min: 0, .. } => 0,
-                            Symbol::Repeat { body, min, .. } => {
-                                rule[body.index()].saturating_mul(min as u64)
-                            }
-                        };
-                        total = total.saturating_add(len);
+                        total = total.saturating_add(symbol_yield(symbol, &terminal_len, &rule));
                     }
                     if total < alternative[r][a] {
                         alternative[r][a] = total;
                         changed = true;
                     }
-                    if total < rule[r] {
+                    if total < rule[r] && !forbidden.contains(r) {
                         rule[r] = total;
                     }
                 }
@@ -77,8 +81,24 @@ impl MinYield {
                     rule,
                     alternative,
                     best_alternative,
+                    terminal: terminal_len,
                 };
             }
         }
+    }
+
+    /// The shortest text of one symbol of an alternative: an optional is absent, a repetition
+    /// has its least number of items.
+    pub fn symbol(&self, symbol: &Symbol) -> u64 {
+        symbol_yield(symbol, &self.terminal, &self.rule)
+    }
+}
+
+fn symbol_yield(symbol: &Symbol, terminal: &[u64], rule: &[u64]) -> u64 {
+    match *symbol {
+        Symbol::Terminal(t) => terminal[t.index()],
+        Symbol::Rule(b) => rule[b.index()],
+        Symbol::Optional(_) | Symbol::Repeat { min: 0, .. } => 0,
+        Symbol::Repeat { body, min, .. } => rule[body.index()].saturating_mul(u64::from(min)),
     }
 }

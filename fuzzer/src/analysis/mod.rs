@@ -3,6 +3,7 @@
 
 mod first_follow;
 mod height;
+mod min_context;
 mod min_yield;
 mod nullable;
 mod reachability;
@@ -11,6 +12,7 @@ use fixedbitset::FixedBitSet;
 
 pub use first_follow::{Direction, TerminalSets};
 pub use height::{Heights, UNREACHABLE_HEIGHT};
+pub use min_context::{ContextStep, MinContext};
 pub use min_yield::{MinYield, NO_YIELD};
 pub use nullable::{nullable_rules, symbol_is_nullable};
 pub use reachability::Reachability;

@@ -2,6 +2,7 @@
 
 mod bounds;
 mod feasibility;
+mod minimal;
 mod out_of_bounds;
 #[allow(clippy::module_inception)]
 mod sampler;
@@ -9,5 +10,6 @@ mod steps;
 
 pub use bounds::Bounds;
 pub use feasibility::Feasibility;
+pub use minimal::MinimalDerivations;
 pub use out_of_bounds::{Bound, OutOfBounds};
 pub use sampler::{Sample, Sampler};

@@ -1,0 +1,433 @@
+//! The shortest derivation of a rule or symbol, and the shortest context around a hole, as
+//! the choices that replay to them.
+//!
+//! Reduction replaces a subtree by the shortest word of the same symbol (Perses), and the
+//! fuzzing loop's shrink mutator does the same at random places. Both splice the result into a
+//! choice sequence at the subtree's span, so what they need is not a word but the choices that
+//! derive it.
+//!
+//! The plain shortest derivation ([`MinYield::best_alternative`] everywhere) can break the depth
+//! bound: at a place where a rule already occurs d-1 times above, the shortest alternative may
+//! need that rule again. A replay would then either fail (strict) or repair the choice into some
+//! other alternative, which is no longer the shortest and can even be longer than the subtree it
+//! replaced. So the walk below mirrors the sampler's own depth bookkeeping: at every rule it
+//! takes the alternative of least yield *in the grammar without the rules that have reached the
+//! bound on the current path* ([`MinYield::compute_without`], cached per set of saturated rules,
+//! as the sampler caches heights). Such an alternative is always one the sampler allows, since a
+//! finite yield without those rules is exactly the sampler's feasibility test, so the choices
+//! replay strictly under the bounds, at that place, to the tree they describe.
+
+use std::collections::HashMap;
+
+use fixedbitset::FixedBitSet;
+
+use super::Bounds;
+use crate::analysis::{MinContext, MinYield, NO_YIELD};
+use crate::choice::UNBOUNDED;
+use crate::grammar::{Grammar, RuleId, Symbol, Terminal};
+
+/// Computes shortest derivations and contexts under bounds.
+pub struct MinimalDerivations<'g> {
+    grammar: &'g Grammar,
+    depth: u32,
+    /// Pool values a derivation may use: indices below m.
+    idents: u32,
+    yields: Vec<MinYield>,
+    by_saturated: HashMap<FixedBitSet, usize>,
+    /// Shortest contexts, per hole rule, computed on first use.
+    contexts: HashMap<RuleId, MinContext>,
+    /// Walk state: occurrences of each named rule on the current path, the saturated ones,
+    /// and the slot of `yields` that belongs to them.
+    counts: Vec<u32>,
+    saturated: FixedBitSet,
+    slot: usize,
+}
+
+impl<'g> MinimalDerivations<'g> {
+    /// Shortest derivations within `bounds`. The depth bound is respected as described above;
+    /// the least item count and an absent optional are allowed under every bound, and pool
+    /// values are taken among the first m.
+    pub fn new(grammar: &'g Grammar, bounds: Bounds) -> Self {
+        Self::with_limits(grammar, bounds.depth, bounds.idents)
+    }
+
+    /// Shortest derivations with no bounds at all: [`MinYield::best_alternative`] at every
+    /// rule.
+    pub fn unbounded(grammar: &'g Grammar) -> Self {
+        Self::with_limits(grammar, u32::MAX, u32::MAX)
+    }
+
+    fn with_limits(grammar: &'g Grammar, depth: u32, idents: u32) -> Self {
+        let empty = FixedBitSet::with_capacity(grammar.rules.len());
+        let mut by_saturated = HashMap::new();
+        by_saturated.insert(empty.clone(), 0);
+        Self {
+            grammar,
+            depth,
+            idents,
+            yields: vec![MinYield::compute(grammar)],
+            by_saturated,
+            contexts: HashMap::new(),
+            counts: vec![0; grammar.named_rules],
+            saturated: empty,
+            slot: 0,
+        }
+    }
+
+    /// The choices of the shortest derivation of `rule` at a place below the named rules
+    /// counted in `above` (occurrences per named rule id on the path from the root down to the
+    /// parent of the place; empty means the root). Appends them to `out` and returns the length
+    /// in characters of the word they derive (separators aside), or `None` if the rule derives
+    /// no word there; `out` is left as it was in that case.
+    pub fn rule(&mut self, rule: RuleId, above: &[u32], out: &mut Vec<u32>) -> Option<u64> {
+        self.symbol(&Symbol::Rule(rule), above, out)
+    }
+
+    /// As [`Self::rule`], for any symbol of an alternative: an optional is left out, a
+    /// repetition gets its least item count, a class its first character and a pool its
+    /// shortest allowed value.
+    pub fn symbol(&mut self, symbol: &Symbol, above: &[u32], out: &mut Vec<u32>) -> Option<u64> {
+        self.enter(above);
+        let mark = out.len();
+        let result = self.walk_symbol(symbol, out);
+        if result.is_none() {
+            out.truncate(mark);
+        }
+        result
+    }
+
+    /// The shortest derivation of `from`, at a place below `above`, that holds a node of rule
+    /// `hole` somewhere inside: its choices before the hole go to `before`, those after it to
+    /// `after`, and the hole's own choices belong in between. Empty when `from` is `hole`.
+    /// Returns the context's length in characters (without the hole), as [`MinContext`]
+    /// counts it.
+    /// `None` (with both left as they were) when no `hole` can occur below `from`, or when the
+    /// shortest way down leads through a rule that has reached the depth bound.
+    ///
+    /// The path to the hole is the shortest context in the unbounded grammar
+    /// ([`MinContext`]); everything beside the path is a bounded shortest derivation. The
+    /// hole's subtree is the caller's: whether it fits the depth bound at its new place is for
+    /// a strict replay to tell.
+    pub fn context(
+        &mut self,
+        from: RuleId,
+        hole: RuleId,
+        above: &[u32],
+        before: &mut Vec<u32>,
+        after: &mut Vec<u32>,
+    ) -> Option<u64> {
+        let grammar = self.grammar;
+        let context = self
+            .contexts
+            .remove(&hole)
+            .unwrap_or_else(|| MinContext::toward(grammar, &self.yields[0], hole));
+        self.enter(above);
+        let marks = (before.len(), after.len());
+        let mut inner = Vec::new();
+        let result = self.walk_context(&context, from, before, &mut inner);
+        let cost = context.cost[from.index()];
+        self.contexts.insert(hole, context);
+        match result {
+            Some(()) => {
+                // Suffixes were written innermost first, which is their order in the sequence.
+                after.extend(inner);
+                Some(cost)
+            }
+            None => {
+                before.truncate(marks.0);
+                after.truncate(marks.1);
+                None
+            }
+        }
+    }
+
+    fn walk_context(
+        &mut self,
+        context: &MinContext,
+        at: RuleId,
+        before: &mut Vec<u32>,
+        after: &mut Vec<u32>,
+    ) -> Option<()> {
+        if at == context.hole() {
+            return Some(());
+        }
+        let step = context.step[at.index()]?;
+        self.within_rule(at, |this| {
+            let grammar = this.grammar;
+            let rule = grammar.rule(at);
+            let a = step.alternative as usize;
+            if this.yields[this.slot].alternative[at.index()][a] == NO_YIELD {
+                return None;
+            }
+            if rule.alternatives.len() > 1 {
+                before.push(step.alternative);
+            }
+            let symbols = &rule.alternatives[a].symbols;
+            let position = step.position as usize;
+            for symbol in &symbols[..position] {
+                this.walk_symbol(symbol, before)?;
+            }
+            match symbols[position] {
+                Symbol::Rule(inner) => this.walk_context(context, inner, before, after)?,
+                Symbol::Optional(inner) => {
+                    before.push(1);
+                    this.walk_context(context, inner, before, after)?;
+                }
+                Symbol::Repeat { body, min, max } => {
+                    let items = min.max(1);
+                    if max.map_or(UNBOUNDED, |max| max - min + 1) != 1 {
+                        before.push(items - min);
+                    }
+                    this.walk_context(context, body, before, after)?;
+                    for _ in 1..items {
+                        this.walk_rule(body, after)?;
+                    }
+                }
+                Symbol::Terminal(_) => return None,
+            }
+            for symbol in &symbols[position + 1..] {
+                this.walk_symbol(symbol, after)?;
+            }
+            Some(())
+        })
+    }
+
+    fn enter(&mut self, above: &[u32]) {
+        self.counts.fill(0);
+        self.saturated.clear();
+        for (r, &count) in above.iter().enumerate().take(self.grammar.named_rules) {
+            self.counts[r] = count;
+            if count >= self.depth {
+                self.saturated.insert(r);
+            }
+        }
+        self.slot = self.slot_for_saturated();
+    }
+
+    fn slot_for_saturated(&mut self) -> usize {
+        if let Some(&slot) = self.by_saturated.get(&self.saturated) {
+            return slot;
+        }
+        let slot = self.yields.len();
+        self.yields
+            .push(MinYield::compute_without(self.grammar, &self.saturated));
+        self.by_saturated.insert(self.saturated.clone(), slot);
+        slot
+    }
+
+    /// Runs `body` with `id` counted on the path, as the sampler does on entering a rule.
+    fn within_rule<T>(&mut self, id: RuleId, body: impl FnOnce(&mut Self) -> T) -> T {
+        let r = id.index();
+        let outer_slot = self.slot;
+        let named = r < self.grammar.named_rules;
+        let mut newly_saturated = false;
+        if named {
+            self.counts[r] += 1;
+            if self.counts[r] >= self.depth && !self.saturated.put(r) {
+                newly_saturated = true;
+                self.slot = self.slot_for_saturated();
+            }
+        }
+        let result = body(self);
+        if named {
+            self.counts[r] -= 1;
+            if newly_saturated {
+                self.saturated.set(r, false);
+            }
+        }
+        self.slot = outer_slot;
+        result
+    }
+
+    fn walk_rule(&mut self, id: RuleId, out: &mut Vec<u32>) -> Option<u64> {
+        self.within_rule(id, |this| this.expand(id, out))
+    }
+
+    fn expand(&mut self, id: RuleId, out: &mut Vec<u32>) -> Option<u64> {
+        let rule = self.grammar.rule(id);
+        let yields = &self.yields[self.slot].alternative[id.index()];
+        // The first alternative of least yield, as MinYield's own best_alternative picks; a
+        // finite yield is exactly the sampler's test for an allowed alternative.
+        let (best, &least) = yields.iter().enumerate().min_by_key(|&(_, y)| *y)?;
+        if least == NO_YIELD {
+            return None;
+        }
+        if rule.alternatives.len() > 1 {
+            out.push(best as u32);
+        }
+        let mut total = 0u64;
+        for symbol in &rule.alternatives[best].symbols {
+            total = total.saturating_add(self.walk_symbol(symbol, out)?);
+        }
+        Some(total)
+    }
+
+    fn walk_symbol(&mut self, symbol: &Symbol, out: &mut Vec<u32>) -> Option<u64> {
+        let grammar = self.grammar;
+        match *symbol {
+            Symbol::Terminal(t) => match grammar.terminal(t) {
+                Terminal::Class(class) => {
+                    if class.size() > 1 {
+                        out.push(0);
+                    }
+                    Some(1)
+                }
+                Terminal::Pool(p) => {
+                    let values = &grammar.pools[p.index()].values;
+                    let allowed = values.len().min(self.idents as usize);
+                    // Regex pools are in shortlex order, so this is value 0; listed pools are
+                    // in the user's order.
+                    let (index, shortest) = values[..allowed]
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|(_, v)| v.chars().count())?;
+                    if values.len() > 1 {
+                        out.push(index as u32);
+                    }
+                    Some(shortest.chars().count() as u64)
+                }
+                Terminal::Literal(_) | Terminal::Layout(_) => {
+                    Some(self.yields[0].terminal[t.index()])
+                }
+            },
+            Symbol::Rule(body) => self.walk_rule(body, out),
+            Symbol::Optional(_) => {
+                out.push(0);
+                Some(0)
+            }
+            Symbol::Repeat { body, min, max } => {
+                if max.map_or(UNBOUNDED, |max| max - min + 1) != 1 {
+                    out.push(0);
+                }
+                let mut total = 0u64;
+                for _ in 0..min {
+                    total = total.saturating_add(self.walk_rule(body, out)?);
+                }
+                Some(total)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use libafl_bolts::rands::StdRand;
+
+    use super::*;
+    use crate::choice::Replay;
+    use crate::sampler::{Sample, Sampler};
+    use crate::text::render;
+
+    fn replay(grammar: &Grammar, bounds: Bounds, choices: &[u32]) -> String {
+        let mut sampler = Sampler::new(grammar, bounds).unwrap();
+        let mut sample = Sample::default();
+        sampler
+            .sample(
+                choices,
+                Replay::Strict,
+                &mut StdRand::with_seed(7),
+                &mut sample,
+            )
+            .unwrap();
+        assert_eq!(
+            sample.choices.as_slice(),
+            choices,
+            "replay needed no fresh choices"
+        );
+        render(grammar, &sample.tree)
+    }
+
+    #[test]
+    fn the_shortest_word_of_the_start_rule_replays_strictly() {
+        let grammar = Grammar::from_text(
+            "t",
+            r#"%layout none; s = "long" "er" | a "!" ; a = [xy] a? | "z" b* ; b = "b" ;"#,
+        )
+        .unwrap();
+        let mut minimal = MinimalDerivations::unbounded(&grammar);
+        let mut choices = Vec::new();
+        let len = minimal.rule(grammar.start, &[], &mut choices).unwrap();
+        let bounds = Bounds::new(1, 1, 5).unwrap();
+        let text = replay(&grammar, bounds, &choices);
+        assert_eq!(text, "x!");
+        assert_eq!(len, 2);
+    }
+
+    #[test]
+    fn at_the_depth_bound_the_walk_avoids_saturated_rules() {
+        // e's shortest word goes through k ("k"), but below a k with d = 1, k may not occur
+        // again: the shortest e allowed there is "long".
+        let grammar = Grammar::from_text(
+            "t",
+            r#"%layout none; s = k ; k = "(" e ")" | "k" ; e = k | "long" ;"#,
+        )
+        .unwrap();
+        let id =
+            |name: &str| RuleId(grammar.rules.iter().position(|r| r.name == name).unwrap() as u32);
+        let (k, e) = (id("k"), id("e"));
+        let bounds = Bounds::new(1, 1, 1).unwrap();
+        let mut minimal = MinimalDerivations::new(&grammar, bounds);
+        let mut choices = Vec::new();
+        assert_eq!(minimal.rule(e, &[], &mut choices), Some(1));
+        assert_eq!(choices, vec![0, 1]);
+
+        let mut above = vec![0; grammar.named_rules];
+        above[k.index()] = 1;
+        choices.clear();
+        assert_eq!(minimal.rule(e, &above, &mut choices), Some(4));
+        assert_eq!(choices, vec![1]);
+        // A place that already holds a k (the parent's decision put it there) is expanded as
+        // the sampler would: its own alternatives are open, only those needing k again are not.
+        choices.clear();
+        assert_eq!(minimal.rule(k, &above, &mut choices), Some(1));
+        assert_eq!(choices, vec![1]);
+
+        // Spliced under the root k, the choices replay strictly to "(long)".
+        let mut whole = vec![0];
+        minimal.rule(e, &above, &mut whole).unwrap();
+        assert_eq!(replay(&grammar, bounds, &whole), "(long)");
+        // Unbounded, the same place takes the shortest word, which d = 2 allows.
+        let mut unbounded = MinimalDerivations::unbounded(&grammar);
+        let mut whole = vec![0];
+        unbounded.rule(e, &above, &mut whole).unwrap();
+        assert_eq!(
+            replay(&grammar, Bounds::new(1, 1, 2).unwrap(), &whole),
+            "(k)"
+        );
+    }
+
+    #[test]
+    fn a_context_wraps_a_hole_in_the_least_text_the_bounds_allow() {
+        let grammar = Grammar::from_text(
+            "t",
+            r#"%layout none; s = "do" b | e ";" ; b = "{" s "}" ; e = "x" | "(" e ")" ;"#,
+        )
+        .unwrap();
+        let id =
+            |name: &str| RuleId(grammar.rules.iter().position(|r| r.name == name).unwrap() as u32);
+        let (s, b, e) = (id("s"), id("b"), id("e"));
+        let mut above = vec![0; grammar.named_rules];
+        above[s.index()] = 1;
+        let splice = |bounds: Bounds, hole: &[u32]| {
+            let mut minimal = MinimalDerivations::new(&grammar, bounds);
+            let (mut before, mut after) = (vec![0], Vec::new());
+            let cost = minimal.context(b, e, &above, &mut before, &mut after)?;
+            before.extend_from_slice(hole);
+            before.extend(after);
+            Some((cost, replay(&grammar, bounds, &before)))
+        };
+        // Under "do", a b holding an e: "{" e ";" "}", with the hole's own choices in between.
+        assert_eq!(
+            splice(Bounds::new(1, 1, 2).unwrap(), &[1, 0]),
+            Some((3, "do{(x);}".to_string()))
+        );
+        // With d = 1 the s inside b would be the second on its path: no such context.
+        assert_eq!(splice(Bounds::new(1, 1, 1).unwrap(), &[0]), None);
+        // A rule is its own context, and nothing holds a rule that cannot occur below it.
+        let mut minimal = MinimalDerivations::unbounded(&grammar);
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        assert_eq!(minimal.context(e, e, &[], &mut before, &mut after), Some(0));
+        assert_eq!(minimal.context(e, s, &[], &mut before, &mut after), None);
+        assert!(before.is_empty() && after.is_empty());
+    }
+}
