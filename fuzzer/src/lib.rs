@@ -20,3 +20,4 @@ pub mod tree;
 mod fs_util;
 pub use fs_util::{create_dir, write_atomic};
 pub mod lattice;
+pub mod reduce;
