@@ -9,6 +9,7 @@ mod load;
 mod parse;
 mod plugin;
 mod seed;
+mod reduce;
 mod targets;
 mod validity;
 
@@ -45,6 +46,8 @@ enum Command {
     Import(import::ImportArgs),
     /// Measure which share of a grammar's inputs a target accepts, and where it refuses them.
     Validity(validity::ValidityArgs),
+    /// Reduce an input to the smallest one that keeps a criterion (HDD and/or ddmin).
+    Reduce(reduce::ReduceArgs),
 }
 
 #[derive(Subcommand)]
@@ -108,6 +111,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Parse(args) => parse::run(args),
         Command::Import(args) => import::run(args),
         Command::Validity(args) => validity::run(args, linked),
+        Command::Reduce(args) => reduce::run(args, linked),
     };
     report(result)
 }

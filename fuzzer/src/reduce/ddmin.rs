@@ -80,6 +80,9 @@ pub fn reduce_lines<C: Criterion>(text: &str, judge: &mut Judge<C>) -> String {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut joined = String::with_capacity(text.len());
     ddmin(&lines, |kept| {
+        if judge.exhausted() {
+            return false;
+        }
         joined.clear();
         kept.iter().for_each(|line| joined.push_str(line));
         judge.holds(&Candidate::text(&joined))
@@ -93,6 +96,9 @@ pub fn reduce_chars<C: Criterion>(text: &str, judge: &mut Judge<C>) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut joined = String::with_capacity(text.len());
     ddmin(&chars, |kept| {
+        if judge.exhausted() {
+            return false;
+        }
         joined.clear();
         joined.extend(kept);
         judge.holds(&Candidate::text(&joined))

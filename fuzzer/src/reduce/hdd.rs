@@ -151,7 +151,7 @@ impl<'g> Hdd<'g> {
             let mut changed = false;
             let mut level = 0;
             let mut snapshot = Snapshot::of(self.grammar, &best);
-            while level < snapshot.places.levels() {
+            while level < snapshot.places.levels() && !judge.exhausted() {
                 if self.minimize_level(level, &snapshot, &mut best, judge) {
                     snapshot = Snapshot::of(self.grammar, &best);
                     changed = true;
@@ -420,6 +420,10 @@ impl<'g> Hdd<'g> {
         best: &mut Best,
         judge: &mut Judge<C>,
     ) -> bool {
+        // Past the budget nothing more can be accepted; skip the replay.
+        if judge.exhausted() {
+            return false;
+        }
         if self
             .sampler
             .sample(choices, Replay::Strict, &mut self.rng, &mut self.scratch)
