@@ -25,6 +25,7 @@
 //! that are lexicographically smaller (a pool value replaced by the first one). That order is
 //! well-founded, so the fixpoint loop ends, and the result is never larger than the input.
 
+use ahash::AHashSet;
 use libafl_bolts::rands::StdRand;
 
 use super::places::Places;
@@ -101,6 +102,11 @@ pub struct Hdd<'g> {
     text: String,
     choices: Vec<u32>,
     counts: Vec<u32>,
+    /// Every sequence attempted in this reduction. One attempted before can never be accepted
+    /// now: it was either not interesting, or not smaller than the best input of the time (which
+    /// only shrinks since), or accepted and thus no smaller than the best input now. ddmin
+    /// proposes the same configurations again and again; this skips their replays.
+    attempted: AHashSet<Box<[u32]>>,
 }
 
 impl<'g> Hdd<'g> {
@@ -116,6 +122,7 @@ impl<'g> Hdd<'g> {
             text: String::new(),
             choices: Vec::new(),
             counts: Vec::new(),
+            attempted: AHashSet::new(),
         })
     }
 
@@ -139,6 +146,7 @@ impl<'g> Hdd<'g> {
         choices: &[u32],
         judge: &mut Judge<C>,
     ) -> Result<(Sample, String), ReductionError> {
+        self.attempted.clear();
         let mut best = Best::default();
         self.sampler
             .sample(choices, Replay::Strict, &mut self.rng, &mut best.sample)
@@ -421,7 +429,7 @@ impl<'g> Hdd<'g> {
         judge: &mut Judge<C>,
     ) -> bool {
         // Past the budget nothing more can be accepted; skip the replay.
-        if judge.exhausted() {
+        if judge.exhausted() || !self.attempted.insert(choices.into()) {
             return false;
         }
         if self

@@ -17,7 +17,7 @@
 //! finite yield without those rules is exactly the sampler's feasibility test, so the choices
 //! replay strictly under the bounds, at that place, to the tree they describe.
 
-use std::collections::HashMap;
+use ahash::AHashMap;
 
 use fixedbitset::FixedBitSet;
 
@@ -33,9 +33,9 @@ pub struct MinimalDerivations<'g> {
     /// Pool values a derivation may use: indices below m.
     idents: u32,
     yields: Vec<MinYield>,
-    by_saturated: HashMap<FixedBitSet, usize>,
+    by_saturated: AHashMap<FixedBitSet, usize>,
     /// Shortest contexts, per hole rule, computed on first use.
-    contexts: HashMap<RuleId, MinContext>,
+    contexts: AHashMap<RuleId, MinContext>,
     /// Walk state: occurrences of each named rule on the current path, the saturated ones,
     /// and the slot of `yields` that belongs to them.
     counts: Vec<u32>,
@@ -59,7 +59,7 @@ impl<'g> MinimalDerivations<'g> {
 
     fn with_limits(grammar: &'g Grammar, depth: u32, idents: u32) -> Self {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
-        let mut by_saturated = HashMap::new();
+        let mut by_saturated = AHashMap::new();
         by_saturated.insert(empty.clone(), 0);
         Self {
             grammar,
@@ -67,7 +67,7 @@ impl<'g> MinimalDerivations<'g> {
             idents,
             yields: vec![MinYield::compute(grammar)],
             by_saturated,
-            contexts: HashMap::new(),
+            contexts: AHashMap::new(),
             counts: vec![0; grammar.named_rules],
             saturated: empty,
             slot: 0,
