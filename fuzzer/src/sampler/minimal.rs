@@ -33,6 +33,10 @@ pub struct MinimalDerivations<'g> {
     /// Pool values a derivation may use: indices below m.
     idents: u32,
     yields: Vec<MinYield>,
+    /// Per slot of `yields`, per rule: the least height of a shortest derivation. Following the
+    /// first shortest alternative could go round a cycle of alternatives that add no text
+    /// (`a = b | "x" ; b = c? a`); choosing among the shortest by this rank cannot.
+    ranks: Vec<Vec<u32>>,
     by_saturated: AHashMap<FixedBitSet, usize>,
     /// Shortest contexts, per hole rule, computed on first use.
     contexts: AHashMap<RuleId, MinContext>,
@@ -51,8 +55,8 @@ impl<'g> MinimalDerivations<'g> {
         Self::with_limits(grammar, bounds.depth, bounds.idents)
     }
 
-    /// Shortest derivations with no bounds at all: [`MinYield::best_alternative`] at every
-    /// rule.
+    /// Shortest derivations with no bounds at all: at every rule a shortest alternative, as
+    /// [`MinYield`] measures them.
     pub fn unbounded(grammar: &'g Grammar) -> Self {
         Self::with_limits(grammar, u32::MAX, u32::MAX)
     }
@@ -61,17 +65,20 @@ impl<'g> MinimalDerivations<'g> {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
         let mut by_saturated = AHashMap::new();
         by_saturated.insert(empty.clone(), 0);
-        Self {
+        let mut this = Self {
             grammar,
             depth,
             idents,
             yields: vec![MinYield::compute(grammar)],
+            ranks: Vec::new(),
             by_saturated,
             contexts: AHashMap::new(),
             counts: vec![0; grammar.named_rules],
             saturated: empty,
             slot: 0,
-        }
+        };
+        this.ranks.push(shortest_ranks(grammar, &this.yields[0]));
+        this
     }
 
     /// The choices of the shortest derivation of `rule` at a place below the named rules
@@ -209,8 +216,9 @@ impl<'g> MinimalDerivations<'g> {
             return slot;
         }
         let slot = self.yields.len();
-        self.yields
-            .push(MinYield::compute_without(self.grammar, &self.saturated));
+        let yields = MinYield::compute_without(self.grammar, &self.saturated);
+        self.ranks.push(shortest_ranks(self.grammar, &yields));
+        self.yields.push(yields);
         self.by_saturated.insert(self.saturated.clone(), slot);
         slot
     }
@@ -246,12 +254,17 @@ impl<'g> MinimalDerivations<'g> {
     fn expand(&mut self, id: RuleId, out: &mut Vec<u32>) -> Option<u64> {
         let rule = self.grammar.rule(id);
         let yields = &self.yields[self.slot].alternative[id.index()];
-        // The first alternative of least yield, as MinYield's own best_alternative picks; a
-        // finite yield is exactly the sampler's test for an allowed alternative.
-        let (best, &least) = yields.iter().enumerate().min_by_key(|&(_, y)| *y)?;
+        let ranks = &self.ranks[self.slot];
+        // A finite yield is exactly the sampler's test for an allowed alternative. Among the
+        // shortest, the first of least rank: the first shortest, unless that one only leads
+        // round a cycle.
+        let least = *yields.iter().min()?;
         if least == NO_YIELD {
             return None;
         }
+        let best = (0..yields.len())
+            .filter(|&a| yields[a] == least)
+            .min_by_key(|&a| alternative_rank(&rule.alternatives[a].symbols, ranks))?;
         if rule.alternatives.len() > 1 {
             out.push(best as u32);
         }
@@ -307,6 +320,48 @@ impl<'g> MinimalDerivations<'g> {
             }
         }
     }
+}
+
+/// Per rule, the least height of a shortest derivation (`u32::MAX` when it has none), so that
+/// each shortest alternative of least rank only expands rules of smaller rank.
+fn shortest_ranks(grammar: &Grammar, yields: &MinYield) -> Vec<u32> {
+    let mut rank = vec![u32::MAX; grammar.rules.len()];
+    loop {
+        let mut changed = false;
+        for (r, rule) in grammar.rules.iter().enumerate() {
+            let least = yields.rule[r];
+            if least == NO_YIELD {
+                continue;
+            }
+            for (a, alternative) in rule.alternatives.iter().enumerate() {
+                if yields.alternative[r][a] == least {
+                    let candidate = alternative_rank(&alternative.symbols, &rank);
+                    if candidate < rank[r] {
+                        rank[r] = candidate;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return rank;
+        }
+    }
+}
+
+/// One more than the largest rank among the rules a shortest derivation of these symbols
+/// expands (optionals and `*` groups stay empty).
+fn alternative_rank(symbols: &[Symbol], rank: &[u32]) -> u32 {
+    symbols
+        .iter()
+        .map(|symbol| match *symbol {
+            Symbol::Rule(body) => rank[body.index()],
+            Symbol::Repeat { body, min, .. } if min > 0 => rank[body.index()],
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
+        .saturating_add(1)
 }
 
 #[cfg(test)]
@@ -429,5 +484,19 @@ mod tests {
         assert_eq!(minimal.context(e, e, &[], &mut before, &mut after), Some(0));
         assert_eq!(minimal.context(e, s, &[], &mut before, &mut after), None);
         assert!(before.is_empty() && after.is_empty());
+    }
+
+    #[test]
+    fn a_cycle_of_alternatives_that_add_no_text_is_not_followed() {
+        // a's first alternative is as short as its second, but only through a again.
+        let grammar =
+            Grammar::from_text("t", r#"s = a ; a = b | "x" ; b = c? a ; c = "y" ;"#).unwrap();
+        let mut minimal = MinimalDerivations::unbounded(&grammar);
+        let mut choices = Vec::new();
+        assert_eq!(minimal.rule(grammar.start, &[], &mut choices), Some(1));
+        assert_eq!(
+            replay(&grammar, Bounds::new(1, 1, 4).unwrap(), &choices),
+            "x"
+        );
     }
 }
