@@ -7,8 +7,11 @@ mod common;
 use std::sync::LazyLock;
 
 use bonsai::choice::Replay;
+use bonsai::grammar::RuleId;
 use bonsai::grammar::{Grammar, LayoutToken, Terminal};
-use bonsai::reduce::{ContainsText, Hdd, Judge, Places, Strategy as Reducer};
+use bonsai::reduce::{
+    Candidate, ContainsText, Hdd, Judge, OnDerivation, Places, Strategy as Reducer,
+};
 use bonsai::sampler::{Bounds, MinimalDerivations, Sample, Sampler};
 use bonsai::text::render;
 use bonsai::tree::{DerivationTree, NodeId, NodeKind};
@@ -126,5 +129,36 @@ proptest! {
         if strategy == Reducer::Hdd {
             prop_assert!(reduced.derivation.is_some());
         }
+    }
+
+    /// HDD keeps a random tree criterion, "some node derives rule R", for a named rule R of the
+    /// input, and the result is no larger and replays strictly.
+    #[test]
+    fn hdd_keeps_a_random_tree_criterion(
+        g in 0..SHIPPED.len(), b in bounds(), seed: u64, pick in 0usize..10_000,
+    ) {
+        let grammar = &GRAMMARS[g];
+        let sample = generate(grammar, b, seed);
+        let text = render(grammar, &sample.tree);
+        let named: Vec<RuleId> = sample
+            .tree
+            .nodes()
+            .iter()
+            .filter_map(|node| match node.kind {
+                NodeKind::Rule { rule, .. } if rule.index() < grammar.named_rules => Some(rule),
+                _ => None,
+            })
+            .collect();
+        let wanted = named[pick % named.len()];
+        let has = move |sample: &Sample| {
+            sample.tree.nodes().iter().any(|n| matches!(n.kind, NodeKind::Rule { rule, .. } if rule == wanted))
+        };
+        let mut hdd = Hdd::new(grammar, b).unwrap();
+        let mut judge = Judge::new(OnDerivation(move |c: &Candidate<'_>| c.derivation.is_some_and(has)));
+        let (reduced, reduced_text) = hdd.reduce(sample.choices.as_slice(), &mut judge).unwrap();
+        prop_assert!(has(&reduced));
+        prop_assert!(reduced_text.len() <= text.len());
+        let replayed = replay(grammar, b, reduced.choices.as_slice()).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(render(grammar, &replayed.tree), reduced_text);
     }
 }
