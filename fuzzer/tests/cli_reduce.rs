@@ -81,10 +81,20 @@ fn reduces_a_choices_file_to_a_small_program_and_saves_its_choices() {
 }
 
 #[test]
-fn ddmin_reduces_text_files_and_hdd_explains_why_it_cannot_yet() {
+fn text_files_are_parsed_for_hdd_and_taken_as_they_are_by_ddmin() {
     let dir = tempfile::tempdir().unwrap();
     let (input, _) = input_with(dir.path(), "while");
     let text = input.with_extension("txt");
+    let (code, stdout, stderr) = reduce(&[
+        text.as_os_str(),
+        OsStr::new("--contains"),
+        OsStr::new("while"),
+    ]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "while a:\n    a\n"),
+        "{stderr}"
+    );
     let (code, stdout, stderr) = reduce(&[
         text.as_os_str(),
         OsStr::new("--contains"),
@@ -93,24 +103,36 @@ fn ddmin_reduces_text_files_and_hdd_explains_why_it_cannot_yet() {
         OsStr::new("ddmin"),
     ]);
     assert_eq!((code, stdout.as_str()), (0, "while"), "{stderr}");
+    // Text outside the grammar: HDD says where, and what would reduce it anyway.
+    let broken = dir.path().join("broken.txt");
+    std::fs::write(&broken, "x = = 1\nwhile a:\n    a\n").unwrap();
     let (code, _, stderr) = reduce(&[
-        text.as_os_str(),
+        broken.as_os_str(),
         OsStr::new("--contains"),
         OsStr::new("while"),
     ]);
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("000")
-            && stderr.contains("Earley parser")
+        stderr.contains("broken.txt:1:5: error: unexpected '='")
             && stderr.contains("--reducer ddmin"),
         "{stderr}"
     );
+    let (code, stdout, stderr) = reduce(&[
+        broken.as_os_str(),
+        OsStr::new("--contains"),
+        OsStr::new("= ="),
+        OsStr::new("--reducer"),
+        OsStr::new("ddmin"),
+    ]);
+    assert_eq!((code, stdout.as_str()), (0, "= ="), "{stderr}");
 }
 
 #[test]
 fn bad_inputs_and_flags_exit_with_code_2_and_say_why() {
     let dir = tempfile::tempdir().unwrap();
     let (input, _) = input_with(dir.path(), "while");
+    let not_text = dir.path().join("binary.txt");
+    std::fs::write(&not_text, [0xff, 0xfe, 0]).unwrap();
     let garbage = dir.path().join("bad.choices");
     std::fs::write(&garbage, b"not choices").unwrap();
     let missing = dir.path().join("missing.choices");

@@ -7,6 +7,7 @@ mod common;
 use bonsai::analysis::MinYield;
 use bonsai::choice::Replay;
 use bonsai::grammar::{Grammar, RuleId, Symbol};
+use bonsai::parse::Parser;
 use bonsai::reduce::{
     Candidate, ContainsText, Criterion, Hdd, Judge, OnDerivation, Places, Reduced, ReductionError,
     Strategy, ddmin,
@@ -56,7 +57,8 @@ fn rule(grammar: &Grammar, name: &str) -> RuleId {
     )
 }
 
-/// The reduced derivation replays strictly, under the input's bounds, to the reduced text.
+/// The reduced derivation replays strictly, under the input's bounds, to the reduced text, and
+/// that text is a sentence of the grammar.
 fn assert_replays(grammar: &Grammar, reduced: &Sample, text: &str) {
     let mut sampler = Sampler::new(grammar, bounds()).unwrap();
     let mut replayed = Sample::default();
@@ -74,6 +76,10 @@ fn assert_replays(grammar: &Grammar, reduced: &Sample, text: &str) {
     );
     assert_eq!(render(grammar, &replayed.tree), text);
     check_bounds(grammar, &replayed.tree, bounds()).unwrap();
+    // An independent judge of membership: the Earley parser accepts it.
+    Parser::new(grammar)
+        .accepts(text)
+        .unwrap_or_else(|e| panic!("the parser rejects reduced {text:?}: {e}"));
 }
 
 /// The order HDD accepts candidates by: fewer bytes, then fewer choices, then smaller choices.

@@ -8,8 +8,8 @@ mod import;
 mod load;
 mod parse;
 mod plugin;
-mod seed;
 mod reduce;
+mod seed;
 mod targets;
 mod validity;
 

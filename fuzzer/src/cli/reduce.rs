@@ -7,9 +7,12 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 
 use super::load::load_grammar;
+use super::seed::{Fidelity, read_seed, with_large_stack};
 use super::{Failure, LinkedTarget};
 use crate::choice::SavedChoices;
 use crate::diagnostic::Diagnostic;
+use crate::grammar::Grammar;
+use crate::parse::{ParseOptions, Parser};
 use crate::reduce::{ContainsText, Hdd, Judge, Reduced, ReductionError, Strategy, ddmin};
 use crate::sampler::Bounds;
 
@@ -17,11 +20,13 @@ use crate::sampler::Bounds;
 pub struct ReduceArgs {
     /// The grammar file.
     grammar: PathBuf,
-    /// The input: a `.choices` file (from `generate --save-choices` or a corpus). Any other
-    /// file is read as text, which only `--reducer ddmin` can reduce for now.
+    /// The input: a `.choices` file (from `generate --save-choices`, `parse --to-choices` or a
+    /// corpus), or any other file, read as text and parsed with the grammar (ddmin alone needs
+    /// no parse).
     input: PathBuf,
     /// Bounds M,N,D to replay and reduce the input under; by default the bounds it was
-    /// recorded with. Larger bounds allow nothing new: reduction only removes.
+    /// recorded with, or for text the smallest it fits. Reduction only removes, so larger
+    /// bounds matter only where hoisting needs a context that the depth bound forbids.
     #[arg(long, value_name = "M,N,D")]
     bounds: Option<Bounds>,
     /// Keep only inputs that contain TEXT; repeat to require several.
@@ -64,6 +69,16 @@ enum Input {
     Text(String),
 }
 
+/// A finished reduction, for the summary.
+struct Outcome {
+    /// Bytes of the input file's text (or, for a `.choices` file, of its replay).
+    before: usize,
+    reduced: Reduced,
+    tests: u64,
+    cached: u64,
+    exhausted: bool,
+}
+
 pub fn run(args: ReduceArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
     if args.contains.is_empty() && args.criterion.is_none() {
         return Err(Diagnostic::error(
@@ -92,33 +107,76 @@ pub fn run(args: ReduceArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     }
     let (grammar, _analysis) = load_grammar(&args.grammar)?;
     let input = read_input(&args.input)?;
+    let started = Instant::now();
+    // Replay, parsing and HDD recurse as deep as the input nests.
+    let outcome = with_large_stack(|| reduce(&grammar, &args, input))?;
+    match &args.out {
+        Some(path) => crate::write_atomic(path, outcome.reduced.text.as_bytes())?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(outcome.reduced.text.as_bytes())
+                .and_then(|()| stdout.flush())
+                .map_err(|e| Diagnostic::error(format!("cannot write to stdout: {e}")))?;
+        }
+    }
+    let (before, after) = (outcome.before, outcome.reduced.text.len());
+    eprintln!(
+        "reduced {before} to {after} bytes ({:.1}% smaller) with {} in {} tests ({} answered \
+         from cache), {:.2} s",
+        100.0 * before.saturating_sub(after) as f64 / before.max(1) as f64,
+        args.reducer,
+        outcome.tests,
+        outcome.cached,
+        started.elapsed().as_secs_f64()
+    );
+    if outcome.exhausted {
+        eprintln!(
+            "stopped at --max-tests {}: the result may not be minimal",
+            args.max_tests.unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+fn reduce(grammar: &Grammar, args: &ReduceArgs, input: Input) -> Result<Outcome, Diagnostic> {
     let criterion = ContainsText::new(args.contains.iter().cloned());
     let mut judge = Judge::new(criterion.clone());
     if let Some(max) = args.max_tests {
         judge = judge.with_max_tests(max);
     }
-    let started = Instant::now();
-    let (before, reduced) = match input {
-        Input::Text(text) => {
-            if args.reducer != Strategy::Ddmin {
-                return Err(Diagnostic::error(format!(
-                    "reducer {} needs the input's derivation, and reading a derivation back from \
-                     text needs the Earley parser, which this build does not have yet; give the \
-                     input's .choices file, or use --reducer ddmin",
-                    args.reducer
-                ))
-                .in_file(&args.input)
-                .into());
-            }
+    let (before, saved, original) = match input {
+        Input::Text(text) if args.reducer == Strategy::Ddmin => {
             let reduced = ddmin::reduce_text(&text, &mut judge)
-                .map_err(|e| not_interesting(e, &args.input, &criterion, &text))?;
-            (
-                text.len(),
-                Reduced {
+                .map_err(|e| refused(e, &args.input, &criterion, &text))?;
+            return Ok(Outcome {
+                before: text.len(),
+                reduced: Reduced {
                     text: reduced,
                     derivation: None,
                 },
-            )
+                tests: judge.tests(),
+                cached: judge.cached(),
+                exhausted: judge.exhausted(),
+            });
+        }
+        Input::Text(text) => {
+            let parser = Parser::new(grammar);
+            let seed =
+                read_seed(&parser, text.as_bytes(), ParseOptions::default()).map_err(|e| {
+                    let mut diagnostic = e.diagnostic(&args.input, &text);
+                    diagnostic.message.push_str(
+                        " (HDD reduces sentences of the grammar; --reducer ddmin reduces any text)",
+                    );
+                    diagnostic
+                })?;
+            if seed.fidelity == Fidelity::Layout {
+                eprintln!(
+                    "note: {} is reduced as the grammar lays it out; only whitespace differs",
+                    args.input.display()
+                );
+            }
+            (text.len(), seed.saved, seed.text)
         }
         Input::Choices(saved) => {
             if saved.grammar != grammar.fingerprint() {
@@ -130,58 +188,41 @@ pub fn run(args: ReduceArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                 );
             }
             let bounds = args.bounds.unwrap_or(saved.bounds);
-            let mut hdd = Hdd::new(&grammar, bounds)?;
-            let original = hdd.replay(saved.choices.as_slice()).map_err(|e| {
-                Diagnostic::error(format!("{e} (bounds {bounds})")).in_file(&args.input)
-            })?;
-            let reduced = args
-                .reducer
-                .reduce(&mut hdd, saved.choices.as_slice(), &mut judge)
-                .map_err(|e| not_interesting(e, &args.input, &criterion, &original))?;
-            if let (Some(path), Some(derivation)) = (&args.save_choices, &reduced.derivation) {
-                SavedChoices {
-                    grammar: grammar.fingerprint(),
-                    bounds,
-                    choices: derivation.choices.clone(),
-                }
-                .write(path)?;
-            } else if let Some(path) = &args.save_choices {
-                eprintln!(
-                    "warning: {} not written: ddmin left the grammar, so the result has no \
-                     choice sequence",
-                    path.display()
-                );
-            }
-            (original.len(), reduced)
+            let original = Hdd::new(grammar, bounds)?
+                .replay(saved.choices.as_slice())
+                .map_err(|e| {
+                    Diagnostic::error(format!("{e} (bounds {bounds})")).in_file(&args.input)
+                })?;
+            (original.len(), saved, original)
         }
     };
-    match &args.out {
-        Some(path) => crate::write_atomic(path, reduced.text.as_bytes())?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(reduced.text.as_bytes())
-                .and_then(|()| stdout.flush())
-                .map_err(|e| Diagnostic::error(format!("cannot write to stdout: {e}")))?;
+    let bounds = args.bounds.unwrap_or(saved.bounds);
+    let mut hdd = Hdd::new(grammar, bounds)?;
+    let reduced = args
+        .reducer
+        .reduce(&mut hdd, saved.choices.as_slice(), &mut judge)
+        .map_err(|e| refused(e, &args.input, &criterion, &original))?;
+    match (&args.save_choices, &reduced.derivation) {
+        (Some(path), Some(derivation)) => SavedChoices {
+            grammar: grammar.fingerprint(),
+            bounds,
+            choices: derivation.choices.clone(),
         }
+        .write(path)?,
+        (Some(path), None) => eprintln!(
+            "warning: {} not written: ddmin left the grammar, so the result has no choice \
+             sequence",
+            path.display()
+        ),
+        (None, _) => {}
     }
-    let after = reduced.text.len();
-    eprintln!(
-        "reduced {before} to {after} bytes ({:.1}% smaller) with {} in {} tests ({} answered \
-         from cache), {:.2} s",
-        100.0 * (before - after.min(before)) as f64 / before.max(1) as f64,
-        args.reducer,
-        judge.tests(),
-        judge.cached(),
-        started.elapsed().as_secs_f64()
-    );
-    if judge.exhausted() {
-        eprintln!(
-            "stopped at --max-tests {}: the result may not be minimal",
-            args.max_tests.unwrap_or_default()
-        );
-    }
-    Ok(())
+    Ok(Outcome {
+        before,
+        reduced,
+        tests: judge.tests(),
+        cached: judge.cached(),
+        exhausted: judge.exhausted(),
+    })
 }
 
 fn read_input(path: &Path) -> Result<Input, Diagnostic> {
@@ -195,12 +236,7 @@ fn read_input(path: &Path) -> Result<Input, Diagnostic> {
         .map_err(|e| Diagnostic::error(format!("input is not UTF-8 text: {e}")).in_file(path))
 }
 
-fn not_interesting(
-    error: ReductionError,
-    path: &Path,
-    criterion: &ContainsText,
-    text: &str,
-) -> Diagnostic {
+fn refused(error: ReductionError, path: &Path, criterion: &ContainsText, text: &str) -> Diagnostic {
     let message = match error {
         ReductionError::NotInteresting => {
             let missing: Vec<String> = criterion
