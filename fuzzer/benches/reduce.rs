@@ -1,4 +1,5 @@
-//! Reduction: grammar-aware HDD against character ddmin (lines, then characters) and HDD
+//! Reduction: grammar-aware HDD (with hoisting through any context, and with contexts that add
+//! no text only) against character ddmin (lines, then characters) and HDD
 //! followed by ddmin, the two reducers of the Bonsai paper's fuzz-then-reduce baseline, on the
 //! same generated ChocoPy and Starlark inputs at bounds (3,3,3).
 //!
@@ -20,7 +21,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bonsai::grammar::Grammar;
-use bonsai::reduce::{Candidate, Criterion as ReductionCriterion, Hdd, Judge, Strategy};
+use bonsai::reduce::{
+    Candidate, Criterion as ReductionCriterion, Hdd, HddOptions, Judge, Strategy,
+};
 use bonsai::sampler::{Bounds, Sample, Sampler};
 use bonsai::text::render;
 use criterion::Criterion;
@@ -92,6 +95,43 @@ impl ReductionCriterion for Synthetic {
 
 const CRITERIA: [(&str, bool); 2] = [("contains", false), ("parses+contains", true)];
 
+/// The reducers compared: the three strategies, and HDD with Perses-style hoisting only
+/// (contexts that add no text), to show what hoisting through contexts adds.
+struct Reducer {
+    name: &'static str,
+    strategy: Strategy,
+    options: HddOptions,
+}
+
+fn reducers() -> [Reducer; 4] {
+    let perses = HddOptions {
+        max_context: 0,
+        ..HddOptions::default()
+    };
+    [
+        Reducer {
+            name: "hdd",
+            strategy: Strategy::Hdd,
+            options: HddOptions::default(),
+        },
+        Reducer {
+            name: "hdd-ctx0",
+            strategy: Strategy::Hdd,
+            options: perses,
+        },
+        Reducer {
+            name: "ddmin",
+            strategy: Strategy::Ddmin,
+            options: HddOptions::default(),
+        },
+        Reducer {
+            name: "hdd+ddmin",
+            strategy: Strategy::HddThenDdmin,
+            options: HddOptions::default(),
+        },
+    ]
+}
+
 /// The first [`INPUTS`] inputs from [`SEED`] that contain the keyword and parse, so that both
 /// criteria hold on each.
 fn inputs(grammar: &Grammar, subject: &Subject) -> Vec<(Sample, String)> {
@@ -143,7 +183,7 @@ fn reduce_batch(
 struct Row {
     grammar: &'static str,
     criterion: &'static str,
-    strategy: Strategy,
+    reducer: &'static str,
     bytes_before: usize,
     pass: Pass,
     ran: bool,
@@ -157,11 +197,14 @@ fn bench_subject(c: &mut Criterion, subject: &Subject) -> Vec<Row> {
     let bounds: Bounds = BOUNDS.parse().expect("valid bounds");
     let batch = inputs(&grammar, subject);
     let bytes_before = batch.iter().map(|(_, text)| text.len()).sum();
-    let mut hdd = Hdd::new(&grammar, bounds).expect("shipped grammars are productive");
     let mut rows = Vec::new();
     for (criterion, parses) in CRITERIA {
         let mut group = c.benchmark_group(group_name(subject, criterion));
-        for strategy in Strategy::ALL {
+        for reducer in reducers() {
+            let mut hdd = Hdd::new(&grammar, bounds)
+                .expect("shipped grammars are productive")
+                .with_options(reducer.options);
+            let strategy = reducer.strategy;
             let (mut pass, results) = reduce_batch(&mut hdd, strategy, subject, parses, &batch);
             let mut checker = parser(subject);
             pass.still_parse = results
@@ -170,14 +213,14 @@ fn bench_subject(c: &mut Criterion, subject: &Subject) -> Vec<Row> {
                 .count();
             // A filter on the command line may skip benchmarks; only what ran is tabled.
             let ran = Cell::new(false);
-            group.bench_function(strategy.to_string(), |b| {
+            group.bench_function(reducer.name, |b| {
                 ran.set(true);
                 b.iter(|| black_box(reduce_batch(&mut hdd, strategy, subject, parses, &batch)))
             });
             rows.push(Row {
                 grammar: subject.grammar,
                 criterion,
-                strategy,
+                reducer: reducer.name,
                 bytes_before,
                 pass,
                 ran: ran.get(),
@@ -232,11 +275,9 @@ fn print_table(rows: &[Row], output: &Path) {
     );
     for row in rows.iter().filter(|row| row.ran) {
         let group = format!("reduce_{}_{}", row.grammar, row.criterion.replace('+', "_"));
-        let ns = measured_ns(output, &group, &row.strategy.to_string());
+        let ns = measured_ns(output, &group, row.reducer);
         let Some(baseline) = rows.iter().find(|r| {
-            r.grammar == row.grammar
-                && r.criterion == row.criterion
-                && r.strategy == Strategy::Ddmin
+            r.grammar == row.grammar && r.criterion == row.criterion && r.reducer == "ddmin"
         }) else {
             continue;
         };
@@ -251,7 +292,7 @@ fn print_table(rows: &[Row], output: &Path) {
             "{:<9} {:<16} {:<10} {:>7.1} {:>6.1} {:>7.1} {:>3}/{:<2} {:>9} {:>8.2} {:>8.2} {:>8}",
             row.grammar,
             row.criterion,
-            row.strategy.to_string(),
+            row.reducer,
             row.bytes_before as f64 / n,
             row.pass.bytes_after as f64 / n,
             row.pass.tests as f64 / n,

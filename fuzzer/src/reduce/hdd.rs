@@ -51,7 +51,8 @@ pub struct HddOptions {
     /// descendant may be wrapped in. 0 allows only contexts that add no text (the same rule,
     /// single-rule alternatives, empty optionals and lists), close to Perses' compatible
     /// descendants; the default allows any, so that `if a * [x]: ...` can become `[x]` and a
-    /// line break. On the benchmark inputs the default found smaller results in fewer tests.
+    /// line break. In the reduce benchmark (`hdd` against `hdd-ctx0`) the default gives
+    /// smaller Starlark results in half the tests, and the same ChocoPy results in a few more.
     pub max_context: u64,
 }
 
