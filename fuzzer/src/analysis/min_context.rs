@@ -42,8 +42,11 @@ impl MinContext {
                     continue;
                 }
                 for (a, alt) in rule.alternatives.iter().enumerate() {
-                    let yields: Vec<u64> =
-                        alt.symbols.iter().map(|s| min_yield.symbol(s)).collect();
+                    let yields: Vec<u64> = alt
+                        .symbols
+                        .iter()
+                        .map(|s| min_yield.symbol_in(grammar, r, s))
+                        .collect();
                     let total = yields.iter().fold(0u64, |t, &y| t.saturating_add(y));
                     for (i, symbol) in alt.symbols.iter().enumerate() {
                         let Some(inner) = Grammar::referenced_rule(symbol) else {
@@ -57,7 +60,8 @@ impl MinContext {
                         // least one item, the hole, and its other items at their minimum.
                         let around = total - yields[i];
                         let siblings = match *symbol {
-                            Symbol::Repeat { min, .. } => min_yield.rule[inner.index()]
+                            Symbol::Repeat { min, .. } => min_yield
+                                .symbol_in(grammar, r, &Symbol::Rule(inner))
                                 .saturating_mul(u64::from(min.max(1) - 1)),
                             _ => 0,
                         };

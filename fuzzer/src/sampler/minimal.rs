@@ -12,10 +12,13 @@
 //! other alternative, which is no longer the shortest and can even be longer than the subtree it
 //! replaced. So the walk below mirrors the sampler's own depth bookkeeping: at every rule it
 //! takes the alternative of least yield *in the grammar without the rules that have reached the
-//! bound on the current path* ([`MinYield::compute_without`], cached per set of saturated rules,
+//! bound on the current path* ([`MinYield::compute_weighted`], cached per set of saturated rules,
 //! as the sampler caches heights). Such an alternative is always one the sampler allows, since a
 //! finite yield without those rules is exactly the sampler's feasibility test, so the choices
 //! replay strictly under the bounds, at that place, to the tree they describe.
+//!
+//! "Shortest" counts, besides characters, the grammar's separator once per token outside
+//! lexical rules: the layout pass may put one there, and a reducer measures rendered bytes.
 
 use ahash::AHashMap;
 
@@ -24,7 +27,7 @@ use fixedbitset::FixedBitSet;
 use super::Bounds;
 use crate::analysis::{MinContext, MinYield, NO_YIELD};
 use crate::choice::UNBOUNDED;
-use crate::grammar::{Grammar, RuleId, Symbol, Terminal};
+use crate::grammar::{Grammar, RuleId, Separator, Symbol, Terminal};
 
 /// Computes shortest derivations and contexts under bounds.
 pub struct MinimalDerivations<'g> {
@@ -33,6 +36,8 @@ pub struct MinimalDerivations<'g> {
     /// Pool values a derivation may use: indices below m.
     idents: u32,
     yields: Vec<MinYield>,
+    /// Separator length counted per token in `yields`.
+    token_weight: u64,
     /// Per slot of `yields`, per rule: the least height of a shortest derivation. Following the
     /// first shortest alternative could go round a cycle of alternatives that add no text
     /// (`a = b | "x" ; b = c? a`); choosing among the shortest by this rank cannot.
@@ -63,13 +68,20 @@ impl<'g> MinimalDerivations<'g> {
 
     fn with_limits(grammar: &'g Grammar, depth: u32, idents: u32) -> Self {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
+        // Count the separator the layout pass may put before each token, so that "shortest"
+        // means short once rendered: `pass` rather than `a = a` under `%layout auto`.
+        let token_weight = match &grammar.layout.separator {
+            Separator::Auto => 1,
+            Separator::Text(text) => text.chars().count() as u64,
+        };
         let mut by_saturated = AHashMap::new();
         by_saturated.insert(empty.clone(), 0);
         let mut this = Self {
             grammar,
             depth,
             idents,
-            yields: vec![MinYield::compute(grammar)],
+            yields: vec![MinYield::compute_weighted(grammar, &empty, token_weight)],
+            token_weight,
             ranks: Vec::new(),
             by_saturated,
             contexts: AHashMap::new(),
@@ -216,7 +228,7 @@ impl<'g> MinimalDerivations<'g> {
             return slot;
         }
         let slot = self.yields.len();
-        let yields = MinYield::compute_without(self.grammar, &self.saturated);
+        let yields = MinYield::compute_weighted(self.grammar, &self.saturated, self.token_weight);
         self.ranks.push(shortest_ranks(self.grammar, &yields));
         self.yields.push(yields);
         self.by_saturated.insert(self.saturated.clone(), slot);
