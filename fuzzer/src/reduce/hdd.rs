@@ -52,7 +52,7 @@ pub struct HddOptions {
     /// single-rule alternatives, empty optionals and lists), close to Perses' compatible
     /// descendants; the default allows any, so that `if a * [x]: ...` can become `[x]` and a
     /// line break. In the reduce benchmark (`hdd` against `hdd-ctx0`) the default gives
-    /// smaller Starlark results in half the tests, and the same ChocoPy results in a few more.
+    /// smaller Starlark results in fewer tests, and the same ChocoPy results in a few more.
     pub max_context: u64,
 }
 
