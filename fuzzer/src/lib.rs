@@ -1,18 +1,25 @@
 //! Bonsai: grammar-based, coverage-guided fuzzing with bounded choice sequences.
 //!
 //! The modules follow the path of an input, top to bottom:
-//! grammar → analysis → sampler → choice sequence → tree → text → target.
+//! grammar → analysis → sampler → choice sequence → tree → text → target → observer →
+//! feedback → corpus, driven by `mutators`, `schedule` and the loop in `fuzz`.
 //! See `ARCHITECTURE.md` at the repository root for what each owns.
 
 pub mod analysis;
 pub mod choice;
 pub mod cli;
+pub mod corpus;
 pub mod diagnostic;
 pub mod export;
+pub mod feedback;
+pub mod fuzz;
 pub mod grammar;
 pub mod import;
 pub mod parse;
+pub mod mutators;
+pub mod observer;
 pub mod sampler;
+pub mod schedule;
 pub mod target;
 pub mod text;
 pub mod tree;

@@ -3,9 +3,11 @@
 //! syntactically valid.
 
 mod cursor;
+mod input;
 mod saved;
 mod sequence;
 
+pub use input::ChoiceInput;
 pub use cursor::{Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED};
 pub use saved::SavedChoices;
 pub use sequence::ChoiceSequence;

@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Every error a user can cause ends here as a located message
 //! on stderr and exit code 2.
 
+mod fuzz;
 mod generate;
 mod grammar_check;
 mod grammar_convert;
@@ -48,6 +49,8 @@ enum Command {
     Validity(validity::ValidityArgs),
     /// Reduce an input to the smallest one that keeps a criterion (HDD and/or ddmin).
     Reduce(reduce::ReduceArgs),
+    /// Fuzz an instrumented target with inputs from a grammar, within bounds.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 #[derive(Subcommand)]
@@ -88,7 +91,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("BONSAI_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,bonsai=info")),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -112,6 +115,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Validity(args) => validity::run(args, linked),
         Command::Reduce(args) => reduce::run(args, linked),
+        Command::Fuzz(args) => fuzz::run(args, linked),
     };
     report(result)
 }

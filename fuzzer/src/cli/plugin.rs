@@ -8,14 +8,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
-use crate::target::Target;
 
-/// A target compiled into the running binary.
-#[derive(Clone, Copy)]
-pub struct LinkedTarget {
-    pub name: &'static str,
-    pub make: fn() -> Box<dyn Target>,
-}
+pub use crate::target::LinkedTarget;
 
 const PREFIX: &str = "bonsai-";
 

@@ -1,0 +1,49 @@
+//! The fuzzer's input type: a choice sequence and the bounds it is meant for.
+
+use std::hash::{Hash, Hasher};
+
+use libafl::inputs::Input;
+use libafl_bolts::HasLen;
+use serde::{Deserialize, Serialize};
+
+use super::ChoiceSequence;
+use crate::sampler::Bounds;
+
+/// What LibAFL stores, schedules and mutates. The text is not part of it: the text is a
+/// function of the choices (through the sampler and the layout pass), so storing both would
+/// only let them drift apart.
+///
+/// Inputs in the corpus are normalized (the sampler's own record of what it decided), so they
+/// replay strictly to the same tree. Mutants are not: a mutator writes raw values and the
+/// harness replays them in repairing mode, and only the normalized result is ever saved.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChoiceInput {
+    pub choices: ChoiceSequence,
+    pub bounds: Option<Bounds>,
+}
+
+impl ChoiceInput {
+    pub fn new(choices: ChoiceSequence, bounds: Bounds) -> Self {
+        Self {
+            choices,
+            bounds: Some(bounds),
+        }
+    }
+}
+
+/// Two inputs are the same input when they make the same decisions.
+impl Hash for ChoiceInput {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.choices.hash(state);
+    }
+}
+
+impl Input for ChoiceInput {}
+
+/// Length-aware schedulers (LibAFL's minimizers) weigh inputs by this: the number of decisions
+/// is the natural size of a generated input.
+impl HasLen for ChoiceInput {
+    fn len(&self) -> usize {
+        self.choices.len()
+    }
+}

@@ -1,0 +1,122 @@
+//! `bonsai fuzz`: one coverage-guided campaign against an instrumented target.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{Failure, LinkedTarget};
+use crate::diagnostic::Diagnostic;
+use crate::feedback::SaveCriteria;
+use crate::fuzz::{FuzzConfig, Saturation, StopCondition, parse_duration};
+use crate::sampler::Bounds;
+use crate::schedule::SchedulerKind;
+
+#[derive(Args)]
+pub struct FuzzArgs {
+    /// The target to fuzz (runs the binary bonsai-TARGET).
+    #[arg(long)]
+    target: String,
+    /// The grammar inputs are generated from.
+    #[arg(long, value_name = "FILE")]
+    grammar: PathBuf,
+    /// Bounds M,N,D: distinct pool values, items per repetition, nesting depth.
+    #[arg(long, value_name = "M,N,D")]
+    bounds: Bounds,
+    /// Keep only inputs the target accepts (restricted mode).
+    #[arg(long)]
+    valid_only: bool,
+    /// Seed from the .choices files of this directory (or a fuzzing output); may be repeated.
+    #[arg(long, value_name = "DIR")]
+    seeds: Vec<PathBuf>,
+    /// Stop after this long: 30s, 10m, 2h.
+    #[arg(long, value_parser = parse_duration)]
+    time: Option<std::time::Duration>,
+    /// Stop after this many executions.
+    #[arg(long, value_name = "N")]
+    execs: Option<u64>,
+    /// Stop when no new edge was found for this long.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    saturate_time: Option<std::time::Duration>,
+    /// Stop when no new edge was found for this many executions.
+    #[arg(long, value_name = "N")]
+    saturate_execs: Option<u64>,
+    /// Output directory (queue/, crashes/, hangs/); an earlier output of the same campaign
+    /// is resumed.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Per-execution timeout in milliseconds; longer runs are saved in hangs/.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    timeout_ms: u64,
+    /// Memory limit per execution, in MiB (0: none); exceeding it is saved as "oom".
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    mem_limit_mb: u64,
+    /// Scheduler: zest (cycling queue, favored entries, energy) or minimizer (LibAFL's).
+    #[arg(long, default_value = "zest")]
+    scheduler: SchedulerKind,
+    /// Print the final summary as one line of JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    let Some(target) = linked.filter(|t| t.name == args.target) else {
+        return Err(Diagnostic::error(format!(
+            "target '{}' is not linked into this binary",
+            args.target
+        ))
+        .into());
+    };
+    if args.timeout_ms == 0 {
+        return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
+    }
+    if !args.grammar.is_file() {
+        return Err(Diagnostic::error("grammar file not found").in_file(&args.grammar).into());
+    }
+    for dir in &args.seeds {
+        if !dir.is_dir() {
+            return Err(Diagnostic::error("seed directory not found").in_file(dir).into());
+        }
+    }
+    let mut config = FuzzConfig::new(target, args.grammar, args.bounds, args.out);
+    config.criteria = if args.valid_only {
+        SaveCriteria::ValidOnly
+    } else {
+        SaveCriteria::Zest
+    };
+    config.seeds = args.seeds;
+    config.seed = args.seed;
+    config.stop = StopCondition {
+        time: args.time,
+        execs: args.execs,
+        saturation: Saturation {
+            time: args.saturate_time,
+            execs: args.saturate_execs,
+        },
+    };
+    config.timeout = std::time::Duration::from_millis(args.timeout_ms);
+    config.memory_limit = (args.mem_limit_mb > 0).then(|| (args.mem_limit_mb as usize) << 20);
+    config.scheduler = args.scheduler;
+    config.show_status = true;
+    let summary = crate::fuzz::run(config)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&summary).expect("plain data serializes"));
+    } else {
+        eprintln!(
+            "{} execs ({:.0}/s), {} edges, corpus {} ({:.0}% valid), {} crashes, {} hangs, {} out-of-memory; stopped on {}; output in {}",
+            summary.execs,
+            summary.execs_per_sec,
+            summary.edges,
+            summary.corpus,
+            100.0 * summary.valid_share,
+            summary.crashes,
+            summary.hangs,
+            summary.ooms,
+            summary.stop,
+            summary.out.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! Stage 10: the corpus on disk, readable by a person: `queue/`, `crashes/`, `hangs/`, each
+//! entry `NNNNNN.txt` (the input), `NNNNNN.choices` (its choice sequence) and `NNNNNN.meta`
+//! (one line about it). `entry` is that line, `store` writes entries as LibAFL adds them,
+//! `seeds` reads choice sequences back (strictly), `out_dir` owns the directory tree.
+
+mod entry;
+mod out_dir;
+mod seeds;
+mod store;
+
+pub use entry::{EntryInfo, ParsedMeta};
+pub use out_dir::{DIRECTORIES, MANIFEST, Manifest, OutDir, SUMMARY};
+pub use seeds::{Seed, Seeds, Skipped, input_directory};
+pub use store::{DiskCorpus, Role, next_free_number};

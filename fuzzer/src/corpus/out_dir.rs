@@ -1,0 +1,159 @@
+//! The output directory of a campaign: what is in it, and whether a run may write there.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::EntryInfo;
+use crate::diagnostic::Diagnostic;
+use crate::feedback::{FaultKind, SeenFaults};
+
+/// The file that marks a directory as a Bonsai fuzzing output. It records what the run was
+/// fuzzing, so that resuming with another grammar or target is refused instead of producing
+/// a queue whose choices mean different things.
+pub const MANIFEST: &str = "fuzz.json";
+pub const SUMMARY: &str = "summary.json";
+pub const DIRECTORIES: [&str; 3] = ["queue", "crashes", "hangs"];
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub target: String,
+    pub grammar: PathBuf,
+    pub grammar_fingerprint: String,
+    pub bounds: String,
+    pub valid_only: bool,
+}
+
+/// A prepared output directory.
+#[derive(Clone, Debug)]
+pub struct OutDir {
+    pub root: PathBuf,
+    /// The directory held a previous run of the same campaign: its queue becomes the seeds.
+    pub resumed: bool,
+}
+
+impl OutDir {
+    /// Creates `root` with `queue/`, `crashes/` and `hangs/`, or reopens a previous output of
+    /// the same target and grammar. Refuses a non-empty directory that is not a Bonsai output
+    /// (so that a typo never scatters files into someone's source tree), and an output of a
+    /// different campaign.
+    pub fn prepare(root: &Path, manifest: &Manifest) -> Result<OutDir, Diagnostic> {
+        let marker = root.join(MANIFEST);
+        let mut resumed = false;
+        if marker.is_file() {
+            let text = std::fs::read_to_string(&marker)
+                .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(&marker))?;
+            let previous: Manifest = serde_json::from_str(&text).map_err(|e| {
+                Diagnostic::error(format!("not a Bonsai fuzzing manifest: {e}")).in_file(&marker)
+            })?;
+            if previous.target != manifest.target
+                || previous.grammar_fingerprint != manifest.grammar_fingerprint
+            {
+                return Err(Diagnostic::error(format!(
+                    "this directory holds a campaign of target '{}' with grammar {} (fingerprint {}); \
+                     resuming it with target '{}' and grammar {} would mix inputs that mean different things. \
+                     Choose another --out directory",
+                    previous.target,
+                    previous.grammar.display(),
+                    previous.grammar_fingerprint,
+                    manifest.target,
+                    manifest.grammar.display()
+                ))
+                .in_file(root));
+            }
+            resumed = true;
+        } else if std::fs::read_dir(root).is_ok_and(|mut d| d.next().is_some()) {
+            return Err(Diagnostic::error(
+                "the output directory is not empty and is not a previous `bonsai fuzz` output; \
+                 choose an empty or new directory",
+            )
+            .in_file(root));
+        }
+        crate::create_dir(root)?;
+        for dir in DIRECTORIES {
+            crate::create_dir(&root.join(dir))?;
+        }
+        let json = serde_json::to_string_pretty(manifest).expect("plain data serializes");
+        crate::write_atomic(&marker, format!("{json}\n").as_bytes())?;
+        Ok(OutDir {
+            root: root.to_path_buf(),
+            resumed,
+        })
+    }
+
+    /// Signatures of the faults already saved, so that a resumed run does not save them again.
+    pub fn seen_faults(&self) -> SeenFaults {
+        let mut seen = SeenFaults::default();
+        for dir in ["crashes", "hangs"] {
+            let Ok(entries) = std::fs::read_dir(self.root.join(dir)) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                let path = entry.path();
+                if path.extension().and_then(|e| e.to_str()) != Some("meta") {
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                let meta = EntryInfo::parse_line(&text);
+                let kind = match meta.kind.as_deref() {
+                    Some("panic") => FaultKind::Panic,
+                    Some("crash") => FaultKind::Crash,
+                    Some("timeout") => FaultKind::Timeout,
+                    Some("oom") => FaultKind::OutOfMemory,
+                    _ => continue,
+                };
+                if let Some(signature) = meta.signature {
+                    seen.signatures.insert((kind, signature));
+                }
+            }
+        }
+        seen
+    }
+
+    /// Number of complete entries (with a `.meta` file) in one of the directories.
+    pub fn count(&self, dir: &str) -> usize {
+        std::fs::read_dir(self.root.join(dir)).map_or(0, |entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.path().extension().and_then(|x| x.to_str()) == Some("meta"))
+                .count()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(target: &str) -> Manifest {
+        Manifest {
+            target: target.into(),
+            grammar: "g.ebnf".into(),
+            grammar_fingerprint: "00ff".into(),
+            bounds: "1,1,1".into(),
+            valid_only: false,
+        }
+    }
+
+    #[test]
+    fn creates_reopens_and_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let first = OutDir::prepare(&out, &manifest("planted")).unwrap();
+        assert!(!first.resumed);
+        assert!(out.join("queue").is_dir() && out.join("hangs").is_dir());
+        let again = OutDir::prepare(&out, &manifest("planted")).unwrap();
+        assert!(again.resumed);
+        let other = OutDir::prepare(&out, &manifest("naga")).unwrap_err();
+        assert!(other.message.contains("'planted'"), "{}", other.message);
+
+        let foreign = dir.path().join("src");
+        std::fs::create_dir_all(&foreign).unwrap();
+        std::fs::write(foreign.join("main.rs"), "fn main() {}").unwrap();
+        let refused = OutDir::prepare(&foreign, &manifest("planted")).unwrap_err();
+        assert!(refused.message.contains("not empty"));
+        assert_eq!(refused.path.as_deref(), Some(foreign.as_path()));
+    }
+}

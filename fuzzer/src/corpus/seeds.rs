@@ -1,0 +1,171 @@
+//! Seeds: saved choice sequences replayed strictly under the run's bounds.
+
+use std::path::{Path, PathBuf};
+
+use libafl_bolts::rands::StdRand;
+
+use crate::choice::{ChoiceInput, Replay, SavedChoices};
+use crate::diagnostic::Diagnostic;
+use crate::grammar::Grammar;
+use crate::sampler::{Bounds, Sample, Sampler};
+
+/// A seed that replays within the bounds.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    pub input: ChoiceInput,
+    pub path: PathBuf,
+    /// Length of the text it renders to; seeds run smallest first.
+    pub size: usize,
+    /// Its number, when it comes from the run's own queue (a resume).
+    pub existing: Option<u32>,
+}
+
+/// A file that is not used as a seed, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Seeds {
+    pub seeds: Vec<Seed>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// The directory holding the inputs of `dir`: `dir/queue` for a fuzzing output directory,
+/// `dir` itself otherwise.
+pub fn input_directory(dir: &Path) -> PathBuf {
+    let queue = dir.join("queue");
+    if queue.is_dir() { queue } else { dir.to_path_buf() }
+}
+
+impl Seeds {
+    /// Reads every `.choices` file of `dir` (or of `dir/queue`) and replays it strictly: a
+    /// sequence that the bounds do not admit, or that was recorded with another grammar, is
+    /// reported in [`Seeds::skipped`], never silently dropped or silently repaired into a
+    /// different input. Text files without choices are reported too (importing text needs a
+    /// parser for the grammar). `own` marks the run's own queue, whose entries keep their
+    /// numbers.
+    pub fn load(
+        dir: &Path,
+        grammar: &Grammar,
+        bounds: Bounds,
+        own: bool,
+    ) -> Result<Seeds, Diagnostic> {
+        let dir = input_directory(dir);
+        let entries = std::fs::read_dir(&dir)
+            .map_err(|e| Diagnostic::error(format!("cannot read seed directory: {e}")).in_file(&dir))?;
+        let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        paths.sort();
+        let fingerprint = grammar.fingerprint();
+        let mut sampler = Sampler::new(grammar, bounds)?;
+        let mut rng = StdRand::with_seed(0);
+        let mut sample = Sample::default();
+        let mut seeds = Seeds::default();
+        for path in &paths {
+            let extension = path.extension().and_then(|e| e.to_str());
+            match extension {
+                Some("choices") => {}
+                Some("txt") if !path.with_extension("choices").exists() => {
+                    seeds.skipped.push(Skipped {
+                        path: path.clone(),
+                        reason: "a text file without a .choices file (text seeds need a parser for the grammar; only choice sequences are replayed)".into(),
+                    });
+                    continue;
+                }
+                _ => continue,
+            }
+            let skip = |reason: String| Skipped {
+                path: path.clone(),
+                reason,
+            };
+            let saved = match SavedChoices::read(path) {
+                Ok(saved) => saved,
+                Err(e) => {
+                    seeds.skipped.push(skip(e.message));
+                    continue;
+                }
+            };
+            if saved.grammar != fingerprint {
+                seeds.skipped.push(skip(format!(
+                    "recorded with a different grammar (fingerprint {:016x}, expected {fingerprint:016x})",
+                    saved.grammar
+                )));
+                continue;
+            }
+            if let Err(e) =
+                sampler.sample(saved.choices.as_slice(), Replay::Strict, &mut rng, &mut sample)
+            {
+                seeds.skipped.push(skip(format!("{e} under bounds {bounds}")));
+                continue;
+            }
+            if sample.choices.len() != saved.choices.len() {
+                seeds.skipped.push(skip(format!(
+                    "only {} of its {} choices are used: it is not a normalized sequence",
+                    sample.choices.len(),
+                    saved.choices.len()
+                )));
+                continue;
+            }
+            let mut text = String::new();
+            crate::text::render_into(grammar, &sample.tree, &mut text);
+            let existing = own
+                .then(|| path.file_stem()?.to_str()?.parse::<u32>().ok())
+                .flatten();
+            seeds.seeds.push(Seed {
+                input: ChoiceInput::new(sample.choices.clone(), bounds),
+                path: path.clone(),
+                size: text.len(),
+                existing,
+            });
+        }
+        seeds.seeds.sort_by(|a, b| (a.size, &a.path).cmp(&(b.size, &b.path)));
+        seeds.seeds.dedup_by(|a, b| a.input.choices == b.input.choices);
+        Ok(seeds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::choice::ChoiceSequence;
+
+    #[test]
+    fn replays_strictly_and_reports_what_it_skips() {
+        let grammar = Grammar::from_text("g", "s = item* ; item = \"a\" | \"b\" ;").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let save = |name: &str, bounds: &str, choices: Vec<u32>, fingerprint: u64| {
+            SavedChoices {
+                grammar: fingerprint,
+                bounds: bounds.parse().unwrap(),
+                choices: ChoiceSequence(choices),
+            }
+            .write(&dir.path().join(name))
+            .unwrap();
+        };
+        let fp = grammar.fingerprint();
+        save("000001.choices", "1,2,1", vec![2, 0, 1], fp); // two items: a b
+        save("000000.choices", "1,1,1", vec![1, 1], fp); // one item: b
+        save("000002.choices", "1,3,1", vec![3, 0, 0, 0], fp); // three items: beyond n = 2
+        save("000003.choices", "1,1,1", vec![1, 1], fp ^ 1); // another grammar
+        std::fs::write(dir.path().join("000004.choices"), b"garbage").unwrap();
+        std::fs::write(dir.path().join("loose.txt"), b"a b").unwrap();
+        let bounds: Bounds = "1,2,1".parse().unwrap();
+        let seeds = Seeds::load(dir.path(), &grammar, bounds, true).unwrap();
+        let kept: Vec<_> = seeds.seeds.iter().map(|s| s.input.choices.0.clone()).collect();
+        assert_eq!(kept, vec![vec![1, 1], vec![2, 0, 1]], "smallest first");
+        assert_eq!(seeds.seeds[0].existing, Some(0));
+        let skipped: Vec<String> = seeds
+            .skipped
+            .iter()
+            .map(|s| s.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            skipped,
+            vec!["000002.choices", "000003.choices", "000004.choices", "loose.txt"]
+        );
+        assert!(seeds.skipped[0].reason.contains("out of bounds"));
+        assert!(seeds.skipped[1].reason.contains("different grammar"));
+    }
+}

@@ -1,0 +1,283 @@
+//! The corpus on disk: LibAFL's in-memory corpus, with every added entry written out as
+//! readable files.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use libafl::HasMetadata;
+use libafl::corpus::{Corpus, CorpusId, InMemoryCorpus, Testcase};
+use libafl_bolts::Error;
+use serde::{Deserialize, Serialize};
+
+use super::EntryInfo;
+use crate::choice::{ChoiceInput, SavedChoices};
+use crate::feedback::FaultKind;
+
+/// Which part of the output tree a store writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    /// `queue/`: the inputs fuzzing keeps.
+    Queue,
+    /// `crashes/` and `hangs/` (by [`FaultKind::directory`]): the objectives.
+    Faults,
+}
+
+/// Writes `DIR/NNNNNN.txt` (the rendered input), `NNNNNN.choices` (the normalized choice
+/// sequence, which replays strictly to the text) and `NNNNNN.meta` (one line; see
+/// [`EntryInfo::to_text`]) for every added entry, each through a temporary file and a rename.
+/// The `.meta` file is written last, so an entry whose metadata exists is complete.
+///
+/// The disk is the source of truth: files are never overwritten or deleted, numbering
+/// continues after the highest number already present, and an entry replayed from this
+/// directory on resume (marked [`EntryInfo::existing`]) keeps its files and number. LibAFL's
+/// in-memory corpus keeps what the scheduler and mutators need; it travels through restarts in
+/// the serialized state.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct DiskCorpus {
+    inner: InMemoryCorpus<ChoiceInput>,
+    root: PathBuf,
+    role: Role,
+    grammar: u64,
+    /// Next free number per directory name.
+    next: Vec<(String, u32)>,
+}
+
+impl DiskCorpus {
+    pub fn new(root: &Path, role: Role, grammar: u64) -> Self {
+        Self {
+            inner: InMemoryCorpus::new(),
+            root: root.to_path_buf(),
+            role,
+            grammar,
+            next: Vec::new(),
+        }
+    }
+
+    fn directory(&self, info: &EntryInfo) -> &'static str {
+        match (self.role, &info.fault) {
+            (Role::Queue, _) => "queue",
+            (Role::Faults, Some(fault)) => fault.kind.directory(),
+            (Role::Faults, None) => FaultKind::Panic.directory(),
+        }
+    }
+
+    fn take_number(&mut self, directory: &str) -> u32 {
+        if let Some((_, next)) = self.next.iter_mut().find(|(d, _)| d == directory) {
+            *next += 1;
+            return *next - 1;
+        }
+        let first = next_free_number(&self.root.join(directory));
+        self.next.push((directory.to_string(), first + 1));
+        first
+    }
+
+    fn write(&mut self, testcase: &mut Testcase<ChoiceInput>) -> Result<(), Error> {
+        let info = testcase
+            .metadata::<EntryInfo>()
+            .map_err(|_| Error::illegal_state("corpus entry without EntryInfo metadata"))?
+            .clone();
+        if let Some(existing) = info.existing {
+            testcase.metadata_mut::<EntryInfo>()?.number = Some(existing);
+            return Ok(());
+        }
+        let input = testcase
+            .input()
+            .as_ref()
+            .ok_or_else(|| Error::illegal_state("corpus entry without input"))?;
+        let saved = SavedChoices {
+            grammar: self.grammar,
+            bounds: input
+                .bounds
+                .ok_or_else(|| Error::illegal_state("corpus entry without bounds"))?,
+            choices: input.choices.clone(),
+        };
+        let directory = self.directory(&info);
+        let number = self.take_number(directory);
+        let base = self.root.join(directory).join(format!("{number:06}"));
+        let io = |d: crate::diagnostic::Diagnostic| Error::os_error(std::io::Error::other(d.to_string()), "writing the corpus");
+        crate::write_atomic(&base.with_extension("txt"), info.text.as_bytes()).map_err(io)?;
+        saved.write(&base.with_extension("choices")).map_err(io)?;
+        let mut info = info;
+        info.number = Some(number);
+        crate::write_atomic(&base.with_extension("meta"), info.to_text().as_bytes()).map_err(io)?;
+        *testcase.metadata_mut::<EntryInfo>()? = info;
+        Ok(())
+    }
+}
+
+/// One more than the highest `NNNNNN` among the files of `dir` (0 for an empty or missing
+/// directory).
+pub fn next_free_number(dir: &Path) -> u32 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let stem = name.split('.').next()?;
+            (stem.len() == 6).then(|| stem.parse::<u32>().ok()).flatten()
+        })
+        .max()
+        .map_or(0, |n| n + 1)
+}
+
+impl Corpus<ChoiceInput> for DiskCorpus {
+    fn count(&self) -> usize {
+        self.inner.count()
+    }
+
+    fn count_disabled(&self) -> usize {
+        self.inner.count_disabled()
+    }
+
+    fn count_all(&self) -> usize {
+        self.inner.count_all()
+    }
+
+    fn add(&mut self, mut testcase: Testcase<ChoiceInput>) -> Result<CorpusId, Error> {
+        self.write(&mut testcase)?;
+        self.inner.add(testcase)
+    }
+
+    fn add_disabled(&mut self, mut testcase: Testcase<ChoiceInput>) -> Result<CorpusId, Error> {
+        self.write(&mut testcase)?;
+        self.inner.add_disabled(testcase)
+    }
+
+    /// Replacing is LibAFL's way of minimizing an entry in place; the files already on disk
+    /// stay as they are.
+    fn replace(
+        &mut self,
+        id: CorpusId,
+        testcase: Testcase<ChoiceInput>,
+    ) -> Result<Testcase<ChoiceInput>, Error> {
+        self.inner.replace(id, testcase)
+    }
+
+    /// Removes the entry from memory only: saved inputs are never deleted.
+    fn remove(&mut self, id: CorpusId) -> Result<Testcase<ChoiceInput>, Error> {
+        self.inner.remove(id)
+    }
+
+    fn get(&self, id: CorpusId) -> Result<&RefCell<Testcase<ChoiceInput>>, Error> {
+        self.inner.get(id)
+    }
+
+    fn get_from_all(&self, id: CorpusId) -> Result<&RefCell<Testcase<ChoiceInput>>, Error> {
+        self.inner.get_from_all(id)
+    }
+
+    fn current(&self) -> &Option<CorpusId> {
+        self.inner.current()
+    }
+
+    fn current_mut(&mut self) -> &mut Option<CorpusId> {
+        self.inner.current_mut()
+    }
+
+    fn next(&self, id: CorpusId) -> Option<CorpusId> {
+        self.inner.next(id)
+    }
+
+    fn peek_free_id(&self) -> CorpusId {
+        self.inner.peek_free_id()
+    }
+
+    fn prev(&self, id: CorpusId) -> Option<CorpusId> {
+        self.inner.prev(id)
+    }
+
+    fn first(&self) -> Option<CorpusId> {
+        self.inner.first()
+    }
+
+    fn last(&self) -> Option<CorpusId> {
+        self.inner.last()
+    }
+
+    fn nth_from_all(&self, nth: usize) -> CorpusId {
+        self.inner.nth_from_all(nth)
+    }
+
+    fn load_input_into(&self, testcase: &mut Testcase<ChoiceInput>) -> Result<(), Error> {
+        self.inner.load_input_into(testcase)
+    }
+
+    fn store_input_from(&self, testcase: &Testcase<ChoiceInput>) -> Result<(), Error> {
+        self.inner.store_input_from(testcase)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::choice::ChoiceSequence;
+    use crate::feedback::Fault;
+    use crate::sampler::Bounds;
+
+    fn entry(text: &str, choices: Vec<u32>, fault: Option<Fault>) -> Testcase<ChoiceInput> {
+        let mut t = Testcase::new(ChoiceInput::new(
+            ChoiceSequence(choices),
+            Bounds::new(1, 2, 3).unwrap(),
+        ));
+        t.add_metadata(EntryInfo {
+            text: text.into(),
+            valid: true,
+            mutator: "havoc".into(),
+            fault,
+            ..EntryInfo::default()
+        });
+        t
+    }
+
+    #[test]
+    fn writes_readable_files_and_never_reuses_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("queue")).unwrap();
+        // A file left by an earlier run: numbering continues after it.
+        std::fs::write(dir.path().join("queue/000004.txt"), "old").unwrap();
+        let mut store = DiskCorpus::new(dir.path(), Role::Queue, 7);
+        store.add(entry("print 1;", vec![1, 0, 2], None)).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("queue/000005.txt")).unwrap();
+        assert_eq!(text, "print 1;");
+        let saved = SavedChoices::read(&dir.path().join("queue/000005.choices")).unwrap();
+        assert_eq!(saved.choices.0, vec![1, 0, 2]);
+        assert_eq!(saved.grammar, 7);
+        let meta = std::fs::read_to_string(dir.path().join("queue/000005.meta")).unwrap();
+        assert!(meta.starts_with("size=8 valid=yes"), "{meta}");
+        assert_eq!(std::fs::read_to_string(dir.path().join("queue/000004.txt")).unwrap(), "old");
+
+        // An entry that exists on disk already keeps its number and files.
+        let mut resumed = entry("print 2;", vec![1, 0, 3], None);
+        resumed.metadata_mut::<EntryInfo>().unwrap().existing = Some(4);
+        let id = store.add(resumed).unwrap();
+        let number = store.get(id).unwrap().borrow().metadata::<EntryInfo>().unwrap().number;
+        assert_eq!(number, Some(4));
+        assert_eq!(std::fs::read_to_string(dir.path().join("queue/000004.txt")).unwrap(), "old");
+        assert!(!dir.path().join("queue/000006.txt").exists());
+    }
+
+    #[test]
+    fn faults_go_to_their_own_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["crashes", "hangs"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        let fault = |kind| Fault {
+            kind,
+            signature: 1,
+            message: "m".into(),
+            frames: vec!["f (x.rs:1)".into()],
+        };
+        let mut store = DiskCorpus::new(dir.path(), Role::Faults, 7);
+        store.add(entry("a", vec![0], Some(fault(FaultKind::Panic)))).unwrap();
+        store.add(entry("b", vec![1], Some(fault(FaultKind::Timeout)))).unwrap();
+        store.add(entry("c", vec![2], Some(fault(FaultKind::Crash)))).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("crashes/000000.txt")).unwrap(), "a");
+        assert_eq!(std::fs::read_to_string(dir.path().join("crashes/000001.txt")).unwrap(), "c");
+        assert_eq!(std::fs::read_to_string(dir.path().join("hangs/000000.txt")).unwrap(), "b");
+        let meta = std::fs::read_to_string(dir.path().join("hangs/000000.meta")).unwrap();
+        assert!(meta.contains("kind=timeout") && meta.contains("\n  at f (x.rs:1)"), "{meta}");
+    }
+}

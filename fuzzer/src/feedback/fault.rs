@@ -1,0 +1,239 @@
+//! The objective: crashes, hangs and out-of-memory inputs, each distinct bug saved once.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::time::Instant;
+
+use libafl::HasMetadata;
+use libafl::corpus::{Corpus, Testcase};
+use libafl::executors::ExitKind;
+use libafl::feedbacks::{Feedback, StateInitializer};
+use libafl::observers::ObserversTuple;
+use libafl::state::HasCorpus;
+use libafl_bolts::tuples::{Handle, Handled, MatchNameRef};
+use libafl_bolts::{Error, Named};
+use serde::{Deserialize, Serialize};
+
+use super::panic_record;
+use super::signature::{signature, target_frames};
+use crate::choice::ChoiceInput;
+use crate::corpus::EntryInfo;
+use crate::mutators::LastMutation;
+use crate::observer::ReplayObserver;
+use crate::sampler::Bounds;
+use crate::target::memory_limit;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FaultKind {
+    /// A Rust panic, caught in-process.
+    Panic,
+    /// A signal: abort, segmentation fault, stack overflow, illegal instruction...
+    Crash,
+    /// The target ran past `--timeout-ms`.
+    Timeout,
+    /// The target allocated past `--mem-limit`.
+    OutOfMemory,
+}
+
+impl FaultKind {
+    /// The directory of the output tree that holds this kind.
+    pub fn directory(self) -> &'static str {
+        match self {
+            FaultKind::Timeout => "hangs",
+            _ => "crashes",
+        }
+    }
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FaultKind::Panic => "panic",
+            FaultKind::Crash => "crash",
+            FaultKind::Timeout => "timeout",
+            FaultKind::OutOfMemory => "oom",
+        })
+    }
+}
+
+/// One distinct fault.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub signature: u64,
+    pub message: String,
+    /// The first frames of the target's stack, `function (file:line)`.
+    pub frames: Vec<String>,
+}
+
+/// Signatures already saved. State metadata, so that it survives LibAFL's restarts; a resumed
+/// run seeds it from the `.meta` files on disk.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct SeenFaults {
+    pub signatures: HashSet<(FaultKind, u64)>,
+    /// Every faulting execution, duplicates included.
+    pub occurrences: u64,
+}
+libafl_bolts::impl_serdeany!(SeenFaults);
+
+/// Decides whether a faulting execution is a new bug, and describes it.
+///
+/// Why our own signature rather than LibAFL's `BacktraceObserver` + `NewHashFeedback`: that
+/// observer hashes every return address of the stack, so the same panic reached with a
+/// different recursion depth (every stack overflow, any recursive-descent parser) hashes
+/// differently and is saved again and again. Function names of the top frames of the target
+/// are stable across depths and rebuilds.
+pub struct FaultFeedback {
+    replay: Handle<ReplayObserver>,
+    bounds: Bounds,
+    started: Instant,
+    pending: Option<Fault>,
+}
+
+impl FaultFeedback {
+    pub fn new(replay: &ReplayObserver, bounds: Bounds, started: Instant) -> Self {
+        Self {
+            replay: replay.handle(),
+            bounds,
+            started,
+            pending: None,
+        }
+    }
+
+    fn describe(kind: FaultKind) -> Fault {
+        let caught = if kind == FaultKind::Panic {
+            panic_record::take()
+        } else {
+            None
+        };
+        let (message, location, frames) = match caught {
+            Some(p) => {
+                let message = match &p.location {
+                    Some(l) => format!("{} at {l}", p.message),
+                    None => p.message,
+                };
+                (message, p.location, p.frames)
+            }
+            None => {
+                let frames = target_frames();
+                let message = match kind {
+                    FaultKind::Timeout => "the target did not finish in time".to_string(),
+                    FaultKind::OutOfMemory => {
+                        "the target allocated more than the memory limit".to_string()
+                    }
+                    _ => describe_signal(&frames),
+                };
+                (message, None, frames)
+            }
+        };
+        Fault {
+            kind,
+            signature: signature(&kind.to_string(), location.as_deref(), &frames),
+            message,
+            frames,
+        }
+    }
+}
+
+/// LibAFL does not pass the signal to feedbacks, so the kind of crash is read off the stack:
+/// an unbounded recursion shows the same function over and over.
+fn describe_signal(frames: &[String]) -> String {
+    let function = |f: &String| f.split(" (").next().unwrap_or_default().to_string();
+    let repeated = frames.len() >= 4 && frames.iter().all(|f| function(f) == function(&frames[0]));
+    if repeated {
+        "the target overflowed its stack (or crashed in deep recursion)".to_string()
+    } else {
+        "the target crashed with a signal (abort, segmentation fault or similar)".to_string()
+    }
+}
+
+impl Named for FaultFeedback {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("faults");
+        &NAME
+    }
+}
+
+impl<S: HasMetadata> StateInitializer<S> for FaultFeedback {
+    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
+        if !state.has_metadata::<SeenFaults>() {
+            state.add_metadata(SeenFaults::default());
+        }
+        Ok(())
+    }
+}
+
+impl<EM, OT, S> Feedback<EM, ChoiceInput, OT, S> for FaultFeedback
+where
+    OT: ObserversTuple<ChoiceInput, S>,
+    S: HasMetadata + HasCorpus<ChoiceInput>,
+{
+    fn is_interesting(
+        &mut self,
+        state: &mut S,
+        _manager: &mut EM,
+        _input: &ChoiceInput,
+        _observers: &OT,
+        exit_kind: &ExitKind,
+    ) -> Result<bool, Error> {
+        memory_limit::disarm();
+        self.pending = None;
+        let kind = match exit_kind {
+            ExitKind::Crash if memory_limit::tripped() => FaultKind::OutOfMemory,
+            ExitKind::Oom => FaultKind::OutOfMemory,
+            ExitKind::Crash if panic_record::pending() => FaultKind::Panic,
+            ExitKind::Crash => FaultKind::Crash,
+            ExitKind::Timeout => FaultKind::Timeout,
+            _ => return Ok(false),
+        };
+        let fault = Self::describe(kind);
+        let seen = state.metadata_or_insert_with(SeenFaults::default);
+        seen.occurrences += 1;
+        if !seen.signatures.insert((fault.kind, fault.signature)) {
+            return Ok(false);
+        }
+        self.pending = Some(fault);
+        Ok(true)
+    }
+
+    fn append_metadata(
+        &mut self,
+        state: &mut S,
+        _manager: &mut EM,
+        observers: &OT,
+        testcase: &mut Testcase<ChoiceInput>,
+    ) -> Result<(), Error> {
+        let replay = observers
+            .get(&self.replay)
+            .ok_or_else(|| Error::key_not_found("replay observer"))?
+            .replay();
+        *testcase.input_mut() = Some(ChoiceInput::new(
+            replay.sample.choices.clone(),
+            self.bounds,
+        ));
+        let parent = parent_number(state);
+        let mutator = state
+            .metadata::<LastMutation>()
+            .map(|m| m.mutation.to_string())
+            .unwrap_or_default();
+        testcase.add_metadata(EntryInfo {
+            text: replay.text.clone(),
+            valid: false,
+            parent,
+            mutator,
+            found_at: self.started.elapsed().as_secs_f64(),
+            fault: self.pending.take(),
+            ..EntryInfo::default()
+        });
+        Ok(())
+    }
+}
+
+/// The file number of the corpus entry being mutated, if any.
+pub fn parent_number<S: HasCorpus<ChoiceInput>>(state: &S) -> Option<u32> {
+    let id = (*state.corpus().current())?;
+    let entry = state.corpus().get(id).ok()?;
+    let entry = entry.try_borrow().ok()?;
+    entry.metadata::<EntryInfo>().ok()?.number
+}

@@ -1,0 +1,12 @@
+//! Stage 9: feedback. Which executions are kept: `validity` applies Zest's save criteria to the
+//! edge hits and verdicts; `fault` decides which crashes, hangs and out-of-memory inputs are
+//! new bugs, using `signature` (stack frames) and `panic_record` (panics caught in-process).
+
+mod fault;
+pub mod panic_record;
+mod signature;
+mod validity;
+
+pub use fault::{Fault, FaultFeedback, FaultKind, SeenFaults};
+pub use signature::{signature, target_frames};
+pub use validity::{CoverageHistory, Novelty, SaveCriteria, ValidityFeedback};

@@ -1,0 +1,311 @@
+//! Zest's save criteria: new coverage, or new coverage by a valid input.
+
+use std::borrow::Cow;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use libafl::HasMetadata;
+use libafl::corpus::Testcase;
+use libafl::executors::ExitKind;
+use libafl::feedbacks::{Feedback, MapIndexesMetadata, StateInitializer};
+use libafl::observers::ObserversTuple;
+use libafl::state::{HasCorpus, HasExecutions};
+use libafl_bolts::tuples::{Handle, Handled, MatchNameRef};
+use libafl_bolts::{Error, Named};
+use serde::{Deserialize, Serialize};
+
+use super::fault::parent_number;
+use crate::choice::ChoiceInput;
+use crate::corpus::EntryInfo;
+use crate::mutators::LastMutation;
+use crate::observer::{EdgeObserver, Hit, ReplayObserver, Validity};
+use crate::sampler::Bounds;
+
+/// Which inputs a campaign keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaveCriteria {
+    /// Zest: any input with new coverage, and any valid input with coverage no valid input had.
+    /// Invalid inputs explore error paths; valid ones "steal responsibility" for edges that
+    /// only invalid inputs had reached, so the corpus drifts towards valid inputs.
+    Zest,
+    /// Restricted (`--valid-only`, the Bonsai paper's v = r): only valid inputs are kept.
+    ValidOnly,
+}
+
+/// Coverage seen so far, as OR-ed hit-count classes per edge. State metadata: it must survive
+/// LibAFL's restarts after a crash.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CoverageHistory {
+    /// Over every input that was not rejected.
+    pub all: Vec<u8>,
+    /// Over valid inputs only.
+    pub valid: Vec<u8>,
+    pub all_edges: u32,
+    pub valid_edges: u32,
+    /// Executions and wall time (since the Unix epoch) of the last new edge of the corpus's
+    /// criteria: what a saturation stop waits on.
+    pub last_new_edge_execs: u64,
+    pub last_new_edge_secs: f64,
+    /// Executions by verdict, for the share of valid executions.
+    pub valid_execs: u64,
+    pub judged_execs: u64,
+}
+libafl_bolts::impl_serdeany!(CoverageHistory);
+
+/// What one input added to a history.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Novelty {
+    /// Some edge reached a hit-count class not seen before.
+    pub new_class: bool,
+    /// Edges never seen before at all.
+    pub new_edges: u32,
+}
+
+impl Novelty {
+    fn record(history: &mut [u8], edges: &mut u32, hits: &[Hit]) -> Self {
+        let mut novelty = Novelty::default();
+        for hit in hits {
+            let seen = &mut history[hit.edge as usize];
+            if hit.class & !*seen != 0 {
+                novelty.new_class = true;
+                if *seen == 0 {
+                    novelty.new_edges += 1;
+                    *edges += 1;
+                }
+                *seen |= hit.class;
+            }
+        }
+        novelty
+    }
+}
+
+impl CoverageHistory {
+    pub fn new(size: usize) -> Self {
+        Self {
+            all: vec![0; size],
+            valid: vec![0; size],
+            ..Self::default()
+        }
+    }
+
+    /// Folds one execution into the histories and says what it added to each.
+    pub fn record(&mut self, hits: &[Hit], valid: bool) -> (Novelty, Novelty) {
+        let all = Novelty::record(&mut self.all, &mut self.all_edges, hits);
+        let by_valid = if valid {
+            Novelty::record(&mut self.valid, &mut self.valid_edges, hits)
+        } else {
+            Novelty::default()
+        };
+        (all, by_valid)
+    }
+
+    /// Edges covered by what the corpus keeps under `criteria`.
+    pub fn corpus_edges(&self, criteria: SaveCriteria) -> u32 {
+        match criteria {
+            SaveCriteria::Zest => self.all_edges,
+            SaveCriteria::ValidOnly => self.valid_edges,
+        }
+    }
+}
+
+impl SaveCriteria {
+    /// The decision, given what an execution added to each history.
+    pub fn keeps(self, valid: bool, all: Novelty, by_valid: Novelty) -> bool {
+        match self {
+            SaveCriteria::Zest => all.new_class || (valid && by_valid.new_class),
+            SaveCriteria::ValidOnly => valid && by_valid.new_class,
+        }
+    }
+}
+
+/// The corpus feedback: reads the edge hits and the verdict of an execution, applies the
+/// [`SaveCriteria`], and for a kept input records what the on-disk corpus writes about it.
+///
+/// Rejected inputs (the target does not take them at all) earn nothing and update nothing.
+/// One pass over the short hit list serves both histories, instead of two LibAFL map feedbacks
+/// each scanning the full counter map.
+pub struct ValidityFeedback {
+    criteria: SaveCriteria,
+    edges: Handle<EdgeObserver>,
+    replay: Handle<ReplayObserver>,
+    size: usize,
+    bounds: Bounds,
+    started: Instant,
+    last: (bool, u32),
+}
+
+impl ValidityFeedback {
+    pub fn new(
+        criteria: SaveCriteria,
+        edges: &EdgeObserver,
+        replay: &ReplayObserver,
+        bounds: Bounds,
+        started: Instant,
+    ) -> Self {
+        Self {
+            criteria,
+            edges: edges.handle(),
+            replay: replay.handle(),
+            size: edges.size(),
+            bounds,
+            started,
+            last: (false, 0),
+        }
+    }
+}
+
+impl Named for ValidityFeedback {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("validity");
+        &NAME
+    }
+}
+
+impl<S: HasMetadata> StateInitializer<S> for ValidityFeedback {
+    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
+        if !state.has_metadata::<CoverageHistory>() {
+            state.add_metadata(CoverageHistory::new(self.size));
+        }
+        Ok(())
+    }
+}
+
+impl<EM, OT, S> Feedback<EM, ChoiceInput, OT, S> for ValidityFeedback
+where
+    OT: ObserversTuple<ChoiceInput, S>,
+    S: HasMetadata + HasCorpus<ChoiceInput> + HasExecutions,
+{
+    fn is_interesting(
+        &mut self,
+        state: &mut S,
+        _manager: &mut EM,
+        _input: &ChoiceInput,
+        observers: &OT,
+        exit_kind: &ExitKind,
+    ) -> Result<bool, Error> {
+        self.last = (false, 0);
+        if *exit_kind != ExitKind::Ok {
+            return Ok(false);
+        }
+        let validity = observers
+            .get(&self.replay)
+            .ok_or_else(|| Error::key_not_found("replay observer"))?
+            .replay()
+            .validity;
+        let valid = match validity {
+            Validity::Valid => true,
+            Validity::Invalid => false,
+            Validity::Reject | Validity::Unknown => return Ok(false),
+        };
+        let hits = observers
+            .get(&self.edges)
+            .ok_or_else(|| Error::key_not_found("edge observer"))?
+            .hits();
+        let executions = *state.executions();
+        let history = state
+            .metadata_map_mut()
+            .get_mut::<CoverageHistory>()
+            .ok_or_else(|| Error::key_not_found("coverage history"))?;
+        history.judged_execs += 1;
+        history.valid_execs += u64::from(valid);
+        let (all, by_valid) = history.record(hits, valid);
+        let new_edges = match self.criteria {
+            SaveCriteria::Zest => all.new_edges,
+            SaveCriteria::ValidOnly => by_valid.new_edges,
+        };
+        if new_edges > 0 {
+            history.last_new_edge_execs = executions;
+            history.last_new_edge_secs = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64());
+        }
+        let keep = self.criteria.keeps(valid, all, by_valid);
+        self.last = (valid, new_edges.max(by_valid.new_edges));
+        Ok(keep)
+    }
+
+    fn append_metadata(
+        &mut self,
+        state: &mut S,
+        _manager: &mut EM,
+        observers: &OT,
+        testcase: &mut Testcase<ChoiceInput>,
+    ) -> Result<(), Error> {
+        let replay = observers
+            .get(&self.replay)
+            .ok_or_else(|| Error::key_not_found("replay observer"))?
+            .replay();
+        let hits = observers
+            .get(&self.edges)
+            .ok_or_else(|| Error::key_not_found("edge observer"))?
+            .hits();
+        *testcase.input_mut() = Some(ChoiceInput::new(
+            replay.sample.choices.clone(),
+            self.bounds,
+        ));
+        let (valid, new_edges) = self.last;
+        let mutation = state.metadata::<LastMutation>().ok().cloned();
+        testcase.add_metadata(EntryInfo {
+            existing: mutation.as_ref().and_then(|m| m.existing),
+            text: replay.text.clone(),
+            valid,
+            new_edges,
+            edges: hits.len() as u32,
+            parent: parent_number(state),
+            mutator: mutation.map(|m| m.mutation.to_string()).unwrap_or_default(),
+            found_at: self.started.elapsed().as_secs_f64(),
+            ..EntryInfo::default()
+        });
+        testcase.add_metadata(MapIndexesMetadata::new(
+            hits.iter().map(|h| h.edge as usize).collect(),
+        ));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hits(edges: &[(u32, u8)]) -> Vec<Hit> {
+        edges
+            .iter()
+            .map(|&(edge, class)| Hit { edge, class })
+            .collect()
+    }
+
+    #[test]
+    fn zest_keeps_new_coverage_and_new_valid_coverage() {
+        let mut h = CoverageHistory::new(8);
+        let zest = SaveCriteria::Zest;
+        // An invalid input reaches edges 1 and 2 first: new coverage, kept.
+        let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1)]), false);
+        assert!(zest.keeps(false, all, by_valid));
+        assert_eq!(all.new_edges, 2);
+        // The same edges again, invalid: nothing new, dropped.
+        let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1)]), false);
+        assert!(!zest.keeps(false, all, by_valid));
+        // A valid input on the same edges: nothing new overall, but new for valid inputs, kept
+        // (it steals responsibility for the edges).
+        let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1)]), true);
+        assert!(!all.new_class);
+        assert!(zest.keeps(true, all, by_valid));
+        // A higher hit count class on a known edge counts as new.
+        let (all, by_valid) = h.record(&hits(&[(1, 8)]), false);
+        assert!(all.new_class && all.new_edges == 0);
+        assert!(zest.keeps(false, all, by_valid));
+        assert_eq!((h.all_edges, h.valid_edges), (2, 2));
+    }
+
+    #[test]
+    fn valid_only_keeps_only_valid_inputs() {
+        let mut h = CoverageHistory::new(8);
+        let restricted = SaveCriteria::ValidOnly;
+        let (all, by_valid) = h.record(&hits(&[(3, 1)]), false);
+        assert!(!restricted.keeps(false, all, by_valid));
+        let (all, by_valid) = h.record(&hits(&[(3, 1)]), true);
+        assert!(restricted.keeps(true, all, by_valid));
+        let (all, by_valid) = h.record(&hits(&[(3, 1)]), true);
+        assert!(!restricted.keeps(true, all, by_valid));
+        assert_eq!(h.corpus_edges(restricted), 1);
+    }
+}

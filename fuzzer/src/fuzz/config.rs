@@ -1,0 +1,62 @@
+//! Everything one fuzzing run needs to know.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::stop::StopCondition;
+use crate::feedback::SaveCriteria;
+use crate::sampler::Bounds;
+use crate::schedule::SchedulerKind;
+use crate::target::LinkedTarget;
+
+/// Default per-execution timeout. Compilers answer in microseconds to milliseconds; a second
+/// is far beyond a legitimate run and short enough not to stall a campaign.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
+/// Default memory limit for one execution of the target.
+pub const DEFAULT_MEMORY_LIMIT: usize = 2 << 30;
+/// Fresh inputs generated before mutation starts, when there are no seeds.
+pub const DEFAULT_INITIAL_INPUTS: usize = 32;
+
+/// One run of the fuzzer: the CLI builds it from flags, the lattice from its node.
+#[derive(Clone)]
+pub struct FuzzConfig {
+    pub target: LinkedTarget,
+    pub grammar: PathBuf,
+    pub bounds: Bounds,
+    pub criteria: SaveCriteria,
+    /// Directories of `.choices` files (or fuzzing outputs) to seed from, in order.
+    pub seeds: Vec<PathBuf>,
+    /// The output directory; an earlier output of the same campaign is resumed.
+    pub out: PathBuf,
+    /// Seeds every random decision of the run (replay after a crash aside).
+    pub seed: u64,
+    pub stop: StopCondition,
+    pub timeout: Duration,
+    /// `None` disables the limit.
+    pub memory_limit: Option<usize>,
+    pub scheduler: SchedulerKind,
+    /// Fresh inputs generated when no seed was loaded.
+    pub initial_inputs: usize,
+    /// Show the status line (or periodic log lines when stderr is not a terminal).
+    pub show_status: bool,
+}
+
+impl FuzzConfig {
+    pub fn new(target: LinkedTarget, grammar: PathBuf, bounds: Bounds, out: PathBuf) -> Self {
+        Self {
+            target,
+            grammar,
+            bounds,
+            criteria: SaveCriteria::Zest,
+            seeds: Vec::new(),
+            out,
+            seed: 0,
+            stop: StopCondition::default(),
+            timeout: DEFAULT_TIMEOUT,
+            memory_limit: Some(DEFAULT_MEMORY_LIMIT),
+            scheduler: SchedulerKind::Zest,
+            initial_inputs: DEFAULT_INITIAL_INPUTS,
+            show_status: false,
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! One execution: choices → tree → text → target.
+
+use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
+
+use libafl::executors::ExitKind;
+use libafl_bolts::rands::StdRand;
+
+use crate::choice::{ChoiceInput, Replay as ReplayMode};
+use crate::feedback::panic_record;
+use crate::grammar::Grammar;
+use crate::observer::{Replay, Validity};
+use crate::sampler::{Bounds, Sampler};
+use crate::target::{LinkedTarget, Target, Verdict, memory_limit};
+use crate::text::render_into;
+
+/// Replays an input in repairing mode (mutants are raw values until the sampler has decided
+/// what they mean), renders it into a reused buffer, and runs the target under
+/// `catch_unwind` with the memory limit armed. What it replayed and the verdict go into the
+/// shared [`Replay`] record for the feedbacks; nothing is sampled twice.
+pub struct Harness {
+    grammar: &'static Grammar,
+    sampler: Sampler<'static>,
+    /// Draws the fresh choices past the end of a mutant (and all of them for a generated
+    /// input, which is an empty sequence).
+    rng: StdRand,
+    replay: Rc<RefCell<Replay>>,
+    linked: LinkedTarget,
+    target: Box<dyn Target>,
+    memory_limit: Option<usize>,
+}
+
+impl Harness {
+    pub fn new(
+        grammar: &'static Grammar,
+        bounds: Bounds,
+        seed: u64,
+        replay: Rc<RefCell<Replay>>,
+        linked: LinkedTarget,
+        memory_limit: Option<usize>,
+    ) -> Result<Self, crate::diagnostic::Diagnostic> {
+        Ok(Self {
+            grammar,
+            sampler: Sampler::new(grammar, bounds)?,
+            rng: StdRand::with_seed(seed),
+            replay,
+            linked,
+            target: (linked.make)(),
+            memory_limit,
+        })
+    }
+
+    pub fn run(&mut self, input: &ChoiceInput) -> ExitKind {
+        {
+            let mut replay = self.replay.borrow_mut();
+            let replay = &mut *replay;
+            // Repairing replay cannot fail; fresh choices are drawn within the bounds.
+            let _ = self.sampler.sample(
+                input.choices.as_slice(),
+                ReplayMode::Repair,
+                &mut self.rng,
+                &mut replay.sample,
+            );
+            render_into(self.grammar, &replay.sample.tree, &mut replay.text);
+        }
+        let replay = self.replay.borrow();
+        let target = &mut self.target;
+        panic_record::set_in_target(true);
+        if let Some(limit) = self.memory_limit {
+            memory_limit::arm(limit);
+        }
+        let result = catch_unwind(AssertUnwindSafe(|| target.run(replay.text.as_bytes())));
+        memory_limit::disarm();
+        panic_record::set_in_target(false);
+        drop(replay);
+        match result {
+            Ok(verdict) => {
+                self.replay.borrow_mut().validity = match verdict {
+                    Verdict::Valid => Validity::Valid,
+                    Verdict::Invalid(_) => Validity::Invalid,
+                    Verdict::Reject => Validity::Reject,
+                };
+                ExitKind::Ok
+            }
+            Err(_) => {
+                // A panic may have left the target half-updated: start from a fresh one.
+                self.target = (self.linked.make)();
+                ExitKind::Crash
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! Stage 11: the fuzzing loop. Zest-style coverage-guided fuzzing of choice sequences, built
+//! from LibAFL components: `harness` runs one input, `stage` runs a parent's children, `run`
+//! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
+//! under a restarting manager; `config`, `stop`, `summary` and `status` are its interface.
+
+mod config;
+mod harness;
+mod run;
+mod stage;
+mod status;
+mod stop;
+mod summary;
+
+pub use config::{DEFAULT_INITIAL_INPUTS, DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, FuzzConfig};
+pub use harness::Harness;
+pub use run::run;
+pub use stop::{Saturation, Stop, StopCondition, StopReason, parse_duration};
+pub use summary::Summary;

@@ -1,0 +1,382 @@
+//! The entry point of a fuzzing run, shared by `bonsai fuzz` and the lattice.
+
+use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::rc::Rc;
+use std::time::Instant;
+
+use libafl::HasMetadata;
+use libafl::corpus::Corpus;
+use libafl::events::{SendExiting, SimpleRestartingEventManager};
+use libafl::executors::InProcessExecutor;
+use libafl::executors::hooks::timer::TimerStruct;
+use libafl::executors::inprocess::HasInProcessHooks;
+use libafl::fuzzer::{Evaluator, Fuzzer, StdFuzzer};
+use libafl::monitors::NopMonitor;
+use libafl::mutators::SingleChoiceScheduledMutator;
+use libafl::schedulers::Scheduler;
+use libafl::executors::hooks::inprocess::HasTimeout;
+use libafl::state::{HasCorpus, HasExecutions, HasRand, StdState};
+use libafl_bolts::rands::{Rand, StdRand};
+use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
+use libafl_bolts::tuples::tuple_list;
+use libafl_bolts::Error;
+use serde::{Deserialize, Serialize};
+
+use super::config::FuzzConfig;
+use super::harness::Harness;
+use super::stage::ChildrenStage;
+use super::status::Status;
+use super::stop::Stop;
+use super::summary::Summary;
+use crate::choice::ChoiceInput;
+use crate::corpus::{DiskCorpus, EntryInfo, Manifest, OutDir, Role, SUMMARY, Seed, Seeds};
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::feedback::{CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record};
+use crate::grammar::Grammar;
+use crate::mutators::{
+    HavocMutator, LastMutation, Mutation, ParentTrees, RegenerateMutator, RepetitionEdit,
+    RepetitionMutator, ShrinkMutator, SpliceMutator,
+};
+use crate::observer::{EdgeObserver, Replay, ReplayObserver};
+use crate::schedule::{Energy, MinimizerQueue, Ownership, SchedulerKind, ZestScheduler};
+use crate::target::{memory_limit, require_instrumented};
+
+type State = StdState<DiskCorpus, ChoiceInput, StdRand, DiskCorpus>;
+type Manager = SimpleRestartingEventManager<ChoiceInput, NopMonitor, State, StdShMemProvider>;
+
+/// Progress that must survive LibAFL's restarts: how far seeding got, how often the process
+/// was restarted.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct RunProgress {
+    seeds_done: usize,
+    generated: usize,
+    restarts: u64,
+}
+libafl_bolts::impl_serdeany!(RunProgress);
+
+/// Everything the fuzzing process inherits from the supervisor across `fork`.
+struct Prepared {
+    config: FuzzConfig,
+    grammar: &'static Grammar,
+    out: OutDir,
+    seeds: Vec<Seed>,
+    seeds_skipped: usize,
+    seen: SeenFaults,
+    started: Instant,
+    map_size: usize,
+}
+
+/// Runs one fuzzing campaign and returns its summary.
+///
+/// The calling process becomes a supervisor: LibAFL's restarting manager forks the fuzzing
+/// process, and forks a fresh one from the saved state whenever the target aborts, overflows
+/// its stack or hangs (panics are caught without a restart). The fuzzing process never
+/// returns: it writes `OUT/summary.json` and exits, and this function reads the summary back.
+/// Everything on disk is written as the run goes, so a killed run loses nothing it saved, and
+/// calling `run` again with the same `out` resumes from the saved queue.
+pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
+    let map_size = require_instrumented(config.target.name)?;
+    let grammar = Grammar::from_file(&config.grammar)?;
+    let analysis = crate::analysis::Analysis::new(&grammar);
+    for warning in analysis.check(&grammar)? {
+        tracing::warn!("{warning}");
+    }
+    let grammar: &'static Grammar = Box::leak(Box::new(grammar));
+    crate::sampler::Sampler::new(grammar, config.bounds)?;
+    let manifest = Manifest {
+        target: config.target.name.to_string(),
+        grammar: config.grammar.clone(),
+        grammar_fingerprint: format!("{:016x}", grammar.fingerprint()),
+        bounds: config.bounds.to_string(),
+        valid_only: config.criteria == SaveCriteria::ValidOnly,
+    };
+    let out = OutDir::prepare(&config.out, &manifest)?;
+    let (seeds, seeds_skipped) = load_seeds(&config, grammar, &out)?;
+    let seen = out.seen_faults();
+    let summary_path = out.root.join(SUMMARY);
+    let _ = std::fs::remove_file(&summary_path);
+    let prepared = Prepared {
+        config,
+        grammar,
+        out,
+        seeds,
+        seeds_skipped,
+        seen,
+        started: Instant::now(),
+        map_size,
+    };
+    let launched = catch_unwind(AssertUnwindSafe(|| {
+        let mut shmem = StdShMemProvider::new()?;
+        Manager::launch(NopMonitor::new(), &mut shmem, true)
+    }));
+    match launched {
+        Ok(Ok((state, manager))) => {
+            // The fuzzing process.
+            let code = match fuzz(&prepared, state, manager) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: fuzzing stopped: {e}");
+                    2
+                }
+            };
+            std::process::exit(code);
+        }
+        Ok(Err(Error::ShuttingDown)) => {}
+        Ok(Err(e)) => return Err(Diagnostic::error(format!("cannot run the fuzzer: {e}")).into()),
+        Err(_) => {
+            return Err(Diagnostic::error(
+                "the fuzzing process died and could not be restarted (see the messages above)",
+            )
+            .into());
+        }
+    }
+    let text = std::fs::read_to_string(&summary_path).map_err(|_| {
+        Diagnostic::error(
+            "the fuzzing process ended without a summary (interrupted, or failed: see above); \
+             everything saved so far is in the output directory, and running again resumes it",
+        )
+        .in_file(&prepared.out.root)
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|e| Diagnostic::error(format!("unreadable summary: {e}")).in_file(&summary_path).into())
+}
+
+/// The run's own queue (on resume) and then every `--seeds` directory, smallest input first.
+fn load_seeds(config: &FuzzConfig, grammar: &Grammar, out: &OutDir) -> Result<(Vec<Seed>, usize), Diagnostics> {
+    let mut all = Seeds::default();
+    if out.resumed {
+        let own = Seeds::load(&out.root.join("queue"), grammar, config.bounds, true)?;
+        all.seeds.extend(own.seeds);
+        all.skipped.extend(own.skipped);
+    }
+    for dir in &config.seeds {
+        let more = Seeds::load(dir, grammar, config.bounds, false)?;
+        all.seeds.extend(more.seeds);
+        all.skipped.extend(more.skipped);
+    }
+    for skipped in &all.skipped {
+        tracing::warn!("{}: skipped seed: {}", skipped.path.display(), skipped.reason);
+    }
+    all.seeds.sort_by_key(|s| s.size);
+    Ok((all.seeds, all.skipped.len()))
+}
+
+/// The fuzzing process: set up (or restore) the LibAFL state and run until a stop condition.
+fn fuzz(prepared: &Prepared, state: Option<State>, mut manager: Manager) -> Result<(), Error> {
+    let config = &prepared.config;
+    let replay = Rc::new(RefCell::new(Replay::default()));
+    let replay_observer = ReplayObserver::new(Rc::clone(&replay));
+    let edges = EdgeObserver::from_registered_counters();
+    let mut feedback =
+        ValidityFeedback::new(config.criteria, &edges, &replay_observer, config.bounds, prepared.started);
+    let mut objective = FaultFeedback::new(&replay_observer, config.bounds, prepared.started);
+    let fingerprint = prepared.grammar.fingerprint();
+    let mut state = match state {
+        Some(mut state) => {
+            state.metadata_or_insert_with(RunProgress::default).restarts += 1;
+            state
+        }
+        None => {
+            let mut state = StdState::new(
+                StdRand::with_seed(config.seed),
+                DiskCorpus::new(&prepared.out.root, Role::Queue, fingerprint),
+                DiskCorpus::new(&prepared.out.root, Role::Faults, fingerprint),
+                &mut feedback,
+                &mut objective,
+            )?;
+            state.add_metadata(prepared.seen.clone());
+            state.add_metadata(RunProgress::default());
+            state.add_metadata(Ownership::new(edges.size()));
+            state
+        }
+    };
+    match config.scheduler {
+        SchedulerKind::Zest => {
+            let scheduler = ZestScheduler::new(edges.size());
+            fuzz_with(prepared, &mut state, &mut manager, scheduler, feedback, objective, replay, replay_observer, edges)
+        }
+        SchedulerKind::Minimizer => {
+            let scheduler = MinimizerQueue::new(&edges);
+            fuzz_with(prepared, &mut state, &mut manager, scheduler, feedback, objective, replay, replay_observer, edges)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fuzz_with<CS>(
+    prepared: &Prepared,
+    state: &mut State,
+    manager: &mut Manager,
+    scheduler: CS,
+    feedback: ValidityFeedback,
+    objective: FaultFeedback,
+    replay: Rc<RefCell<Replay>>,
+    replay_observer: ReplayObserver,
+    edges: EdgeObserver,
+) -> Result<(), Error>
+where
+    CS: Scheduler<ChoiceInput, State> + Energy<State>,
+{
+    let config = &prepared.config;
+    let bounds = config.bounds;
+    let mut fuzzer = StdFuzzer::new(scheduler, feedback, objective);
+    let harness_seed = state.rand_mut().next();
+    let limit = config.memory_limit.filter(|_| memory_limit::installed());
+    let mut harness = Harness::new(prepared.grammar, bounds, harness_seed, replay, config.target, limit)
+        .map_err(|d| Error::illegal_argument(d.to_string()))?;
+    let mut run_one = |input: &ChoiceInput| harness.run(input);
+    let mut executor = InProcessExecutor::builder()
+        .harness(&mut run_one)
+        .observers(tuple_list!(replay_observer, edges))
+        .timeout(config.timeout)
+        .fuzzer(&mut fuzzer)
+        .state(state)
+        .event_mgr(manager)
+        .build()?;
+    // Checking the clock in the target's hot loop instead of re-arming a timer per execution:
+    // the timeout fires between t and 2t, and two system calls per execution are saved.
+    *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
+    panic_record::install();
+
+    let trees = ParentTrees::new(prepared.grammar, bounds)
+        .map_err(|d| Error::illegal_argument(d.to_string()))?
+        .shared();
+    let mutator = SingleChoiceScheduledMutator::new(tuple_list!(
+        HavocMutator::default(),
+        RegenerateMutator::new(Rc::clone(&trees)),
+        SpliceMutator::new(Rc::clone(&trees)),
+        RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Delete),
+        RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Duplicate),
+        ShrinkMutator::new(Rc::clone(&trees)),
+    ));
+    let stop = Stop::new(config.stop, prepared.started);
+    let status = Status::new(config.show_status, prepared.started);
+    let mut stages = tuple_list!(ChildrenStage::new(mutator, stop, status));
+
+    // Seeds first (resuming where a restart interrupted them), then fresh inputs.
+    loop {
+        let progress = state.metadata_or_insert_with(RunProgress::default).clone();
+        let seeds_done = progress.seeds_done;
+        if seeds_done < prepared.seeds.len() {
+            let seed = &prepared.seeds[seeds_done];
+            state.metadata_or_insert_with(RunProgress::default).seeds_done += 1;
+            *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
+                mutation: Mutation::Seed,
+                existing: seed.existing,
+            };
+            fuzzer.evaluate_input(state, &mut executor, manager, &seed.input)?;
+            continue;
+        }
+        let want = if prepared.seeds.is_empty() { config.initial_inputs } else { 0 };
+        if progress.generated >= want || stages.0.stop.reached(state).is_some() {
+            break;
+        }
+        state.metadata_or_insert_with(RunProgress::default).generated += 1;
+        generate_one(&mut fuzzer, state, &mut executor, manager)?;
+        stages.0.status.tick(state);
+    }
+
+    let reason = loop {
+        if let Some(reason) = stages.0.stop.reached(state) {
+            break reason;
+        }
+        if state.corpus().count() == 0 {
+            // Nothing kept yet (every input rejected, or none valid under --valid-only):
+            // keep generating, as Zest does.
+            generate_one(&mut fuzzer, state, &mut executor, manager)?;
+            stages.0.status.tick(state);
+            continue;
+        }
+        fuzzer.fuzz_one(&mut stages, &mut executor, state, manager)?;
+    };
+    stages.0.status.finish();
+    let summary = summarize(prepared, state, &reason.to_string());
+    let json = serde_json::to_string(&summary).expect("plain data serializes");
+    crate::write_atomic(&prepared.out.root.join(SUMMARY), json.as_bytes())
+        .map_err(|d| Error::illegal_state(d.to_string()))?;
+    // Tells the supervisor that this exit is the end of the run, not a crash to restart from.
+    manager.send_exiting()?;
+    Ok(())
+}
+
+/// An empty choice sequence is a fresh sample: the harness draws every decision, so a
+/// generated input is sampled once, not once to generate and again to execute.
+fn generate_one<E, Z>(fuzzer: &mut Z, state: &mut State, executor: &mut E, manager: &mut Manager) -> Result<(), Error>
+where
+    Z: Evaluator<E, Manager, ChoiceInput, State>,
+{
+    *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
+        mutation: Mutation::Generate,
+        existing: None,
+    };
+    fuzzer.evaluate_input(state, executor, manager, &ChoiceInput::default())?;
+    Ok(())
+}
+
+fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
+    let config = &prepared.config;
+    let elapsed = prepared.started.elapsed();
+    let execs = *state.executions();
+    let history = state.metadata::<CoverageHistory>().ok();
+    let corpus = state.corpus();
+    let valid = corpus
+        .ids()
+        .filter(|&id| {
+            corpus
+                .get(id)
+                .is_ok_and(|t| t.borrow().metadata::<EntryInfo>().is_ok_and(|i| i.valid))
+        })
+        .count();
+    let faults = fault_counts(&prepared.out.root);
+    let progress = state.metadata::<RunProgress>().cloned().unwrap_or_default();
+    Summary {
+        target: config.target.name.to_string(),
+        bounds: config.bounds.to_string(),
+        valid_only: config.criteria == SaveCriteria::ValidOnly,
+        execs,
+        execs_per_sec: execs as f64 / elapsed.as_secs_f64().max(1e-9),
+        elapsed_secs: elapsed.as_secs_f64(),
+        edges: history.map_or(0, |h| h.corpus_edges(config.criteria)),
+        edges_valid: history.map_or(0, |h| h.valid_edges),
+        map_size: prepared.map_size,
+        corpus: corpus.count(),
+        valid_share: valid as f64 / corpus.count().max(1) as f64,
+        exec_valid_share: history.map_or(0.0, |h| h.valid_execs as f64 / h.judged_execs.max(1) as f64),
+        favored: state.metadata::<Ownership>().map_or(0, Ownership::favored_count),
+        crashes: faults.0,
+        hangs: faults.1,
+        ooms: faults.2,
+        fault_executions: state.metadata::<SeenFaults>().map_or(0, |s| s.occurrences),
+        restarts: progress.restarts,
+        seeds_loaded: prepared.seeds.len(),
+        seeds_skipped: prepared.seeds_skipped,
+        stop: stop.to_string(),
+        out: prepared.out.root.clone(),
+    }
+}
+
+/// Crashes (panics and signals), hangs and out-of-memory entries in the output directory.
+fn fault_counts(root: &Path) -> (usize, usize, usize) {
+    let (mut crashes, mut ooms) = (0, 0);
+    if let Ok(entries) = std::fs::read_dir(root.join("crashes")) {
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("meta") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if EntryInfo::parse_line(&text).kind.as_deref() == Some("oom") {
+                ooms += 1;
+            } else {
+                crashes += 1;
+            }
+        }
+    }
+    let out = OutDir {
+        root: root.to_path_buf(),
+        resumed: true,
+    };
+    (crashes, out.count("hangs"), ooms)
+}

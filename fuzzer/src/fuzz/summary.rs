@@ -1,0 +1,42 @@
+//! The result of a run, as printed by `--json` and stored in `OUT/summary.json`.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// One line of JSON at the end of a run. Counts of faults are taken from the output
+/// directory, so a resumed campaign reports everything it has found, not just this run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub target: String,
+    pub bounds: String,
+    pub valid_only: bool,
+    /// Executions of the target in this run (seeds and generation included).
+    pub execs: u64,
+    pub execs_per_sec: f64,
+    pub elapsed_secs: f64,
+    /// Edges covered by the saved corpus's criteria (all inputs, or valid ones with
+    /// `--valid-only`).
+    pub edges: u32,
+    pub edges_valid: u32,
+    /// Counters in the target: the size of the coverage space.
+    pub map_size: usize,
+    /// Entries in memory at the end (the queue directory may hold more after a resume).
+    pub corpus: usize,
+    /// Share of valid inputs in the saved corpus, 0..1.
+    pub valid_share: f64,
+    /// Share of valid verdicts among the executions that got a verdict, 0..1.
+    pub exec_valid_share: f64,
+    pub favored: usize,
+    pub crashes: usize,
+    pub hangs: usize,
+    pub ooms: usize,
+    /// Faulting executions, duplicates included.
+    pub fault_executions: u64,
+    /// Process restarts after crashes and timeouts.
+    pub restarts: u64,
+    pub seeds_loaded: usize,
+    pub seeds_skipped: usize,
+    pub stop: String,
+    pub out: PathBuf,
+}

@@ -1,0 +1,95 @@
+//! Stage 8: mutation, on choice sequences. Every mutator edits the sequence and leaves the
+//! rest to the sampler, which replays the result in repairing mode: a mutant is therefore
+//! always a derivation of the grammar within the bounds, and the saved form of it is the
+//! sampler's normalized record.
+//!
+//! `havoc` is Zest's blind overwrite; the others are structure-aware and edit the choice span
+//! of one subtree (`tree::Node::choices_start..choices_end`) of the parent's derivation,
+//! which `parent` replays once per parent and shares between them.
+
+mod havoc;
+mod parent;
+mod regenerate;
+mod repetition;
+mod shrink;
+mod splice;
+
+use std::fmt;
+
+use libafl::HasMetadata;
+use libafl_bolts::rands::Rand;
+use serde::{Deserialize, Serialize};
+
+pub use havoc::HavocMutator;
+pub use parent::{ParentTrees, SharedTrees};
+pub use regenerate::RegenerateMutator;
+pub use repetition::{RepetitionEdit, RepetitionMutator};
+pub use shrink::{ShrinkMutator, minimal_rule_choices};
+pub use splice::SpliceMutator;
+
+/// Where an input came from, as written in its metadata line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mutation {
+    #[default]
+    Seed,
+    Generate,
+    Havoc,
+    Regenerate,
+    Splice,
+    DeleteItem,
+    DuplicateItem,
+    Shrink,
+}
+
+impl fmt::Display for Mutation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mutation::Seed => "seed",
+            Mutation::Generate => "generate",
+            Mutation::Havoc => "havoc",
+            Mutation::Regenerate => "regenerate",
+            Mutation::Splice => "splice",
+            Mutation::DeleteItem => "delete-item",
+            Mutation::DuplicateItem => "duplicate-item",
+            Mutation::Shrink => "shrink",
+        })
+    }
+}
+
+/// State metadata: how the input being executed was made. Mutators set it; the feedbacks copy
+/// it into the metadata of what they keep. LibAFL's scheduled mutator does not say which of
+/// its mutators ran, and the feedback sees only the state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastMutation {
+    pub mutation: Mutation,
+    /// For seeds replayed from the run's own queue: the number they already have there.
+    pub existing: Option<u32>,
+}
+libafl_bolts::impl_serdeany!(LastMutation);
+
+pub(crate) fn record<S: HasMetadata>(state: &mut S, mutation: Mutation) {
+    *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
+        mutation,
+        existing: None,
+    };
+}
+
+/// A draw from the geometric distribution on 1, 2, ... with the given mean, as Zest uses for
+/// the number of overwrite rounds and their lengths.
+pub(crate) fn geometric<R: Rand>(rng: &mut R, mean: f64) -> usize {
+    let p = 1.0 / mean.max(1.0);
+    if p >= 1.0 {
+        return 1;
+    }
+    let u = rng.next_float().max(f64::MIN_POSITIVE);
+    1 + (u.ln() / (1.0 - p).ln()).floor() as usize
+}
+
+/// `choices` with `start..end` replaced by `middle`.
+pub(crate) fn replace_span(choices: &[u32], start: usize, end: usize, middle: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(choices.len() - (end - start) + middle.len());
+    out.extend_from_slice(&choices[..start]);
+    out.extend_from_slice(middle);
+    out.extend_from_slice(&choices[end..]);
+    out
+}

@@ -1,0 +1,99 @@
+//! The parent's derivation tree, replayed once and shared by the structure-aware mutators.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use libafl_bolts::rands::Rand;
+
+use crate::analysis::MinYield;
+use crate::choice::Replay;
+use crate::grammar::{Grammar, Symbol};
+use crate::sampler::{Bounds, Sample, Sampler};
+use crate::text::render_into;
+use crate::tree::{DerivationTree, NodeId, NodeKind};
+
+/// A stage mutates one parent many times in a row. Replaying the parent's choices into a tree
+/// costs about as much as one execution's sampling, so the tree is kept until the parent
+/// changes (compared by choices, which is exact and cheap next to a replay).
+pub struct ParentTrees {
+    pub grammar: &'static Grammar,
+    pub bounds: Bounds,
+    pub min_yield: Rc<MinYield>,
+    sampler: Sampler<'static>,
+    parent: Sample,
+    parent_text: String,
+    valid: bool,
+}
+
+pub type SharedTrees = Rc<RefCell<ParentTrees>>;
+
+impl ParentTrees {
+    pub fn new(grammar: &'static Grammar, bounds: Bounds) -> Result<Self, crate::diagnostic::Diagnostic> {
+        Ok(Self {
+            grammar,
+            bounds,
+            min_yield: Rc::new(MinYield::compute(grammar)),
+            sampler: Sampler::new(grammar, bounds)?,
+            parent: Sample::default(),
+            parent_text: String::new(),
+            valid: false,
+        })
+    }
+
+    pub fn shared(self) -> SharedTrees {
+        Rc::new(RefCell::new(self))
+    }
+
+    /// The tree `choices` replay to.
+    pub fn parent<R: Rand>(&mut self, choices: &[u32], rng: &mut R) -> &Sample {
+        if !self.valid || self.parent.choices.as_slice() != choices {
+            let _ = self.sampler.sample(choices, Replay::Repair, rng, &mut self.parent);
+            render_into(self.grammar, &self.parent.tree, &mut self.parent_text);
+            self.valid = true;
+        }
+        &self.parent
+    }
+
+    /// The text of the last parent returned by [`Self::parent`].
+    pub fn parent_text(&self) -> &str {
+        &self.parent_text
+    }
+
+    /// Replays `recorded` (repairing, with fresh choices past its end) into `out`.
+    pub fn sample<R: Rand>(&mut self, recorded: &[u32], rng: &mut R, out: &mut Sample) {
+        let _ = self.sampler.sample(recorded, Replay::Repair, rng, out);
+    }
+}
+
+/// Nodes of `tree` that own at least one choice and satisfy `keep`.
+pub fn nodes_with_choices(
+    tree: &DerivationTree,
+    mut keep: impl FnMut(&NodeKind) -> bool,
+) -> Vec<NodeId> {
+    tree.nodes()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.choices_end > n.choices_start && keep(&n.kind))
+        .map(|(i, _)| NodeId(i as u32))
+        .collect()
+}
+
+/// The grammar symbol that `node` instantiates in its parent rule's alternative, for nodes
+/// below the root. Optional and repetition nodes need it for their ranges.
+pub fn symbol_of(grammar: &Grammar, tree: &DerivationTree, node: NodeId) -> Option<Symbol> {
+    let nodes = tree.nodes();
+    let parent = (0..node.index()).rev().find(|&p| {
+        nodes[p].end as usize > node.index() && matches!(nodes[p].kind, NodeKind::Rule { .. })
+    })?;
+    let NodeKind::Rule { rule, alternative } = nodes[parent].kind else {
+        return None;
+    };
+    let position = tree.children(NodeId(parent as u32)).position(|c| c == node)?;
+    grammar
+        .rule(rule)
+        .alternatives
+        .get(alternative as usize)?
+        .symbols
+        .get(position)
+        .copied()
+}

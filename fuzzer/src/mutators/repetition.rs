@@ -1,0 +1,126 @@
+//! Delete or duplicate one item of a repetition.
+
+use std::borrow::Cow;
+
+use libafl::HasMetadata;
+use libafl::corpus::CorpusId;
+use libafl::mutators::{MutationResult, Mutator};
+use libafl::state::HasRand;
+use libafl_bolts::rands::Rand;
+use libafl_bolts::{Error, Named};
+
+use super::parent::{nodes_with_choices, symbol_of};
+use super::{Mutation, SharedTrees, record};
+use crate::choice::ChoiceInput;
+use crate::grammar::Symbol;
+use crate::tree::{NodeId, NodeKind};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepetitionEdit {
+    Delete,
+    Duplicate,
+}
+
+/// Edits a `*`/`+`/`{a,b}` node: its count choice (the number of items above the minimum)
+/// goes down or up by one, and one item's span is cut out or copied next to itself. Items of
+/// one repetition share their context, so every other item replays unchanged. Lists of
+/// statements, arguments and fields are where compilers keep their interesting interactions,
+/// and havoc alone almost never changes a count without scrambling the items after it.
+pub struct RepetitionMutator {
+    trees: SharedTrees,
+    edit: RepetitionEdit,
+}
+
+impl RepetitionMutator {
+    pub fn new(trees: SharedTrees, edit: RepetitionEdit) -> Self {
+        Self { trees, edit }
+    }
+}
+
+impl Named for RepetitionMutator {
+    fn name(&self) -> &Cow<'static, str> {
+        static DELETE: Cow<'static, str> = Cow::Borrowed("delete-item");
+        static DUPLICATE: Cow<'static, str> = Cow::Borrowed("duplicate-item");
+        match self.edit {
+            RepetitionEdit::Delete => &DELETE,
+            RepetitionEdit::Duplicate => &DUPLICATE,
+        }
+    }
+}
+
+impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RepetitionMutator {
+    fn mutate(&mut self, state: &mut S, input: &mut ChoiceInput) -> Result<MutationResult, Error> {
+        let mut trees = self.trees.borrow_mut();
+        let grammar = trees.grammar;
+        let bounds = trees.bounds;
+        let rng = state.rand_mut();
+        let parent = trees.parent(input.choices.as_slice(), rng);
+        let tree = &parent.tree;
+        // A repetition with a count choice: its span starts with the count, so either it has
+        // no items, or its first item starts one choice later.
+        let candidates: Vec<NodeId> = nodes_with_choices(tree, |k| matches!(k, NodeKind::Repeat { .. }))
+            .into_iter()
+            .filter(|&id| {
+                let node = tree.node(id);
+                tree.children(id)
+                    .next()
+                    .is_none_or(|first| tree.node(first).choices_start == node.choices_start + 1)
+            })
+            .collect();
+        let edited = (0..4).find_map(|_| {
+            let &id = rng.choose(&candidates)?;
+            let Some(Symbol::Repeat { min, max, .. }) = symbol_of(grammar, tree, id) else {
+                return None;
+            };
+            let node = tree.node(id);
+            let count_at = node.choices_start as usize;
+            let extra = parent.choices.as_slice()[count_at];
+            let items: Vec<NodeId> = tree.children(id).collect();
+            if items.is_empty() {
+                return None;
+            }
+            let item = *tree.node(items[rng.below_or_zero(items.len())]);
+            let (start, end) = (item.choices_start as usize, item.choices_end as usize);
+            let choices = parent.choices.as_slice();
+            let mut out = Vec::with_capacity(choices.len() + (end - start));
+            match self.edit {
+                RepetitionEdit::Delete => {
+                    if extra == 0 {
+                        return None;
+                    }
+                    out.extend_from_slice(&choices[..count_at]);
+                    out.push(extra - 1);
+                    out.extend_from_slice(&choices[count_at + 1..start]);
+                    out.extend_from_slice(&choices[end..]);
+                }
+                RepetitionEdit::Duplicate => {
+                    if extra + 1 > bounds.item_limit(min, max) - min {
+                        return None;
+                    }
+                    out.extend_from_slice(&choices[..count_at]);
+                    out.push(extra + 1);
+                    out.extend_from_slice(&choices[count_at + 1..end]);
+                    out.extend_from_slice(&choices[start..]);
+                }
+            }
+            Some(out)
+        });
+        drop(trees);
+        let Some(edited) = edited else {
+            return Ok(MutationResult::Skipped);
+        };
+        input.choices.0 = edited;
+        record(
+            state,
+            match self.edit {
+                RepetitionEdit::Delete => Mutation::DeleteItem,
+                RepetitionEdit::Duplicate => Mutation::DuplicateItem,
+            },
+        );
+        Ok(MutationResult::Mutated)
+    }
+
+    fn post_exec(&mut self, _state: &mut S, _id: Option<CorpusId>) -> Result<(), Error> {
+        Ok(())
+    }
+}

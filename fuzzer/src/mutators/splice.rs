@@ -1,0 +1,96 @@
+//! Splice in a subtree of the same rule from another corpus entry.
+
+use std::borrow::Cow;
+
+use libafl::HasMetadata;
+use libafl::corpus::{Corpus, CorpusId};
+use libafl::mutators::{MutationResult, Mutator};
+use libafl::state::{HasCorpus, HasRand};
+use libafl_bolts::rands::Rand;
+use libafl_bolts::{Error, Named};
+
+use super::parent::nodes_with_choices;
+use super::{Mutation, SharedTrees, record, replace_span};
+use crate::choice::ChoiceInput;
+use crate::sampler::Sample;
+use crate::tree::NodeKind;
+
+/// Replaces a subtree of rule R with the span of a subtree of rule R from a random other
+/// corpus entry. Choices carry only decisions, never positions, so a span cut out of one
+/// derivation of R replays as a derivation of R anywhere R occurs; where the new position is
+/// deeper than the donor's, repairing replay closes it within the depth bound.
+pub struct SpliceMutator {
+    trees: SharedTrees,
+    donor: Sample,
+}
+
+impl SpliceMutator {
+    pub fn new(trees: SharedTrees) -> Self {
+        Self {
+            trees,
+            donor: Sample::default(),
+        }
+    }
+}
+
+impl Named for SpliceMutator {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("splice");
+        &NAME
+    }
+}
+
+impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> for SpliceMutator {
+    fn mutate(&mut self, state: &mut S, input: &mut ChoiceInput) -> Result<MutationResult, Error> {
+        let count = state.corpus().count();
+        if count < 2 {
+            return Ok(MutationResult::Skipped);
+        }
+        let nth = state.rand_mut().below_or_zero(count);
+        let donor_id = state.corpus().nth(nth);
+        let donor_choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
+        if donor_choices == input.choices {
+            return Ok(MutationResult::Skipped);
+        }
+        let mut trees = self.trees.borrow_mut();
+        let rng = state.rand_mut();
+        trees.sample(donor_choices.as_slice(), rng, &mut self.donor);
+        let parent = trees.parent(input.choices.as_slice(), rng);
+        let candidates = nodes_with_choices(&parent.tree, |k| matches!(k, NodeKind::Rule { .. }));
+        for _ in 0..4 {
+            let Some(&node) = rng.choose(&candidates) else {
+                return Ok(MutationResult::Skipped);
+            };
+            let picked = *parent.tree.node(node);
+            let NodeKind::Rule { rule, .. } = picked.kind else {
+                continue;
+            };
+            let (start, end) = (picked.choices_start as usize, picked.choices_end as usize);
+            let old = &parent.choices.as_slice()[start..end];
+            let donors = nodes_with_choices(&self.donor.tree, |k| {
+                matches!(k, NodeKind::Rule { rule: r, .. } if *r == rule)
+            });
+            let donor_spans: Vec<(usize, usize)> = donors
+                .iter()
+                .map(|&d| {
+                    let n = self.donor.tree.node(d);
+                    (n.choices_start as usize, n.choices_end as usize)
+                })
+                .filter(|&(s, e)| &self.donor.choices.as_slice()[s..e] != old)
+                .collect();
+            let Some(&(ds, de)) = rng.choose(&donor_spans) else {
+                continue;
+            };
+            let middle = &self.donor.choices.as_slice()[ds..de];
+            input.choices.0 = replace_span(parent.choices.as_slice(), start, end, middle);
+            drop(trees);
+            record(state, Mutation::Splice);
+            return Ok(MutationResult::Mutated);
+        }
+        Ok(MutationResult::Skipped)
+    }
+
+    fn post_exec(&mut self, _state: &mut S, _id: Option<CorpusId>) -> Result<(), Error> {
+        Ok(())
+    }
+}

@@ -1,0 +1,72 @@
+//! What the last execution replayed to: the harness writes it, feedbacks read it.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use libafl::observers::Observer;
+use libafl_bolts::{Error, Named};
+use serde::{Deserialize, Serialize};
+
+use crate::sampler::Sample;
+
+/// The verdict class of one execution; the message of `Invalid` is not kept because nothing
+/// downstream needs it on the hot path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Validity {
+    Valid,
+    Invalid,
+    Reject,
+    /// The target did not return (crash or timeout), or nothing ran yet.
+    #[default]
+    Unknown,
+}
+
+/// The harness's record of one execution.
+///
+/// The harness replays a mutant in repairing mode, which turns raw mutated values into the
+/// decisions actually taken. Only that normalized sequence may be saved (it replays strictly to
+/// the saved text), so the feedbacks that save an input take it from here rather than from
+/// the mutant LibAFL passed in. Keeping the sample here also means each execution samples once.
+#[derive(Debug, Default)]
+pub struct Replay {
+    pub sample: Sample,
+    pub text: String,
+    pub validity: Validity,
+}
+
+/// Shares the harness's [`Replay`] with the feedbacks through LibAFL's observer tuple.
+///
+/// The record itself lives outside the observer (the harness owns a handle too), so the
+/// observer serializes to nothing.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct ReplayObserver {
+    #[serde(skip)]
+    replay: Rc<RefCell<Replay>>,
+}
+
+impl ReplayObserver {
+    pub const NAME: &'static str = "replay";
+
+    pub fn new(replay: Rc<RefCell<Replay>>) -> Self {
+        Self { replay }
+    }
+
+    pub fn replay(&self) -> std::cell::Ref<'_, Replay> {
+        self.replay.borrow()
+    }
+}
+
+impl Named for ReplayObserver {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed(ReplayObserver::NAME);
+        &NAME
+    }
+}
+
+impl<I, S> Observer<I, S> for ReplayObserver {
+    fn pre_exec(&mut self, _state: &mut S, _input: &I) -> Result<(), Error> {
+        self.replay.borrow_mut().validity = Validity::Unknown;
+        Ok(())
+    }
+}

@@ -1,0 +1,152 @@
+//! A memory limit for the code under test, enforced by the global allocator.
+//!
+//! Why an allocator and not `setrlimit`: an address-space limit also counts the fuzzer's own
+//! mappings (LibAFL's 256 MiB state page, signal stacks, the coverage map), and an allocation
+//! that fails under rlimit is indistinguishable from any other abort. Counting what the target
+//! allocates while it runs, and refusing the allocation that crosses the limit, attributes the
+//! failure precisely: the refused allocation makes Rust abort ("memory allocation of N bytes
+//! failed"), and the fault feedback reads [`tripped`] to file it as out-of-memory rather than
+//! as a crash.
+//!
+//! Bookkeeping is per thread (the target runs on the fuzzing thread) and uses no atomic
+//! read-modify-write, so it costs a few nanoseconds per allocation. `target_main!` installs
+//! it; a binary that installs its own global allocator simply has no memory limit.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+thread_local! {
+    /// Bytes allocated minus bytes freed on this thread, since it started.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    /// While armed: the live count at arming time, and the limit in bytes above it.
+    static WINDOW: Cell<Option<(isize, isize)>> = const { Cell::new(None) };
+    static TRIPPED: Cell<bool> = const { Cell::new(false) };
+    static INSTALLED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The system allocator with accounting. Install with
+/// `#[global_allocator] static A: MemoryLimit = MemoryLimit;` (done by `target_main!`).
+pub struct MemoryLimit;
+
+impl MemoryLimit {
+    fn admit(size: usize) -> bool {
+        let size = size as isize;
+        LIVE.try_with(|live| {
+            INSTALLED.set(true);
+            let now = live.get() + size;
+            if let Some((base, limit)) = WINDOW.get()
+                && now - base > limit
+            {
+                TRIPPED.set(true);
+                return false;
+            }
+            live.set(now);
+            true
+        })
+        .unwrap_or(true)
+    }
+
+    fn release(size: usize) {
+        let _ = LIVE.try_with(|live| live.set(live.get() - size as isize));
+    }
+}
+
+// SAFETY: every method forwards to `System` with the same arguments; refusing an allocation by
+// returning null is allowed by the `GlobalAlloc` contract.
+unsafe impl GlobalAlloc for MemoryLimit {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !Self::admit(layout.size()) {
+            return std::ptr::null_mut();
+        }
+        let ptr = unsafe { System.alloc(layout) };
+        if ptr.is_null() {
+            Self::release(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !Self::admit(layout.size()) {
+            return std::ptr::null_mut();
+        }
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if ptr.is_null() {
+            Self::release(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        Self::release(layout.size());
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let grow = new_size.saturating_sub(layout.size());
+        if grow > 0 && !Self::admit(grow) {
+            return std::ptr::null_mut();
+        }
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if new.is_null() {
+            Self::release(grow);
+        } else if new_size < layout.size() {
+            Self::release(layout.size() - new_size);
+        }
+        new
+    }
+}
+
+/// Starts counting against `limit` bytes on this thread; clears [`tripped`].
+pub fn arm(limit: usize) {
+    TRIPPED.set(false);
+    let base = LIVE.with(Cell::get);
+    WINDOW.set(Some((base, limit.min(isize::MAX as usize) as isize)));
+}
+
+/// Stops enforcing the limit (the code under test returned or crashed).
+pub fn disarm() {
+    WINDOW.set(None);
+}
+
+/// Whether an allocation was refused since the last [`arm`].
+pub fn tripped() -> bool {
+    TRIPPED.get()
+}
+
+/// Whether this thread's allocations go through [`MemoryLimit`], i.e. whether a limit applies.
+pub fn installed() -> bool {
+    drop(Box::new(0u8));
+    INSTALLED.get()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_the_allocation_that_crosses_the_limit_and_only_while_armed() {
+        let small = Layout::from_size_align(1000, 8).unwrap();
+        let big = Layout::from_size_align(1 << 20, 8).unwrap();
+        unsafe {
+            arm(10_000);
+            let a = MemoryLimit.alloc(small);
+            assert!(!a.is_null());
+            assert!(!tripped());
+            let b = MemoryLimit.alloc(big);
+            assert!(b.is_null(), "1 MiB must not fit in 10 kB");
+            assert!(tripped());
+            // Freeing makes room again.
+            MemoryLimit.dealloc(a, small);
+            let c = MemoryLimit.alloc(small);
+            assert!(!c.is_null());
+            MemoryLimit.dealloc(c, small);
+            disarm();
+            let d = MemoryLimit.alloc(big);
+            assert!(!d.is_null(), "no limit once disarmed");
+            MemoryLimit.dealloc(d, big);
+            arm(10);
+            assert!(!tripped(), "arming clears the flag");
+            disarm();
+        }
+    }
+}
