@@ -50,9 +50,10 @@ pub struct FuzzArgs {
     /// Per-execution timeout in milliseconds; longer runs are saved in hangs/.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
-    /// Memory limit per execution, in MiB (0: none); exceeding it is saved as "oom".
-    #[arg(long, value_name = "MIB", default_value_t = 2048)]
-    mem_limit_mb: u64,
+    /// Memory the target may allocate in one execution: 2G, 512M, 64K, or 0 for no limit.
+    /// Exceeding it is saved in crashes/ as kind=oom.
+    #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
+    mem_limit: usize,
     /// Scheduler: zest (cycling queue, favored entries, energy) or minimizer (LibAFL's).
     #[arg(long, default_value = "zest")]
     scheduler: SchedulerKind,
@@ -97,7 +98,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
         },
     };
     config.timeout = std::time::Duration::from_millis(args.timeout_ms);
-    config.memory_limit = (args.mem_limit_mb > 0).then(|| (args.mem_limit_mb as usize) << 20);
+    config.memory_limit = (args.mem_limit > 0).then_some(args.mem_limit);
     config.scheduler = args.scheduler;
     config.show_status = true;
     let summary = crate::fuzz::run(config)?;
@@ -119,4 +120,37 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
         );
     }
     Ok(())
+}
+
+/// A byte count as users write it: `2G`, `512M`, `64K`, `1000`.
+fn parse_size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let (number, shift) = match text.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&text[..i], 10),
+        Some((i, 'M' | 'm')) => (&text[..i], 20),
+        Some((i, 'G' | 'g')) => (&text[..i], 30),
+        _ => (text, 0),
+    };
+    let value: usize = number
+        .parse()
+        .map_err(|_| format!("expected a size such as 2G, 512M or 64K, got '{text}'"))?;
+    value
+        .checked_mul(1 << shift)
+        .ok_or_else(|| format!("size '{text}' is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("64k"), Ok(64 << 10));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert_eq!(parse_size("0"), Ok(0));
+        assert!(parse_size("2X").is_err());
+        assert!(parse_size("G").is_err());
+    }
 }

@@ -11,6 +11,7 @@ mod parse;
 mod plugin;
 mod reduce;
 mod seed;
+mod replay;
 mod targets;
 mod validity;
 
@@ -51,6 +52,8 @@ enum Command {
     Reduce(reduce::ReduceArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
+    /// Run every input of a corpus through the target; show verdicts and coverage.
+    Replay(replay::ReplayArgs),
 }
 
 #[derive(Subcommand)]
@@ -91,7 +94,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("BONSAI_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,bonsai=info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,bonsai=info,libafl=off")),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -116,6 +119,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Validity(args) => validity::run(args, linked),
         Command::Reduce(args) => reduce::run(args, linked),
         Command::Fuzz(args) => fuzz::run(args, linked),
+        Command::Replay(args) => replay::run(args, linked),
     };
     report(result)
 }

@@ -16,11 +16,11 @@ use libafl_bolts::{Error, Named};
 use serde::{Deserialize, Serialize};
 
 use super::panic_record;
-use super::signature::{signature, target_frames};
+use super::signature::{SymbolCache, describe_frames, signature, target_frames};
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
 use crate::mutators::LastMutation;
-use crate::observer::ReplayObserver;
+use crate::observer::{EdgeObserver, ReplayObserver};
 use crate::sampler::Bounds;
 use crate::target::memory_limit;
 
@@ -86,22 +86,24 @@ libafl_bolts::impl_serdeany!(SeenFaults);
 /// are stable across depths and rebuilds.
 pub struct FaultFeedback {
     replay: Handle<ReplayObserver>,
+    edges: Handle<EdgeObserver>,
     bounds: Bounds,
     started: Instant,
     pending: Option<Fault>,
 }
 
 impl FaultFeedback {
-    pub fn new(replay: &ReplayObserver, bounds: Bounds, started: Instant) -> Self {
+    pub fn new(replay: &ReplayObserver, edges: &EdgeObserver, bounds: Bounds, started: Instant) -> Self {
         Self {
             replay: replay.handle(),
+            edges: edges.handle(),
             bounds,
             started,
             pending: None,
         }
     }
 
-    fn describe(kind: FaultKind) -> Fault {
+    fn describe(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
         let caught = if kind == FaultKind::Panic {
             panic_record::take()
         } else {
@@ -113,10 +115,10 @@ impl FaultFeedback {
                     Some(l) => format!("{} at {l}", p.message),
                     None => p.message,
                 };
-                (message, p.location, p.frames)
+                (message, p.location, describe_frames(&p.addresses, cache))
             }
             None => {
-                let frames = target_frames();
+                let frames = target_frames(cache);
                 let message = match kind {
                     FaultKind::Timeout => "the target did not finish in time".to_string(),
                     FaultKind::OutOfMemory => {
@@ -187,7 +189,7 @@ where
             ExitKind::Timeout => FaultKind::Timeout,
             _ => return Ok(false),
         };
-        let fault = Self::describe(kind);
+        let fault = Self::describe(kind, state.metadata_or_insert_with(SymbolCache::default));
         let seen = state.metadata_or_insert_with(SeenFaults::default);
         seen.occurrences += 1;
         if !seen.signatures.insert((fault.kind, fault.signature)) {
@@ -212,6 +214,7 @@ where
             replay.sample.choices.clone(),
             self.bounds,
         ));
+        let edges = observers.get(&self.edges).map_or(0, |e| e.hits().len() as u32);
         let parent = parent_number(state);
         let mutator = state
             .metadata::<LastMutation>()
@@ -220,6 +223,7 @@ where
         testcase.add_metadata(EntryInfo {
             text: replay.text.clone(),
             valid: false,
+            edges,
             parent,
             mutator,
             found_at: self.started.elapsed().as_secs_f64(),

@@ -11,7 +11,7 @@
 use std::cell::{Cell, RefCell};
 use std::panic::PanicHookInfo;
 
-use super::signature::target_frames;
+use super::signature::stack_addresses;
 
 /// A panic seen inside the target.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,7 +19,9 @@ pub struct PanicRecord {
     pub message: String,
     /// `file:line:column` of the `panic!`.
     pub location: Option<String>,
-    pub frames: Vec<String>,
+    /// Return addresses, symbolized later by the fault feedback (outside the target's time
+    /// budget, and only once per distinct address).
+    pub addresses: Vec<usize>,
 }
 
 thread_local! {
@@ -49,7 +51,7 @@ pub fn install() {
                 location: info
                     .location()
                     .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column())),
-                frames: target_frames(),
+                addresses: stack_addresses(),
             };
             LAST.with(|last| *last.borrow_mut() = Some(record));
         } else {

@@ -1,13 +1,11 @@
 //! Where a fault happened: the first frames of the stack that belong to the code under test,
 //! and a signature that identifies the bug across inputs.
 
+use std::collections::HashMap;
 use std::hash::Hasher;
 
 /// How many frames of the target are shown in `crashes/*.meta`.
 pub const SHOWN_FRAMES: usize = 8;
-/// How many of them identify a bug. Three distinguishes the same panic reached from different
-/// callers' callers while staying stable when the input only changes what happens deeper.
-pub const SIGNATURE_FRAMES: usize = 3;
 /// Frames walked at most: a stack overflow has hundreds of thousands.
 const WALKED_FRAMES: usize = 96;
 
@@ -41,60 +39,123 @@ const MACHINERY: &[&str] = &[
     "<F as ",
 ];
 
-/// The top frames of the current stack that belong to the code under test, as
-/// `function (file:line)`. Resolves symbols, so it is only for the rare fault path; it also
-/// runs inside LibAFL's signal handler, on its 8 MiB alternate stack.
-pub fn target_frames() -> Vec<String> {
+/// Source files of the machinery. Optimized builds name inlined frames without their module
+/// path (`trace`, not `backtrace::trace`), so the file is the reliable mark.
+const MACHINERY_FILES: &[&str] = &[
+    "/rustc/",
+    "/library/std/",
+    "/library/core/",
+    "/library/alloc/",
+    "/library/panic_",
+    "/backtrace-0.",
+    "/libafl",
+    "/exceptional-",
+    "/gimli-",
+    "/addr2line-",
+    "/miniz_oxide-",
+    "/object-0.",
+];
+
+/// The engine's own sources: frames there are the harness, not the target.
+const ENGINE_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/");
+
+fn is_machinery(function: &str, file: Option<&str>) -> bool {
+    if MACHINERY.iter().any(|prefix| function.starts_with(prefix)) {
+        return true;
+    }
+    let Some(file) = file else {
+        return false;
+    };
+    file.starts_with(ENGINE_SOURCE) || MACHINERY_FILES.iter().any(|part| file.contains(part))
+}
+
+/// Return addresses of the current stack, innermost first. Cheap (no symbol lookup), so the
+/// panic hook can take it inside the target's time budget.
+pub fn stack_addresses() -> Vec<usize> {
     let mut ips = Vec::with_capacity(WALKED_FRAMES);
     backtrace::trace(|frame| {
-        ips.push(frame.ip());
+        ips.push(frame.ip() as usize);
         ips.len() < WALKED_FRAMES
     });
+    ips
+}
+
+/// Symbolized frames per return address. Symbolizing is slow (the debug information is read,
+/// decompressed and parsed per compilation unit), and a fuzzing process forked after a crash
+/// starts without the parsed units; the fault feedback keeps this cache in the LibAFL state,
+/// so it travels across restarts, and a fault seen before costs no lookup at all. Addresses
+/// stay valid across restarts because every fuzzing process is forked from the same
+/// supervisor.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct SymbolCache {
+    frames: HashMap<usize, Vec<String>>,
+}
+libafl_bolts::impl_serdeany!(SymbolCache);
+
+/// The top frames of the current stack that belong to the code under test.
+pub fn target_frames(cache: &mut SymbolCache) -> Vec<String> {
+    describe_frames(&stack_addresses(), cache)
+}
+
+/// The frames of `addresses` that belong to the code under test, as `function (file:line)`.
+pub fn describe_frames(addresses: &[usize], cache: &mut SymbolCache) -> Vec<String> {
     let mut frames = Vec::new();
-    for ip in ips {
-        let mut described = None;
-        backtrace::resolve(ip, |symbol| {
-            if described.is_some() {
-                return;
+    for &ip in addresses {
+        let logical = cache.frames.entry(ip).or_insert_with(|| resolve(ip)).clone();
+        for frame in logical {
+            frames.push(frame);
+            if frames.len() == SHOWN_FRAMES {
+                return frames;
             }
-            let Some(name) = symbol.name() else {
-                return;
-            };
-            let function = format!("{name:#}");
-            let location = match (symbol.filename(), symbol.lineno()) {
-                (Some(file), Some(line)) => format!(" ({}:{line})", file.display()),
-                _ => String::new(),
-            };
-            described = Some((function, location));
-        });
-        let Some((function, location)) = described else {
-            continue;
-        };
-        if MACHINERY.iter().any(|prefix| function.starts_with(prefix)) {
-            continue;
-        }
-        frames.push(format!("{function}{location}"));
-        if frames.len() == SHOWN_FRAMES {
-            break;
         }
     }
     frames
 }
 
-/// A stable 64-bit signature of a fault: its kind, the functions of its top frames (not their
-/// lines, which shift with every edit of the target), and for panics the panic location.
+/// The target's logical frames at one return address (several when calls were inlined,
+/// innermost first).
+fn resolve(ip: usize) -> Vec<String> {
+    let mut frames = Vec::new();
+    backtrace::resolve(ip as *mut std::ffi::c_void, |symbol| {
+        let Some(name) = symbol.name() else {
+            return;
+        };
+        let function = format!("{name:#}");
+        let file = symbol.filename().map(|f| f.to_string_lossy().into_owned());
+        if is_machinery(&function, file.as_deref()) {
+            return;
+        }
+        let location = match (&file, symbol.lineno()) {
+            (Some(file), Some(line)) => format!(" ({file}:{line})"),
+            _ => String::new(),
+        };
+        frames.push(format!("{function}{location}"));
+    });
+    frames
+}
+
+/// Loads and decompresses this executable's debug information once, in the process that
+/// will fork the fuzzing processes, so that each of them starts with it.
+pub fn warm_symbol_cache() {
+    let _ = target_frames(&mut SymbolCache::default());
+}
+
+/// A stable 64-bit signature of a fault: its kind and where it happened. For a panic that is
+/// the `panic!` location; otherwise the innermost frame of the target, with its line for
+/// signals (the abort or faulting access) and without it for hangs (a timeout interrupts the
+/// looping function at an arbitrary line). Callers further out do not count: the same bug
+/// reached through a different nesting of the input is the same bug.
 pub fn signature(kind: &str, location: Option<&str>, frames: &[String]) -> u64 {
     let mut h = fnv::FnvHasher::default();
     h.write(kind.as_bytes());
     h.write_u8(0);
-    if let Some(location) = location {
-        h.write(location.as_bytes());
-    }
-    h.write_u8(0);
-    for frame in frames.iter().take(SIGNATURE_FRAMES) {
-        let function = frame.split(" (").next().unwrap_or(frame);
-        h.write(function.as_bytes());
-        h.write_u8(0);
+    match (location, frames.first()) {
+        (Some(location), _) => h.write(location.as_bytes()),
+        (None, Some(top)) if kind == "timeout" => {
+            h.write(top.split(" (").next().unwrap_or(top).as_bytes());
+        }
+        (None, Some(top)) => h.write(top.as_bytes()),
+        (None, None) => {}
     }
     h.finish()
 }
@@ -104,32 +165,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn signature_ignores_line_numbers_and_deeper_frames() {
-        let a = vec![
-            "f (a.rs:1)".to_string(),
-            "g (a.rs:2)".into(),
-            "h (a.rs:3)".into(),
-            "main (a.rs:4)".into(),
-        ];
-        let b = vec![
-            "f (a.rs:10)".to_string(),
-            "g (a.rs:20)".into(),
-            "h (a.rs:30)".into(),
-            "other (b.rs:4)".into(),
-        ];
-        assert_eq!(signature("panic", None, &a), signature("panic", None, &b));
-        assert_ne!(signature("panic", None, &a), signature("abort", None, &a));
+    fn signature_is_the_fault_site_not_the_callers() {
+        let a = vec!["f (a.rs:1)".to_string(), "g (a.rs:2)".into(), "main (a.rs:4)".into()];
+        let b = vec!["f (a.rs:1)".to_string(), "h (a.rs:9)".into()];
+        let c = vec!["f (a.rs:7)".to_string(), "g (a.rs:2)".into()];
+        assert_eq!(signature("crash", None, &a), signature("crash", None, &b));
+        assert_ne!(signature("crash", None, &a), signature("crash", None, &c));
+        assert_ne!(signature("crash", None, &a), signature("oom", None, &a));
+        // A hang is identified by its looping function, whatever line it was stopped at.
+        assert_eq!(signature("timeout", None, &a), signature("timeout", None, &c));
+        // A panic by its location alone.
+        assert_eq!(
+            signature("panic", Some("x.rs:1:1"), &a),
+            signature("panic", Some("x.rs:1:1"), &c)
+        );
         assert_ne!(
             signature("panic", Some("x.rs:1:1"), &a),
             signature("panic", Some("x.rs:2:1"), &a)
         );
-        let c = vec!["f (a.rs:1)".to_string(), "k (a.rs:2)".into()];
-        assert_ne!(signature("panic", None, &a), signature("panic", None, &c));
     }
 
     #[inline(never)]
     fn a_function_of_the_test() -> Vec<String> {
-        target_frames()
+        target_frames(&mut SymbolCache::default())
     }
 
     #[test]

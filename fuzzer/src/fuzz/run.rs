@@ -17,6 +17,7 @@ use libafl::monitors::NopMonitor;
 use libafl::mutators::SingleChoiceScheduledMutator;
 use libafl::schedulers::Scheduler;
 use libafl::executors::hooks::inprocess::HasTimeout;
+use libafl::corpus::HasCurrentCorpusId;
 use libafl::state::{HasCorpus, HasExecutions, HasRand, StdState};
 use libafl_bolts::rands::{Rand, StdRand};
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
@@ -107,6 +108,7 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
         started: Instant::now(),
         map_size,
     };
+    crate::feedback::warm_symbol_cache();
     let launched = catch_unwind(AssertUnwindSafe(|| {
         let mut shmem = StdShMemProvider::new()?;
         Manager::launch(NopMonitor::new(), &mut shmem, true)
@@ -171,11 +173,15 @@ fn fuzz(prepared: &Prepared, state: Option<State>, mut manager: Manager) -> Resu
     let edges = EdgeObserver::from_registered_counters();
     let mut feedback =
         ValidityFeedback::new(config.criteria, &edges, &replay_observer, config.bounds, prepared.started);
-    let mut objective = FaultFeedback::new(&replay_observer, config.bounds, prepared.started);
+    let mut objective = FaultFeedback::new(&replay_observer, &edges, config.bounds, prepared.started);
     let fingerprint = prepared.grammar.fingerprint();
     let mut state = match state {
         Some(mut state) => {
             state.metadata_or_insert_with(RunProgress::default).restarts += 1;
+            // The restart came from a child of the current parent that crashed or hung. Such
+            // parents tend to produce more of the same (a hang costs a timeout plus a
+            // restart each time), so the rest of its turn is given up.
+            state.clear_corpus_id()?;
             state
         }
         None => {

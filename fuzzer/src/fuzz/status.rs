@@ -26,7 +26,8 @@ pub struct Status {
     log: bool,
     started: Instant,
     next: Instant,
-    last_execs: (Instant, u64),
+    /// Executions at the last redraw, for the current rate; `None` until the first one.
+    last_execs: Option<(Instant, u64)>,
 }
 
 impl Status {
@@ -41,8 +42,8 @@ impl Status {
             bar,
             log: show && !terminal,
             started,
-            next: Instant::now(),
-            last_execs: (Instant::now(), 0),
+            next: Instant::now() + if terminal { DRAW_INTERVAL } else { LOG_INTERVAL },
+            last_execs: None,
         }
     }
 
@@ -75,14 +76,15 @@ impl Status {
         S: HasExecutions + HasMetadata + HasCorpus<ChoiceInput> + HasSolutions<ChoiceInput> + HasLastFoundTime,
     {
         let execs = *state.executions();
-        let (then, before) = self.last_execs;
+        // After a restart the first line has no window yet: show the whole run's rate.
+        let (then, before) = self.last_execs.unwrap_or((self.started, 0));
         let window = now.duration_since(then).as_secs_f64();
         let rate = if window > 0.0 {
             (execs - before.min(execs)) as f64 / window
         } else {
             0.0
         };
-        self.last_execs = (now, execs);
+        self.last_execs = Some((now, execs));
         let edges = state
             .metadata::<CoverageHistory>()
             .map_or(0, |h| h.all_edges.max(h.valid_edges));

@@ -21,9 +21,9 @@ use libafl_bolts::rands::Rand;
 use serde::{Deserialize, Serialize};
 
 pub use havoc::HavocMutator;
-pub use parent::{ParentTrees, SharedTrees};
+pub use parent::{ParentTrees, SharedTrees, nodes_with_choices, symbol_of};
 pub use regenerate::RegenerateMutator;
-pub use repetition::{RepetitionEdit, RepetitionMutator};
+pub use repetition::{RepetitionEdit, RepetitionMutator, edit_item};
 pub use shrink::{ShrinkMutator, minimal_rule_choices};
 pub use splice::SpliceMutator;
 
@@ -86,7 +86,7 @@ pub(crate) fn geometric<R: Rand>(rng: &mut R, mean: f64) -> usize {
 }
 
 /// `choices` with `start..end` replaced by `middle`.
-pub(crate) fn replace_span(choices: &[u32], start: usize, end: usize, middle: &[u32]) -> Vec<u32> {
+pub fn replace_span(choices: &[u32], start: usize, end: usize, middle: &[u32]) -> Vec<u32> {
     let mut out = Vec::with_capacity(choices.len() - (end - start) + middle.len());
     out.extend_from_slice(&choices[..start]);
     out.extend_from_slice(middle);

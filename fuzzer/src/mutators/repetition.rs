@@ -12,7 +12,8 @@ use libafl_bolts::{Error, Named};
 use super::parent::{nodes_with_choices, symbol_of};
 use super::{Mutation, SharedTrees, record};
 use crate::choice::ChoiceInput;
-use crate::grammar::Symbol;
+use crate::grammar::{Grammar, Symbol};
+use crate::sampler::{Bounds, Sample};
 use crate::tree::{NodeId, NodeKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +36,58 @@ impl RepetitionMutator {
     pub fn new(trees: SharedTrees, edit: RepetitionEdit) -> Self {
         Self { trees, edit }
     }
+}
+
+/// The choices of `sample` with item `item` of the repetition node `repeat` deleted or
+/// duplicated, or `None` where that would leave the repetition's range (fewer items than its
+/// minimum, more than the bound n allows) or `repeat` has no count choice.
+pub fn edit_item(
+    grammar: &Grammar,
+    bounds: Bounds,
+    sample: &Sample,
+    repeat: NodeId,
+    item: usize,
+    edit: RepetitionEdit,
+) -> Option<Vec<u32>> {
+    let tree = &sample.tree;
+    let Some(Symbol::Repeat { min, max, .. }) = symbol_of(grammar, tree, repeat) else {
+        return None;
+    };
+    let node = tree.node(repeat);
+    let items: Vec<NodeId> = tree.children(repeat).collect();
+    let count_at = node.choices_start as usize;
+    let has_count = node.choices_end > node.choices_start
+        && items
+            .first()
+            .is_none_or(|&first| tree.node(first).choices_start == node.choices_start + 1);
+    if !has_count {
+        return None;
+    }
+    let choices = sample.choices.as_slice();
+    let extra = choices[count_at];
+    let picked = tree.node(*items.get(item)?);
+    let (start, end) = (picked.choices_start as usize, picked.choices_end as usize);
+    let mut out = Vec::with_capacity(choices.len() + (end - start));
+    out.extend_from_slice(&choices[..count_at]);
+    match edit {
+        RepetitionEdit::Delete => {
+            if extra == 0 {
+                return None;
+            }
+            out.push(extra - 1);
+            out.extend_from_slice(&choices[count_at + 1..start]);
+            out.extend_from_slice(&choices[end..]);
+        }
+        RepetitionEdit::Duplicate => {
+            if extra + 1 > bounds.item_limit(min, max) - min {
+                return None;
+            }
+            out.push(extra + 1);
+            out.extend_from_slice(&choices[count_at + 1..end]);
+            out.extend_from_slice(&choices[start..]);
+        }
+    }
+    Some(out)
 }
 
 impl Named for RepetitionMutator {
@@ -69,41 +122,12 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RepetitionMutator {
             .collect();
         let edited = (0..4).find_map(|_| {
             let &id = rng.choose(&candidates)?;
-            let Some(Symbol::Repeat { min, max, .. }) = symbol_of(grammar, tree, id) else {
-                return None;
-            };
-            let node = tree.node(id);
-            let count_at = node.choices_start as usize;
-            let extra = parent.choices.as_slice()[count_at];
-            let items: Vec<NodeId> = tree.children(id).collect();
-            if items.is_empty() {
+            let items = tree.children(id).count();
+            if items == 0 {
                 return None;
             }
-            let item = *tree.node(items[rng.below_or_zero(items.len())]);
-            let (start, end) = (item.choices_start as usize, item.choices_end as usize);
-            let choices = parent.choices.as_slice();
-            let mut out = Vec::with_capacity(choices.len() + (end - start));
-            match self.edit {
-                RepetitionEdit::Delete => {
-                    if extra == 0 {
-                        return None;
-                    }
-                    out.extend_from_slice(&choices[..count_at]);
-                    out.push(extra - 1);
-                    out.extend_from_slice(&choices[count_at + 1..start]);
-                    out.extend_from_slice(&choices[end..]);
-                }
-                RepetitionEdit::Duplicate => {
-                    if extra + 1 > bounds.item_limit(min, max) - min {
-                        return None;
-                    }
-                    out.extend_from_slice(&choices[..count_at]);
-                    out.push(extra + 1);
-                    out.extend_from_slice(&choices[count_at + 1..end]);
-                    out.extend_from_slice(&choices[start..]);
-                }
-            }
-            Some(out)
+            let item = rng.below_or_zero(items);
+            edit_item(grammar, bounds, parent, id, item, self.edit)
         });
         drop(trees);
         let Some(edited) = edited else {

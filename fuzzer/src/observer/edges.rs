@@ -90,7 +90,7 @@ impl EdgeObserver {
     }
 
     /// Collects the non-zero counters into `hits` and zeroes them.
-    fn harvest(&mut self) {
+    pub fn harvest(&mut self) {
         self.hits.clear();
         let mut base = 0u32;
         for region in &self.regions {
