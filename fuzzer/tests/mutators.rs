@@ -18,7 +18,8 @@ use libafl::mutators::{MutationResult, Mutator};
 use libafl::state::{HasCorpus, StdState};
 use libafl_bolts::rands::StdRand;
 
-type State = StdState<InMemoryCorpus<ChoiceInput>, ChoiceInput, StdRand, InMemoryCorpus<ChoiceInput>>;
+type State =
+    StdState<InMemoryCorpus<ChoiceInput>, ChoiceInput, StdRand, InMemoryCorpus<ChoiceInput>>;
 
 const GRAMMARS: &[&str] = &["planted", "chocopy", "json", "simpl"];
 
@@ -32,7 +33,9 @@ fn bounds() -> Bounds {
 }
 
 fn samples(grammar: &Grammar, count: usize, seed: u64) -> Vec<Sample> {
-    let mut sampler = Sampler::new(grammar, bounds()).unwrap().with_node_budget(16, 400);
+    let mut sampler = Sampler::new(grammar, bounds())
+        .unwrap()
+        .with_node_budget(16, 400);
     let mut rng = StdRand::with_seed(seed);
     (0..count)
         .map(|_| {
@@ -67,10 +70,17 @@ fn replay_checked(grammar: &Grammar, raw: &[u32]) -> Sample {
     let mut sampler = Sampler::new(grammar, bounds()).unwrap();
     let mut rng = StdRand::with_seed(1);
     let mut repaired = Sample::default();
-    sampler.sample(raw, Replay::Repair, &mut rng, &mut repaired).unwrap();
+    sampler
+        .sample(raw, Replay::Repair, &mut rng, &mut repaired)
+        .unwrap();
     let mut strict = Sample::default();
     sampler
-        .sample(repaired.choices.as_slice(), Replay::Strict, &mut rng, &mut strict)
+        .sample(
+            repaired.choices.as_slice(),
+            Replay::Strict,
+            &mut rng,
+            &mut strict,
+        )
         .expect("the normalized sequence replays strictly");
     assert_eq!(strict, repaired);
     check_bounds(grammar, &strict.tree, bounds()).unwrap();
@@ -102,16 +112,34 @@ fn every_mutator_yields_derivations_within_the_bounds() {
         let trees = ParentTrees::new(load(name), bounds()).unwrap().shared();
         let mut mutators: Vec<(&str, Box<dyn Mutator<ChoiceInput, State>>)> = vec![
             ("havoc", Box::new(HavocMutator::default())),
-            ("regenerate", Box::new(RegenerateMutator::new(trees.clone()))),
+            (
+                "regenerate",
+                Box::new(RegenerateMutator::new(trees.clone())),
+            ),
             ("splice", Box::new(SpliceMutator::new(trees.clone()))),
-            ("delete", Box::new(RepetitionMutator::new(trees.clone(), RepetitionEdit::Delete))),
-            ("duplicate", Box::new(RepetitionMutator::new(trees.clone(), RepetitionEdit::Duplicate))),
+            (
+                "delete",
+                Box::new(RepetitionMutator::new(
+                    trees.clone(),
+                    RepetitionEdit::Delete,
+                )),
+            ),
+            (
+                "duplicate",
+                Box::new(RepetitionMutator::new(
+                    trees.clone(),
+                    RepetitionEdit::Duplicate,
+                )),
+            ),
             ("shrink", Box::new(ShrinkMutator::new(trees.clone()))),
         ];
         for (label, mutator) in &mut mutators {
             let (mutated, changed) = exercise(name, mutator.as_mut());
             assert!(mutated > 20, "{name}/{label}: only {mutated} mutants");
-            assert!(changed * 2 > mutated, "{name}/{label}: {changed} of {mutated} mutants differ from their parent");
+            assert!(
+                changed * 2 > mutated,
+                "{name}/{label}: {changed} of {mutated} mutants differ from their parent"
+            );
         }
     }
 }
@@ -125,14 +153,20 @@ fn splice_keeps_the_rule_of_the_replaced_subtree() {
         let mut checked = 0;
         for (p, d) in parent.iter().zip(donor) {
             for node in nodes_with_choices(&p.tree, |k| matches!(k, NodeKind::Rule { .. })) {
-                let NodeKind::Rule { rule, .. } = p.tree.node(node).kind else { unreachable!() };
-                for dn in nodes_with_choices(&d.tree, |k| matches!(k, NodeKind::Rule { rule: r, .. } if *r == rule)) {
+                let NodeKind::Rule { rule, .. } = p.tree.node(node).kind else {
+                    unreachable!()
+                };
+                for dn in nodes_with_choices(
+                    &d.tree,
+                    |k| matches!(k, NodeKind::Rule { rule: r, .. } if *r == rule),
+                ) {
                     let (pn, dnode) = (p.tree.node(node), d.tree.node(dn));
                     let mutant = replace_span(
                         p.choices.as_slice(),
                         pn.choices_start as usize,
                         pn.choices_end as usize,
-                        &d.choices.as_slice()[dnode.choices_start as usize..dnode.choices_end as usize],
+                        &d.choices.as_slice()
+                            [dnode.choices_start as usize..dnode.choices_end as usize],
                     );
                     let replayed = replay_checked(grammar, &mutant);
                     let NodeKind::Rule { rule: got, .. } = replayed.tree.node(node).kind else {
@@ -156,12 +190,19 @@ fn delete_and_duplicate_change_the_item_count_by_one() {
             for node in nodes_with_choices(&s.tree, |k| matches!(k, NodeKind::Repeat { .. })) {
                 let before = s.tree.children(node).count();
                 for item in 0..before {
-                    for (edit, delta, slot) in [(RepetitionEdit::Delete, -1i64, 0), (RepetitionEdit::Duplicate, 1, 1)] {
-                        let Some(mutant) = edit_item(grammar, bounds(), &s, node, item, edit) else {
+                    for (edit, delta, slot) in [
+                        (RepetitionEdit::Delete, -1i64, 0),
+                        (RepetitionEdit::Duplicate, 1, 1),
+                    ] {
+                        let Some(mutant) = edit_item(grammar, bounds(), &s, node, item, edit)
+                        else {
                             continue;
                         };
                         let replayed = replay_checked(grammar, &mutant);
-                        assert!(matches!(replayed.tree.node(node).kind, NodeKind::Repeat { .. }));
+                        assert!(matches!(
+                            replayed.tree.node(node).kind,
+                            NodeKind::Repeat { .. }
+                        ));
                         let after = replayed.tree.children(node).count() as i64;
                         assert_eq!(after, before as i64 + delta, "{name}: {edit:?} on {node:?}");
                         checked[slot] += 1;
@@ -169,7 +210,10 @@ fn delete_and_duplicate_change_the_item_count_by_one() {
                 }
             }
         }
-        assert!(checked[0] > 5 && checked[1] > 5, "{name}: too few edits checked: {checked:?}");
+        assert!(
+            checked[0] > 5 && checked[1] > 5,
+            "{name}: too few edits checked: {checked:?}"
+        );
     }
 }
 
@@ -189,12 +233,22 @@ fn shrink_never_grows_the_input() {
                 if shrink.mutate(&mut state, &mut input).unwrap() == MutationResult::Skipped {
                     continue;
                 }
-                let after = render(grammar, &replay_checked(grammar, input.choices.as_slice()).tree).len();
-                assert!(after <= before, "{name}: shrink grew {before} to {after} characters");
+                let after = render(
+                    grammar,
+                    &replay_checked(grammar, input.choices.as_slice()).tree,
+                )
+                .len();
+                assert!(
+                    after <= before,
+                    "{name}: shrink grew {before} to {after} characters"
+                );
                 mutated += 1;
                 smaller += usize::from(after < before);
             }
         }
-        assert!(smaller * 2 > mutated && mutated > 20, "{name}: {smaller} of {mutated} shrinks were smaller");
+        assert!(
+            smaller * 2 > mutated && mutated > 20,
+            "{name}: {smaller} of {mutated} shrinks were smaller"
+        );
     }
 }

@@ -7,7 +7,7 @@ mod input;
 mod saved;
 mod sequence;
 
-pub use input::ChoiceInput;
 pub use cursor::{Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED};
+pub use input::ChoiceInput;
 pub use saved::SavedChoices;
 pub use sequence::ChoiceSequence;

@@ -74,11 +74,15 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
         return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
     }
     if !args.grammar.is_file() {
-        return Err(Diagnostic::error("grammar file not found").in_file(&args.grammar).into());
+        return Err(Diagnostic::error("grammar file not found")
+            .in_file(&args.grammar)
+            .into());
     }
     for dir in &args.seeds {
         if !dir.is_dir() {
-            return Err(Diagnostic::error("seed directory not found").in_file(dir).into());
+            return Err(Diagnostic::error("seed directory not found")
+                .in_file(dir)
+                .into());
         }
     }
     let mut config = FuzzConfig::new(target, args.grammar, args.bounds, args.out);
@@ -103,7 +107,10 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.show_status = true;
     let summary = crate::fuzz::run(config)?;
     if args.json {
-        println!("{}", serde_json::to_string(&summary).expect("plain data serializes"));
+        println!(
+            "{}",
+            serde_json::to_string(&summary).expect("plain data serializes")
+        );
     } else {
         eprintln!(
             "{} execs ({:.0}/s), {} edges, corpus {} ({:.0}% valid), {} crashes, {} hangs, {} out-of-memory; stopped on {}; output in {}",

@@ -93,8 +93,9 @@ pub fn run() -> ExitCode {
 pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("BONSAI_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,bonsai=info,libafl=off")),
+            tracing_subscriber::EnvFilter::try_from_env("BONSAI_LOG").unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("warn,bonsai=info,libafl=off")
+            }),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -64,20 +64,33 @@ pub struct ReplayTotal {
 /// reported as such, instead of ending the replay, and coverage cannot leak between inputs.
 pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
     let Some(target) = linked.filter(|t| t.name == args.target) else {
-        return Err(Diagnostic::error(format!("target '{}' is not linked into this binary", args.target)).into());
+        return Err(Diagnostic::error(format!(
+            "target '{}' is not linked into this binary",
+            args.target
+        ))
+        .into());
     };
     require_instrumented(target.name)?;
     if !args.dir.is_dir() {
-        return Err(Diagnostic::error("not a directory").in_file(&args.dir).into());
+        return Err(Diagnostic::error("not a directory")
+            .in_file(&args.dir)
+            .into());
     }
     let grammar_path = match &args.grammar {
         Some(path) => Some(path.clone()),
         None => manifest_grammar(&args.dir)?,
     };
-    let grammar = grammar_path.as_deref().map(Grammar::from_file).transpose()?;
+    let grammar = grammar_path
+        .as_deref()
+        .map(Grammar::from_file)
+        .transpose()?;
     let dir = input_directory(&args.dir);
     let inputs = list_inputs(&dir)?;
-    if inputs.iter().any(|p| p.extension().is_some_and(|e| e == "choices")) && grammar.is_none() {
+    if inputs
+        .iter()
+        .any(|p| p.extension().is_some_and(|e| e == "choices"))
+        && grammar.is_none()
+    {
         return Err(Diagnostic::error(
             "replaying .choices files needs the grammar: pass --grammar (or replay a fuzzing output, whose fuzz.json names it)",
         )
@@ -89,11 +102,20 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     let mut covered = HashSet::new();
     let mut reports = Vec::new();
     for path in &inputs {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let text = match input_text(path, grammar.as_ref()) {
             Ok(text) => text,
             Err(message) => {
-                reports.push(InputReport { name, verdict: "error".into(), message, edges: 0, new_edges: 0 });
+                reports.push(InputReport {
+                    name,
+                    verdict: "error".into(),
+                    message,
+                    edges: 0,
+                    new_edges: 0,
+                });
                 continue;
             }
         };
@@ -124,15 +146,18 @@ fn manifest_grammar(dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
     if !path.is_file() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(&path))?;
-    let manifest: Manifest = serde_json::from_str(&text)
-        .map_err(|e| Diagnostic::error(format!("not a Bonsai fuzzing manifest: {e}")).in_file(&path))?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(&path))?;
+    let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
+        Diagnostic::error(format!("not a Bonsai fuzzing manifest: {e}")).in_file(&path)
+    })?;
     Ok(Some(manifest.grammar))
 }
 
 /// `.choices` files, and `.txt` files that have no `.choices` beside them, in name order.
 fn list_inputs(dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Diagnostic::error(format!("cannot read directory: {e}")).in_file(dir))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Diagnostic::error(format!("cannot read directory: {e}")).in_file(dir))?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -158,7 +183,12 @@ fn input_text(path: &Path, grammar: Option<&Grammar>) -> Result<String, String> 
     let mut sampler = Sampler::new(grammar, saved.bounds).map_err(|d| d.message)?;
     let mut sample = Sample::default();
     sampler
-        .sample(saved.choices.as_slice(), Replay::Strict, &mut StdRand::with_seed(0), &mut sample)
+        .sample(
+            saved.choices.as_slice(),
+            Replay::Strict,
+            &mut StdRand::with_seed(0),
+            &mut sample,
+        )
         .map_err(|e| e.to_string())?;
     let mut text = String::new();
     render_into(grammar, &sample.tree, &mut text);
@@ -172,20 +202,41 @@ struct Outcome {
 }
 
 /// Runs the target on `text` in a child process and reads back its verdict and edges.
-fn run_forked(target: LinkedTarget, text: &str, timeout: Duration, edges: &mut EdgeObserver) -> Outcome {
+fn run_forked(
+    target: LinkedTarget,
+    text: &str,
+    timeout: Duration,
+    edges: &mut EdgeObserver,
+) -> Outcome {
     let mut fds = [0i32; 2];
     // SAFETY: plain POSIX calls; the child only runs the target, writes to the pipe and exits.
     unsafe {
         if libc::pipe(fds.as_mut_ptr()) != 0 {
-            return Outcome { verdict: "error".into(), message: "cannot create a pipe".into(), edges: Vec::new() };
+            return Outcome {
+                verdict: "error".into(),
+                message: "cannot create a pipe".into(),
+                edges: Vec::new(),
+            };
         }
         let pid = libc::fork();
         if pid == 0 {
             libc::close(fds[0]);
-            libc::alarm(timeout.as_secs().max(1) as u32);
+            let budget = libc::itimerval {
+                it_interval: libc::timeval {
+                    tv_sec: 0,
+                    tv_usec: 0,
+                },
+                it_value: libc::timeval {
+                    tv_sec: timeout.as_secs() as libc::time_t,
+                    tv_usec: libc::suseconds_t::from(timeout.subsec_micros() as i32),
+                },
+            };
+            libc::setitimer(libc::ITIMER_REAL, &budget, std::ptr::null_mut());
             std::panic::set_hook(Box::new(|_| {}));
             let mut instance = (target.make)();
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instance.run(text.as_bytes())));
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                instance.run(text.as_bytes())
+            }));
             edges.harvest();
             let (verdict, message) = match result {
                 Ok(Verdict::Valid) => ("valid", String::new()),
@@ -201,7 +252,8 @@ fn run_forked(target: LinkedTarget, text: &str, timeout: Duration, edges: &mut E
                 ),
             };
             let hits: Vec<u32> = edges.hits().iter().map(|h| h.edge).collect();
-            let body = serde_json::json!({ "verdict": verdict, "message": message, "edges": hits }).to_string();
+            let body = serde_json::json!({ "verdict": verdict, "message": message, "edges": hits })
+                .to_string();
             let mut pipe = std::fs::File::from_raw_fd(fds[1]);
             let _ = pipe.write_all(body.as_bytes());
             drop(pipe);
@@ -215,8 +267,16 @@ fn run_forked(target: LinkedTarget, text: &str, timeout: Duration, edges: &mut E
         libc::waitpid(pid, &mut status, 0);
         if libc::WIFSIGNALED(status) {
             let signal = libc::WTERMSIG(status);
-            let verdict = if signal == libc::SIGALRM { "timeout" } else { "crash" };
-            return Outcome { verdict: verdict.into(), message: format!("signal {signal}"), edges: Vec::new() };
+            let verdict = if signal == libc::SIGALRM {
+                "timeout"
+            } else {
+                "crash"
+            };
+            return Outcome {
+                verdict: verdict.into(),
+                message: format!("signal {signal}"),
+                edges: Vec::new(),
+            };
         }
         let parsed: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
         Outcome {
@@ -224,7 +284,12 @@ fn run_forked(target: LinkedTarget, text: &str, timeout: Duration, edges: &mut E
             message: parsed["message"].as_str().unwrap_or_default().to_string(),
             edges: parsed["edges"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|v| v.as_u64()).map(|v| v as u32).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_u64())
+                        .map(|v| v as u32)
+                        .collect()
+                })
                 .unwrap_or_default(),
         }
     }
@@ -232,7 +297,9 @@ fn run_forked(target: LinkedTarget, text: &str, timeout: Duration, edges: &mut E
 
 fn print_reports(reports: &[InputReport], total: &ReplayTotal, json: bool) -> Result<(), Failure> {
     let mut out = std::io::BufWriter::new(std::io::stdout());
-    let io = |e: std::io::Error| Failure::from(Diagnostic::error(format!("cannot write to stdout: {e}")));
+    let io = |e: std::io::Error| {
+        Failure::from(Diagnostic::error(format!("cannot write to stdout: {e}")))
+    };
     if json {
         for r in reports {
             writeln!(out, "{}", serde_json::to_string(r).expect("plain data")).map_err(io)?;
@@ -240,9 +307,17 @@ fn print_reports(reports: &[InputReport], total: &ReplayTotal, json: bool) -> Re
         writeln!(out, "{}", serde_json::json!({ "total": total })).map_err(io)?;
     } else {
         for r in reports {
-            let message = if r.message.is_empty() { String::new() } else { format!("  {}", r.message) };
-            writeln!(out, "{:<16} {:<8} edges {:>6}  new {:>5}{message}", r.name, r.verdict, r.edges, r.new_edges)
-                .map_err(io)?;
+            let message = if r.message.is_empty() {
+                String::new()
+            } else {
+                format!("  {}", r.message)
+            };
+            writeln!(
+                out,
+                "{:<16} {:<8} edges {:>6}  new {:>5}{message}",
+                r.name, r.verdict, r.edges, r.new_edges
+            )
+            .map_err(io)?;
         }
         writeln!(
             out,

@@ -37,7 +37,11 @@ pub struct Seeds {
 /// `dir` itself otherwise.
 pub fn input_directory(dir: &Path) -> PathBuf {
     let queue = dir.join("queue");
-    if queue.is_dir() { queue } else { dir.to_path_buf() }
+    if queue.is_dir() {
+        queue
+    } else {
+        dir.to_path_buf()
+    }
 }
 
 impl Seeds {
@@ -54,8 +58,9 @@ impl Seeds {
         own: bool,
     ) -> Result<Seeds, Diagnostic> {
         let dir = input_directory(dir);
-        let entries = std::fs::read_dir(&dir)
-            .map_err(|e| Diagnostic::error(format!("cannot read seed directory: {e}")).in_file(&dir))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| {
+            Diagnostic::error(format!("cannot read seed directory: {e}")).in_file(&dir)
+        })?;
         let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
         paths.sort();
         let fingerprint = grammar.fingerprint();
@@ -94,10 +99,15 @@ impl Seeds {
                 )));
                 continue;
             }
-            if let Err(e) =
-                sampler.sample(saved.choices.as_slice(), Replay::Strict, &mut rng, &mut sample)
-            {
-                seeds.skipped.push(skip(format!("{e} under bounds {bounds}")));
+            if let Err(e) = sampler.sample(
+                saved.choices.as_slice(),
+                Replay::Strict,
+                &mut rng,
+                &mut sample,
+            ) {
+                seeds
+                    .skipped
+                    .push(skip(format!("{e} under bounds {bounds}")));
                 continue;
             }
             if sample.choices.len() != saved.choices.len() {
@@ -120,8 +130,12 @@ impl Seeds {
                 existing,
             });
         }
-        seeds.seeds.sort_by(|a, b| (a.size, &a.path).cmp(&(b.size, &b.path)));
-        seeds.seeds.dedup_by(|a, b| a.input.choices == b.input.choices);
+        seeds
+            .seeds
+            .sort_by(|a, b| (a.size, &a.path).cmp(&(b.size, &b.path)));
+        seeds
+            .seeds
+            .dedup_by(|a, b| a.input.choices == b.input.choices);
         Ok(seeds)
     }
 }
@@ -153,7 +167,11 @@ mod tests {
         std::fs::write(dir.path().join("loose.txt"), b"a b").unwrap();
         let bounds: Bounds = "1,2,1".parse().unwrap();
         let seeds = Seeds::load(dir.path(), &grammar, bounds, true).unwrap();
-        let kept: Vec<_> = seeds.seeds.iter().map(|s| s.input.choices.0.clone()).collect();
+        let kept: Vec<_> = seeds
+            .seeds
+            .iter()
+            .map(|s| s.input.choices.0.clone())
+            .collect();
         assert_eq!(kept, vec![vec![1, 1], vec![2, 0, 1]], "smallest first");
         assert_eq!(seeds.seeds[0].existing, Some(0));
         let skipped: Vec<String> = seeds
@@ -163,7 +181,12 @@ mod tests {
             .collect();
         assert_eq!(
             skipped,
-            vec!["000002.choices", "000003.choices", "000004.choices", "loose.txt"]
+            vec![
+                "000002.choices",
+                "000003.choices",
+                "000004.choices",
+                "loose.txt"
+            ]
         );
         assert!(seeds.skipped[0].reason.contains("out of bounds"));
         assert!(seeds.skipped[1].reason.contains("different grammar"));

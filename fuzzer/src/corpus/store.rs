@@ -94,7 +94,9 @@ impl DiskCorpus {
         let directory = self.directory(&info);
         let number = self.take_number(directory);
         let base = self.root.join(directory).join(format!("{number:06}"));
-        let io = |d: crate::diagnostic::Diagnostic| Error::os_error(std::io::Error::other(d.to_string()), "writing the corpus");
+        let io = |d: crate::diagnostic::Diagnostic| {
+            Error::os_error(std::io::Error::other(d.to_string()), "writing the corpus")
+        };
         crate::write_atomic(&base.with_extension("txt"), info.text.as_bytes()).map_err(io)?;
         saved.write(&base.with_extension("choices")).map_err(io)?;
         let mut info = info;
@@ -116,7 +118,9 @@ pub fn next_free_number(dir: &Path) -> u32 {
             let name = e.file_name();
             let name = name.to_string_lossy();
             let stem = name.split('.').next()?;
-            (stem.len() == 6).then(|| stem.parse::<u32>().ok()).flatten()
+            (stem.len() == 6)
+                .then(|| stem.parse::<u32>().ok())
+                .flatten()
         })
         .max()
         .map_or(0, |n| n + 1)
@@ -246,15 +250,27 @@ mod tests {
         assert_eq!(saved.grammar, 7);
         let meta = std::fs::read_to_string(dir.path().join("queue/000005.meta")).unwrap();
         assert!(meta.starts_with("size=8 valid=yes"), "{meta}");
-        assert_eq!(std::fs::read_to_string(dir.path().join("queue/000004.txt")).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("queue/000004.txt")).unwrap(),
+            "old"
+        );
 
         // An entry that exists on disk already keeps its number and files.
         let mut resumed = entry("print 2;", vec![1, 0, 3], None);
         resumed.metadata_mut::<EntryInfo>().unwrap().existing = Some(4);
         let id = store.add(resumed).unwrap();
-        let number = store.get(id).unwrap().borrow().metadata::<EntryInfo>().unwrap().number;
+        let number = store
+            .get(id)
+            .unwrap()
+            .borrow()
+            .metadata::<EntryInfo>()
+            .unwrap()
+            .number;
         assert_eq!(number, Some(4));
-        assert_eq!(std::fs::read_to_string(dir.path().join("queue/000004.txt")).unwrap(), "old");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("queue/000004.txt")).unwrap(),
+            "old"
+        );
         assert!(!dir.path().join("queue/000006.txt").exists());
     }
 
@@ -271,13 +287,31 @@ mod tests {
             frames: vec!["f (x.rs:1)".into()],
         };
         let mut store = DiskCorpus::new(dir.path(), Role::Faults, 7);
-        store.add(entry("a", vec![0], Some(fault(FaultKind::Panic)))).unwrap();
-        store.add(entry("b", vec![1], Some(fault(FaultKind::Timeout)))).unwrap();
-        store.add(entry("c", vec![2], Some(fault(FaultKind::Crash)))).unwrap();
-        assert_eq!(std::fs::read_to_string(dir.path().join("crashes/000000.txt")).unwrap(), "a");
-        assert_eq!(std::fs::read_to_string(dir.path().join("crashes/000001.txt")).unwrap(), "c");
-        assert_eq!(std::fs::read_to_string(dir.path().join("hangs/000000.txt")).unwrap(), "b");
+        store
+            .add(entry("a", vec![0], Some(fault(FaultKind::Panic))))
+            .unwrap();
+        store
+            .add(entry("b", vec![1], Some(fault(FaultKind::Timeout))))
+            .unwrap();
+        store
+            .add(entry("c", vec![2], Some(fault(FaultKind::Crash))))
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("crashes/000000.txt")).unwrap(),
+            "a"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("crashes/000001.txt")).unwrap(),
+            "c"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("hangs/000000.txt")).unwrap(),
+            "b"
+        );
         let meta = std::fs::read_to_string(dir.path().join("hangs/000000.meta")).unwrap();
-        assert!(meta.contains("kind=timeout") && meta.contains("\n  at f (x.rs:1)"), "{meta}");
+        assert!(
+            meta.contains("kind=timeout") && meta.contains("\n  at f (x.rs:1)"),
+            "{meta}"
+        );
     }
 }

@@ -93,7 +93,12 @@ pub struct FaultFeedback {
 }
 
 impl FaultFeedback {
-    pub fn new(replay: &ReplayObserver, edges: &EdgeObserver, bounds: Bounds, started: Instant) -> Self {
+    pub fn new(
+        replay: &ReplayObserver,
+        edges: &EdgeObserver,
+        bounds: Bounds,
+        started: Instant,
+    ) -> Self {
         Self {
             replay: replay.handle(),
             edges: edges.handle(),
@@ -210,11 +215,10 @@ where
             .get(&self.replay)
             .ok_or_else(|| Error::key_not_found("replay observer"))?
             .replay();
-        *testcase.input_mut() = Some(ChoiceInput::new(
-            replay.sample.choices.clone(),
-            self.bounds,
-        ));
-        let edges = observers.get(&self.edges).map_or(0, |e| e.hits().len() as u32);
+        *testcase.input_mut() = Some(ChoiceInput::new(replay.sample.choices.clone(), self.bounds));
+        let edges = observers
+            .get(&self.edges)
+            .map_or(0, |e| e.hits().len() as u32);
         let parent = parent_number(state);
         let mutator = state
             .metadata::<LastMutation>()

@@ -8,5 +8,7 @@ mod signature;
 mod validity;
 
 pub use fault::{Fault, FaultFeedback, FaultKind, SeenFaults};
-pub use signature::{SymbolCache, describe_frames, signature, stack_addresses, target_frames, warm_symbol_cache};
+pub use signature::{
+    SymbolCache, describe_frames, signature, stack_addresses, target_frames, warm_symbol_cache,
+};
 pub use validity::{CoverageHistory, Novelty, SaveCriteria, ValidityFeedback};

@@ -101,7 +101,11 @@ pub fn target_frames(cache: &mut SymbolCache) -> Vec<String> {
 pub fn describe_frames(addresses: &[usize], cache: &mut SymbolCache) -> Vec<String> {
     let mut frames = Vec::new();
     for &ip in addresses {
-        let logical = cache.frames.entry(ip).or_insert_with(|| resolve(ip)).clone();
+        let logical = cache
+            .frames
+            .entry(ip)
+            .or_insert_with(|| resolve(ip))
+            .clone();
         for frame in logical {
             frames.push(frame);
             if frames.len() == SHOWN_FRAMES {
@@ -166,14 +170,21 @@ mod tests {
 
     #[test]
     fn signature_is_the_fault_site_not_the_callers() {
-        let a = vec!["f (a.rs:1)".to_string(), "g (a.rs:2)".into(), "main (a.rs:4)".into()];
+        let a = vec![
+            "f (a.rs:1)".to_string(),
+            "g (a.rs:2)".into(),
+            "main (a.rs:4)".into(),
+        ];
         let b = vec!["f (a.rs:1)".to_string(), "h (a.rs:9)".into()];
         let c = vec!["f (a.rs:7)".to_string(), "g (a.rs:2)".into()];
         assert_eq!(signature("crash", None, &a), signature("crash", None, &b));
         assert_ne!(signature("crash", None, &a), signature("crash", None, &c));
         assert_ne!(signature("crash", None, &a), signature("oom", None, &a));
         // A hang is identified by its looping function, whatever line it was stopped at.
-        assert_eq!(signature("timeout", None, &a), signature("timeout", None, &c));
+        assert_eq!(
+            signature("timeout", None, &a),
+            signature("timeout", None, &c)
+        );
         // A panic by its location alone.
         assert_eq!(
             signature("panic", Some("x.rs:1:1"), &a),

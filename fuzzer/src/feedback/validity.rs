@@ -238,10 +238,7 @@ where
             .get(&self.edges)
             .ok_or_else(|| Error::key_not_found("edge observer"))?
             .hits();
-        *testcase.input_mut() = Some(ChoiceInput::new(
-            replay.sample.choices.clone(),
-            self.bounds,
-        ));
+        *testcase.input_mut() = Some(ChoiceInput::new(replay.sample.choices.clone(), self.bounds));
         let (valid, new_edges) = self.last;
         let mutation = state.metadata::<LastMutation>().ok().cloned();
         testcase.add_metadata(EntryInfo {

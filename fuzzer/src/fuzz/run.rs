@@ -8,21 +8,21 @@ use std::time::Instant;
 
 use libafl::HasMetadata;
 use libafl::corpus::Corpus;
+use libafl::corpus::HasCurrentCorpusId;
 use libafl::events::{SendExiting, SimpleRestartingEventManager};
 use libafl::executors::InProcessExecutor;
+use libafl::executors::hooks::inprocess::HasTimeout;
 use libafl::executors::hooks::timer::TimerStruct;
 use libafl::executors::inprocess::HasInProcessHooks;
 use libafl::fuzzer::{Evaluator, Fuzzer, StdFuzzer};
 use libafl::monitors::NopMonitor;
 use libafl::mutators::SingleChoiceScheduledMutator;
 use libafl::schedulers::Scheduler;
-use libafl::executors::hooks::inprocess::HasTimeout;
-use libafl::corpus::HasCurrentCorpusId;
 use libafl::state::{HasCorpus, HasExecutions, HasRand, StdState};
+use libafl_bolts::Error;
 use libafl_bolts::rands::{Rand, StdRand};
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
-use libafl_bolts::Error;
 use serde::{Deserialize, Serialize};
 
 use super::config::FuzzConfig;
@@ -34,7 +34,9 @@ use super::summary::Summary;
 use crate::choice::ChoiceInput;
 use crate::corpus::{DiskCorpus, EntryInfo, Manifest, OutDir, Role, SUMMARY, Seed, Seeds};
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::feedback::{CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record};
+use crate::feedback::{
+    CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record,
+};
 use crate::grammar::Grammar;
 use crate::mutators::{
     HavocMutator, LastMutation, Mutation, ParentTrees, RegenerateMutator, RepetitionEdit,
@@ -141,12 +143,19 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
         )
         .in_file(&prepared.out.root)
     })?;
-    serde_json::from_str(&text)
-        .map_err(|e| Diagnostic::error(format!("unreadable summary: {e}")).in_file(&summary_path).into())
+    serde_json::from_str(&text).map_err(|e| {
+        Diagnostic::error(format!("unreadable summary: {e}"))
+            .in_file(&summary_path)
+            .into()
+    })
 }
 
 /// The run's own queue (on resume) and then every `--seeds` directory, smallest input first.
-fn load_seeds(config: &FuzzConfig, grammar: &Grammar, out: &OutDir) -> Result<(Vec<Seed>, usize), Diagnostics> {
+fn load_seeds(
+    config: &FuzzConfig,
+    grammar: &Grammar,
+    out: &OutDir,
+) -> Result<(Vec<Seed>, usize), Diagnostics> {
     let mut all = Seeds::default();
     if out.resumed {
         let own = Seeds::load(&out.root.join("queue"), grammar, config.bounds, true)?;
@@ -159,7 +168,11 @@ fn load_seeds(config: &FuzzConfig, grammar: &Grammar, out: &OutDir) -> Result<(V
         all.skipped.extend(more.skipped);
     }
     for skipped in &all.skipped {
-        tracing::warn!("{}: skipped seed: {}", skipped.path.display(), skipped.reason);
+        tracing::warn!(
+            "{}: skipped seed: {}",
+            skipped.path.display(),
+            skipped.reason
+        );
     }
     all.seeds.sort_by_key(|s| s.size);
     Ok((all.seeds, all.skipped.len()))
@@ -171,9 +184,15 @@ fn fuzz(prepared: &Prepared, state: Option<State>, mut manager: Manager) -> Resu
     let replay = Rc::new(RefCell::new(Replay::default()));
     let replay_observer = ReplayObserver::new(Rc::clone(&replay));
     let edges = EdgeObserver::from_registered_counters();
-    let mut feedback =
-        ValidityFeedback::new(config.criteria, &edges, &replay_observer, config.bounds, prepared.started);
-    let mut objective = FaultFeedback::new(&replay_observer, &edges, config.bounds, prepared.started);
+    let mut feedback = ValidityFeedback::new(
+        config.criteria,
+        &edges,
+        &replay_observer,
+        config.bounds,
+        prepared.started,
+    );
+    let mut objective =
+        FaultFeedback::new(&replay_observer, &edges, config.bounds, prepared.started);
     let fingerprint = prepared.grammar.fingerprint();
     let mut state = match state {
         Some(mut state) => {
@@ -201,11 +220,31 @@ fn fuzz(prepared: &Prepared, state: Option<State>, mut manager: Manager) -> Resu
     match config.scheduler {
         SchedulerKind::Zest => {
             let scheduler = ZestScheduler::new(edges.size());
-            fuzz_with(prepared, &mut state, &mut manager, scheduler, feedback, objective, replay, replay_observer, edges)
+            fuzz_with(
+                prepared,
+                &mut state,
+                &mut manager,
+                scheduler,
+                feedback,
+                objective,
+                replay,
+                replay_observer,
+                edges,
+            )
         }
         SchedulerKind::Minimizer => {
             let scheduler = MinimizerQueue::new(&edges);
-            fuzz_with(prepared, &mut state, &mut manager, scheduler, feedback, objective, replay, replay_observer, edges)
+            fuzz_with(
+                prepared,
+                &mut state,
+                &mut manager,
+                scheduler,
+                feedback,
+                objective,
+                replay,
+                replay_observer,
+                edges,
+            )
         }
     }
 }
@@ -230,8 +269,15 @@ where
     let mut fuzzer = StdFuzzer::new(scheduler, feedback, objective);
     let harness_seed = state.rand_mut().next();
     let limit = config.memory_limit.filter(|_| memory_limit::installed());
-    let mut harness = Harness::new(prepared.grammar, bounds, harness_seed, replay, config.target, limit)
-        .map_err(|d| Error::illegal_argument(d.to_string()))?;
+    let mut harness = Harness::new(
+        prepared.grammar,
+        bounds,
+        harness_seed,
+        replay,
+        config.target,
+        limit,
+    )
+    .map_err(|d| Error::illegal_argument(d.to_string()))?;
     let mut run_one = |input: &ChoiceInput| harness.run(input);
     let mut executor = InProcessExecutor::builder()
         .harness(&mut run_one)
@@ -267,7 +313,9 @@ where
         let seeds_done = progress.seeds_done;
         if seeds_done < prepared.seeds.len() {
             let seed = &prepared.seeds[seeds_done];
-            state.metadata_or_insert_with(RunProgress::default).seeds_done += 1;
+            state
+                .metadata_or_insert_with(RunProgress::default)
+                .seeds_done += 1;
             *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
                 mutation: Mutation::Seed,
                 existing: seed.existing,
@@ -275,11 +323,17 @@ where
             fuzzer.evaluate_input(state, &mut executor, manager, &seed.input)?;
             continue;
         }
-        let want = if prepared.seeds.is_empty() { config.initial_inputs } else { 0 };
+        let want = if prepared.seeds.is_empty() {
+            config.initial_inputs
+        } else {
+            0
+        };
         if progress.generated >= want || stages.0.stop.reached(state).is_some() {
             break;
         }
-        state.metadata_or_insert_with(RunProgress::default).generated += 1;
+        state
+            .metadata_or_insert_with(RunProgress::default)
+            .generated += 1;
         generate_one(&mut fuzzer, state, &mut executor, manager)?;
         stages.0.status.tick(state);
     }
@@ -309,7 +363,12 @@ where
 
 /// An empty choice sequence is a fresh sample: the harness draws every decision, so a
 /// generated input is sampled once, not once to generate and again to execute.
-fn generate_one<E, Z>(fuzzer: &mut Z, state: &mut State, executor: &mut E, manager: &mut Manager) -> Result<(), Error>
+fn generate_one<E, Z>(
+    fuzzer: &mut Z,
+    state: &mut State,
+    executor: &mut E,
+    manager: &mut Manager,
+) -> Result<(), Error>
 where
     Z: Evaluator<E, Manager, ChoiceInput, State>,
 {
@@ -349,8 +408,11 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         map_size: prepared.map_size,
         corpus: corpus.count(),
         valid_share: valid as f64 / corpus.count().max(1) as f64,
-        exec_valid_share: history.map_or(0.0, |h| h.valid_execs as f64 / h.judged_execs.max(1) as f64),
-        favored: state.metadata::<Ownership>().map_or(0, Ownership::favored_count),
+        exec_valid_share: history
+            .map_or(0.0, |h| h.valid_execs as f64 / h.judged_execs.max(1) as f64),
+        favored: state
+            .metadata::<Ownership>()
+            .map_or(0, Ownership::favored_count),
         crashes: faults.0,
         hangs: faults.1,
         ooms: faults.2,

@@ -2,10 +2,10 @@
 
 use libafl::HasMetadata;
 use libafl::corpus::Corpus;
+use libafl::corpus::HasCurrentCorpusId;
 use libafl::fuzzer::{Evaluator, HasScheduler};
 use libafl::mutators::{MutationResult, Mutator};
 use libafl::stages::{Restartable, Stage};
-use libafl::corpus::HasCurrentCorpusId;
 use libafl::state::{HasCorpus, HasExecutions, HasLastFoundTime, HasSolutions};
 use libafl_bolts::Error;
 

@@ -42,7 +42,12 @@ impl Status {
             bar,
             log: show && !terminal,
             started,
-            next: Instant::now() + if terminal { DRAW_INTERVAL } else { LOG_INTERVAL },
+            next: Instant::now()
+                + if terminal {
+                    DRAW_INTERVAL
+                } else {
+                    LOG_INTERVAL
+                },
             last_execs: None,
         }
     }
@@ -51,7 +56,11 @@ impl Status {
     /// due.
     pub fn tick<S>(&mut self, state: &S)
     where
-        S: HasExecutions + HasMetadata + HasCorpus<ChoiceInput> + HasSolutions<ChoiceInput> + HasLastFoundTime,
+        S: HasExecutions
+            + HasMetadata
+            + HasCorpus<ChoiceInput>
+            + HasSolutions<ChoiceInput>
+            + HasLastFoundTime,
     {
         if self.bar.is_none() && !self.log {
             return;
@@ -60,7 +69,12 @@ impl Status {
         if now < self.next {
             return;
         }
-        self.next = now + if self.bar.is_some() { DRAW_INTERVAL } else { LOG_INTERVAL };
+        self.next = now
+            + if self.bar.is_some() {
+                DRAW_INTERVAL
+            } else {
+                LOG_INTERVAL
+            };
         let line = self.line(state, now);
         match &self.bar {
             Some(bar) => {
@@ -73,7 +87,11 @@ impl Status {
 
     fn line<S>(&mut self, state: &S, now: Instant) -> String
     where
-        S: HasExecutions + HasMetadata + HasCorpus<ChoiceInput> + HasSolutions<ChoiceInput> + HasLastFoundTime,
+        S: HasExecutions
+            + HasMetadata
+            + HasCorpus<ChoiceInput>
+            + HasSolutions<ChoiceInput>
+            + HasLastFoundTime,
     {
         let execs = *state.executions();
         // After a restart the first line has no window yet: show the whole run's rate.

@@ -128,7 +128,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "m" | "min" => 60.0,
         "h" => 3600.0,
         "d" => 86400.0,
-        _ => return Err(format!("unknown time unit '{unit}' in '{text}' (use s, m, h or d)")),
+        _ => {
+            return Err(format!(
+                "unknown time unit '{unit}' in '{text}' (use s, m, h or d)"
+            ));
+        }
     };
     if !value.is_finite() || value < 0.0 {
         return Err(format!("expected a non-negative duration, got '{text}'"));

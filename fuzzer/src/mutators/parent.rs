@@ -28,7 +28,10 @@ pub struct ParentTrees {
 pub type SharedTrees = Rc<RefCell<ParentTrees>>;
 
 impl ParentTrees {
-    pub fn new(grammar: &'static Grammar, bounds: Bounds) -> Result<Self, crate::diagnostic::Diagnostic> {
+    pub fn new(
+        grammar: &'static Grammar,
+        bounds: Bounds,
+    ) -> Result<Self, crate::diagnostic::Diagnostic> {
         Ok(Self {
             grammar,
             bounds,
@@ -47,7 +50,9 @@ impl ParentTrees {
     /// The tree `choices` replay to.
     pub fn parent<R: Rand>(&mut self, choices: &[u32], rng: &mut R) -> &Sample {
         if !self.valid || self.parent.choices.as_slice() != choices {
-            let _ = self.sampler.sample(choices, Replay::Repair, rng, &mut self.parent);
+            let _ = self
+                .sampler
+                .sample(choices, Replay::Repair, rng, &mut self.parent);
             render_into(self.grammar, &self.parent.tree, &mut self.parent_text);
             self.valid = true;
         }
@@ -88,7 +93,9 @@ pub fn symbol_of(grammar: &Grammar, tree: &DerivationTree, node: NodeId) -> Opti
     let NodeKind::Rule { rule, alternative } = nodes[parent].kind else {
         return None;
     };
-    let position = tree.children(NodeId(parent as u32)).position(|c| c == node)?;
+    let position = tree
+        .children(NodeId(parent as u32))
+        .position(|c| c == node)?;
     grammar
         .rule(rule)
         .alternatives

@@ -48,7 +48,8 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RegenerateMutator {
         let mut trees = self.trees.borrow_mut();
         let rng = state.rand_mut();
         let parent = trees.parent(input.choices.as_slice(), rng);
-        let candidates = nodes_with_choices(&parent.tree, |k| !matches!(k, NodeKind::Terminal { .. }));
+        let candidates =
+            nodes_with_choices(&parent.tree, |k| !matches!(k, NodeKind::Terminal { .. }));
         let Some(&node) = rng.choose(&candidates) else {
             return Ok(MutationResult::Skipped);
         };

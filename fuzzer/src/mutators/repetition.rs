@@ -111,15 +111,16 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RepetitionMutator {
         let tree = &parent.tree;
         // A repetition with a count choice: its span starts with the count, so either it has
         // no items, or its first item starts one choice later.
-        let candidates: Vec<NodeId> = nodes_with_choices(tree, |k| matches!(k, NodeKind::Repeat { .. }))
-            .into_iter()
-            .filter(|&id| {
-                let node = tree.node(id);
-                tree.children(id)
-                    .next()
-                    .is_none_or(|first| tree.node(first).choices_start == node.choices_start + 1)
-            })
-            .collect();
+        let candidates: Vec<NodeId> =
+            nodes_with_choices(tree, |k| matches!(k, NodeKind::Repeat { .. }))
+                .into_iter()
+                .filter(|&id| {
+                    let node = tree.node(id);
+                    tree.children(id).next().is_none_or(|first| {
+                        tree.node(first).choices_start == node.choices_start + 1
+                    })
+                })
+                .collect();
         let edited = (0..4).find_map(|_| {
             let &id = rng.choose(&candidates)?;
             let items = tree.children(id).count();

@@ -26,7 +26,11 @@ const MAX_NESTING: usize = 256;
 /// The choices that derive `rule` along its shortest word: the alternative of least yield
 /// ([`MinYield::best_alternative`]), optionals absent, repetitions at their minimum count, the
 /// first character of each class and the first pool value. `None` for an unproductive rule.
-pub fn minimal_rule_choices(grammar: &Grammar, min_yield: &MinYield, rule: RuleId) -> Option<Vec<u32>> {
+pub fn minimal_rule_choices(
+    grammar: &Grammar,
+    min_yield: &MinYield,
+    rule: RuleId,
+) -> Option<Vec<u32>> {
     let mut out = Vec::new();
     minimal_rule(grammar, min_yield, rule, 0, &mut out)?;
     Some(out)
@@ -116,7 +120,8 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for ShrinkMutator {
         let min_yield = Rc::clone(&trees.min_yield);
         let rng = state.rand_mut();
         let parent = trees.parent(input.choices.as_slice(), rng);
-        let candidates = nodes_with_choices(&parent.tree, |k| !matches!(k, NodeKind::Terminal { .. }));
+        let candidates =
+            nodes_with_choices(&parent.tree, |k| !matches!(k, NodeKind::Terminal { .. }));
         let mut mutant = None;
         for _ in 0..4 {
             let Some(&id) = rng.choose(&candidates) else {
@@ -138,7 +143,12 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for ShrinkMutator {
             if minimal.as_slice() == &parent.choices.as_slice()[start..end] {
                 continue;
             }
-            mutant = Some(replace_span(parent.choices.as_slice(), start, end, &minimal));
+            mutant = Some(replace_span(
+                parent.choices.as_slice(),
+                start,
+                end,
+                &minimal,
+            ));
             break;
         }
         let Some(mutant) = mutant else {

@@ -67,9 +67,10 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
             };
             let (start, end) = (picked.choices_start as usize, picked.choices_end as usize);
             let old = &parent.choices.as_slice()[start..end];
-            let donors = nodes_with_choices(&self.donor.tree, |k| {
-                matches!(k, NodeKind::Rule { rule: r, .. } if *r == rule)
-            });
+            let donors = nodes_with_choices(
+                &self.donor.tree,
+                |k| matches!(k, NodeKind::Rule { rule: r, .. } if *r == rule),
+            );
             let donor_spans: Vec<(usize, usize)> = donors
                 .iter()
                 .map(|&d| {

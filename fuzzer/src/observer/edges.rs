@@ -155,7 +155,12 @@ impl Named for EdgeObserver {
 }
 
 impl<I, S> Observer<I, S> for EdgeObserver {
-    fn post_exec(&mut self, _state: &mut S, _input: &I, _exit_kind: &ExitKind) -> Result<(), Error> {
+    fn post_exec(
+        &mut self,
+        _state: &mut S,
+        _input: &I,
+        _exit_kind: &ExitKind,
+    ) -> Result<(), Error> {
         self.harvest();
         Ok(())
     }
@@ -177,10 +182,22 @@ mod tests {
         assert_eq!(
             hits,
             vec![
-                Hit { edge: 1000, class: 1 },
-                Hit { edge: 1031, class: 4 },
-                Hit { edge: 1033, class: 128 },
-                Hit { edge: 1099, class: 16 },
+                Hit {
+                    edge: 1000,
+                    class: 1
+                },
+                Hit {
+                    edge: 1031,
+                    class: 4
+                },
+                Hit {
+                    edge: 1033,
+                    class: 128
+                },
+                Hit {
+                    edge: 1099,
+                    class: 16
+                },
             ]
         );
         assert!(map.iter().all(|&c| c == 0));

@@ -26,7 +26,9 @@ pub fn zest_energy(edges: u32, best_edges: u32, favored: bool, size: usize, mean
     let favor = if favored { FAVORED_FACTOR } else { 1.0 };
     let (low, high) = SIZE_FACTOR_RANGE;
     let smallness = (mean_size.max(1.0) / size.max(1) as f64).clamp(low, high);
-    (BASE_CHILDREN * coverage * favor * smallness).round().max(1.0) as u64
+    (BASE_CHILDREN * coverage * favor * smallness)
+        .round()
+        .max(1.0) as u64
 }
 
 #[cfg(test)]
@@ -40,7 +42,11 @@ mod tests {
         assert_eq!(zest_energy(100, 100, false, 10, 10.0), 50);
         assert_eq!(zest_energy(50, 100, true, 10, 10.0), 500);
         assert_eq!(zest_energy(50, 100, false, 5, 10.0), 50);
-        assert_eq!(zest_energy(50, 100, false, 1000, 10.0), 6, "size factor is clamped");
+        assert_eq!(
+            zest_energy(50, 100, false, 1000, 10.0),
+            6,
+            "size factor is clamped"
+        );
         assert!(zest_energy(0, 100, false, 10, 10.0) >= 1);
     }
 }

@@ -1,13 +1,13 @@
 //! LibAFL's corpus-minimizing scheduler, as the baseline the Zest scheduler is measured
 //! against (`--scheduler minimizer`).
 
+use libafl::HasMetadata;
 use libafl::corpus::CorpusId;
 use libafl::schedulers::{IndexesLenTimeMinimizerScheduler, QueueScheduler, Scheduler};
 use libafl::state::{HasCorpus, HasRand};
-use libafl::HasMetadata;
+use libafl_bolts::Error;
 use libafl_bolts::rands::Rand;
 use libafl_bolts::tuples::MatchName;
-use libafl_bolts::Error;
 
 use super::energy::Energy;
 use crate::choice::ChoiceInput;
@@ -25,7 +25,10 @@ pub struct MinimizerQueue {
 impl MinimizerQueue {
     pub fn new(edges: &EdgeObserver) -> Self {
         Self {
-            inner: IndexesLenTimeMinimizerScheduler::non_metadata_removing(edges, QueueScheduler::new()),
+            inner: IndexesLenTimeMinimizerScheduler::non_metadata_removing(
+                edges,
+                QueueScheduler::new(),
+            ),
         }
     }
 }
@@ -51,7 +54,11 @@ where
         self.inner.next(state)
     }
 
-    fn set_current_scheduled(&mut self, state: &mut S, next: Option<CorpusId>) -> Result<(), Error> {
+    fn set_current_scheduled(
+        &mut self,
+        state: &mut S,
+        next: Option<CorpusId>,
+    ) -> Result<(), Error> {
         self.inner.set_current_scheduled(state, next)
     }
 }

@@ -29,7 +29,9 @@ impl FromStr for SchedulerKind {
         match s {
             "zest" => Ok(Self::Zest),
             "minimizer" => Ok(Self::Minimizer),
-            _ => Err(format!("unknown scheduler '{s}' (expected zest or minimizer)")),
+            _ => Err(format!(
+                "unknown scheduler '{s}' (expected zest or minimizer)"
+            )),
         }
     }
 }

@@ -153,13 +153,19 @@ where
         let id = next.unwrap_or(first);
         if next.is_none() {
             let edges = self.edges;
-            state.metadata_or_insert_with(|| Ownership::new(edges)).cycles += 1;
+            state
+                .metadata_or_insert_with(|| Ownership::new(edges))
+                .cycles += 1;
         }
         self.set_current_scheduled(state, Some(id))?;
         Ok(id)
     }
 
-    fn set_current_scheduled(&mut self, state: &mut S, next: Option<CorpusId>) -> Result<(), Error> {
+    fn set_current_scheduled(
+        &mut self,
+        state: &mut S,
+        next: Option<CorpusId>,
+    ) -> Result<(), Error> {
         *state.corpus_mut().current_mut() = next;
         Ok(())
     }
@@ -169,9 +175,7 @@ impl<S> RemovableScheduler<ChoiceInput, S> for ZestScheduler {}
 
 impl<S: HasMetadata> Energy<S> for ZestScheduler {
     fn energy(&mut self, state: &mut S, id: CorpusId) -> Result<u64, Error> {
-        Ok(state
-            .metadata::<Ownership>()
-            .map_or(1, |o| o.energy(id.0)))
+        Ok(state.metadata::<Ownership>().map_or(1, |o| o.energy(id.0)))
     }
 }
 
