@@ -57,6 +57,10 @@ pub struct FuzzArgs {
     /// Scheduler: zest (cycling queue, favored entries, energy) or minimizer (LibAFL's).
     #[arg(long, default_value = "zest")]
     scheduler: SchedulerKind,
+    /// Record the first N executions and, at the end, replay them through a bare loop (sample,
+    /// render, run) in the same process; the summary then reports the engine's overhead.
+    #[arg(long, value_name = "N")]
+    measure_overhead: Option<usize>,
     /// Print the final summary as one line of JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -105,7 +109,14 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.memory_limit = (args.mem_limit > 0).then_some(args.mem_limit);
     config.scheduler = args.scheduler;
     config.show_status = true;
+    config.measure_overhead = args.measure_overhead;
     let summary = crate::fuzz::run(config)?;
+    if let Some(o) = &summary.overhead {
+        eprintln!(
+            "overhead over {} inputs: fuzzer {:.0} execs/s, bare loop {:.0} execs/s, ratio {:.3}",
+            o.inputs, o.fuzz_execs_per_sec, o.bare_execs_per_sec, o.ratio
+        );
+    }
     if args.json {
         println!(
             "{}",

@@ -251,7 +251,7 @@ fn run_forked(
                         .unwrap_or_default(),
                 ),
             };
-            let hits: Vec<u32> = edges.hits().iter().map(|h| h.edge).collect();
+            let hits: Vec<u32> = edges.edges().collect();
             let body = serde_json::json!({ "verdict": verdict, "message": message, "edges": hits })
                 .to_string();
             let mut pipe = std::fs::File::from_raw_fd(fds[1]);

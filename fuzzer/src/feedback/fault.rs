@@ -218,7 +218,7 @@ where
         *testcase.input_mut() = Some(ChoiceInput::new(replay.sample.choices.clone(), self.bounds));
         let edges = observers
             .get(&self.edges)
-            .map_or(0, |e| e.hits().len() as u32);
+            .map_or(0, EdgeObserver::edge_count);
         let parent = parent_number(state);
         let mutator = state
             .metadata::<LastMutation>()

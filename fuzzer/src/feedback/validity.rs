@@ -17,7 +17,7 @@ use super::fault::parent_number;
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
 use crate::mutators::LastMutation;
-use crate::observer::{EdgeObserver, Hit, ReplayObserver, Validity};
+use crate::observer::{EdgeObserver, HitWord, ReplayObserver, Validity};
 use crate::sampler::Bounds;
 
 /// Which inputs a campaign keeps.
@@ -31,14 +31,14 @@ pub enum SaveCriteria {
     ValidOnly,
 }
 
-/// Coverage seen so far, as OR-ed hit-count classes per edge. State metadata: it must survive
-/// LibAFL's restarts after a crash.
+/// Coverage seen so far, as OR-ed hit-count classes per edge, eight edges per word (the
+/// layout of [`HitWord`]). State metadata: it must survive LibAFL's restarts after a crash.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CoverageHistory {
     /// Over every input that was not rejected.
-    pub all: Vec<u8>,
+    pub all: Vec<u64>,
     /// Over valid inputs only.
-    pub valid: Vec<u8>,
+    pub valid: Vec<u64>,
     pub all_edges: u32,
     pub valid_edges: u32,
     /// Executions and wall time (since the Unix epoch) of the last new edge of the corpus's
@@ -61,34 +61,44 @@ pub struct Novelty {
 }
 
 impl Novelty {
-    fn record(history: &mut [u8], edges: &mut u32, hits: &[Hit]) -> Self {
+    /// One AND-NOT per word finds new classes; only words that have some (rare, once a
+    /// campaign is under way) are looked at byte by byte for new edges.
+    fn record(history: &mut [u64], edges: &mut u32, words: &[HitWord]) -> Self {
         let mut novelty = Novelty::default();
-        for hit in hits {
-            let seen = &mut history[hit.edge as usize];
-            if hit.class & !*seen != 0 {
-                novelty.new_class = true;
-                if *seen == 0 {
+        for word in words {
+            let Some(seen) = history.get_mut(word.index as usize) else {
+                continue;
+            };
+            if word.classes & !*seen == 0 {
+                continue;
+            }
+            novelty.new_class = true;
+            let before = seen.to_le_bytes();
+            for (old, new) in before.iter().zip(word.classes.to_le_bytes()) {
+                if *old == 0 && new != 0 {
                     novelty.new_edges += 1;
                     *edges += 1;
                 }
-                *seen |= hit.class;
             }
+            *seen |= word.classes;
         }
         novelty
     }
 }
 
 impl CoverageHistory {
+    /// A history for `size` counters.
     pub fn new(size: usize) -> Self {
+        let words = size.div_ceil(8);
         Self {
-            all: vec![0; size],
-            valid: vec![0; size],
+            all: vec![0; words],
+            valid: vec![0; words],
             ..Self::default()
         }
     }
 
     /// Folds one execution into the histories and says what it added to each.
-    pub fn record(&mut self, hits: &[Hit], valid: bool) -> (Novelty, Novelty) {
+    pub fn record(&mut self, hits: &[HitWord], valid: bool) -> (Novelty, Novelty) {
         let all = Novelty::record(&mut self.all, &mut self.all_edges, hits);
         let by_valid = if valid {
             Novelty::record(&mut self.valid, &mut self.valid_edges, hits)
@@ -199,7 +209,7 @@ where
         let hits = observers
             .get(&self.edges)
             .ok_or_else(|| Error::key_not_found("edge observer"))?
-            .hits();
+            .words();
         let executions = *state.executions();
         let history = state
             .metadata_map_mut()
@@ -234,10 +244,9 @@ where
             .get(&self.replay)
             .ok_or_else(|| Error::key_not_found("replay observer"))?
             .replay();
-        let hits = observers
+        let edges = observers
             .get(&self.edges)
-            .ok_or_else(|| Error::key_not_found("edge observer"))?
-            .hits();
+            .ok_or_else(|| Error::key_not_found("edge observer"))?;
         *testcase.input_mut() = Some(ChoiceInput::new(replay.sample.choices.clone(), self.bounds));
         let (valid, new_edges) = self.last;
         let mutation = state.metadata::<LastMutation>().ok().cloned();
@@ -246,14 +255,14 @@ where
             text: replay.text.clone(),
             valid,
             new_edges,
-            edges: hits.len() as u32,
+            edges: edges.edge_count(),
             parent: parent_number(state),
             mutator: mutation.map(|m| m.mutation.to_string()).unwrap_or_default(),
             found_at: self.started.elapsed().as_secs_f64(),
             ..EntryInfo::default()
         });
         testcase.add_metadata(MapIndexesMetadata::new(
-            hits.iter().map(|h| h.edge as usize).collect(),
+            edges.edges().map(|e| e as usize).collect(),
         ));
         Ok(())
     }
@@ -263,21 +272,30 @@ where
 mod tests {
     use super::*;
 
-    fn hits(edges: &[(u32, u8)]) -> Vec<Hit> {
-        edges
-            .iter()
-            .map(|&(edge, class)| Hit { edge, class })
-            .collect()
+    /// Words for `(edge, class)` pairs, as the edge observer reports them.
+    fn hits(edges: &[(u32, u8)]) -> Vec<HitWord> {
+        let mut words: Vec<HitWord> = Vec::new();
+        for &(edge, class) in edges {
+            let (index, shift) = (edge / 8, 8 * (edge % 8));
+            match words.iter_mut().find(|w| w.index == index) {
+                Some(w) => w.classes |= u64::from(class) << shift,
+                None => words.push(HitWord {
+                    index,
+                    classes: u64::from(class) << shift,
+                }),
+            }
+        }
+        words
     }
 
     #[test]
     fn zest_keeps_new_coverage_and_new_valid_coverage() {
-        let mut h = CoverageHistory::new(8);
+        let mut h = CoverageHistory::new(16);
         let zest = SaveCriteria::Zest;
         // An invalid input reaches edges 1 and 2 first: new coverage, kept.
-        let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1)]), false);
+        let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1), (9, 2)]), false);
         assert!(zest.keeps(false, all, by_valid));
-        assert_eq!(all.new_edges, 2);
+        assert_eq!(all.new_edges, 3);
         // The same edges again, invalid: nothing new, dropped.
         let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1)]), false);
         assert!(!zest.keeps(false, all, by_valid));
@@ -290,12 +308,12 @@ mod tests {
         let (all, by_valid) = h.record(&hits(&[(1, 8)]), false);
         assert!(all.new_class && all.new_edges == 0);
         assert!(zest.keeps(false, all, by_valid));
-        assert_eq!((h.all_edges, h.valid_edges), (2, 2));
+        assert_eq!((h.all_edges, h.valid_edges), (3, 2));
     }
 
     #[test]
     fn valid_only_keeps_only_valid_inputs() {
-        let mut h = CoverageHistory::new(8);
+        let mut h = CoverageHistory::new(16);
         let restricted = SaveCriteria::ValidOnly;
         let (all, by_valid) = h.record(&hits(&[(3, 1)]), false);
         assert!(!restricted.keeps(false, all, by_valid));

@@ -39,6 +39,9 @@ pub struct FuzzConfig {
     pub initial_inputs: usize,
     /// Show the status line (or periodic log lines when stderr is not a terminal).
     pub show_status: bool,
+    /// Record this many executions and replay them through a bare loop at the end, to
+    /// report the engine's overhead in the summary (`scripts/bench-overhead`).
+    pub measure_overhead: Option<usize>,
 }
 
 impl FuzzConfig {
@@ -57,6 +60,7 @@ impl FuzzConfig {
             scheduler: SchedulerKind::Zest,
             initial_inputs: DEFAULT_INITIAL_INPUTS,
             show_status: false,
+            measure_overhead: None,
         }
     }
 }

@@ -29,6 +29,8 @@ pub struct Harness {
     linked: LinkedTarget,
     target: Box<dyn Target>,
     memory_limit: Option<usize>,
+    /// Set when measuring the engine's overhead (see `overhead`).
+    pub recorder: Option<super::overhead::Recorder>,
 }
 
 impl Harness {
@@ -48,10 +50,14 @@ impl Harness {
             linked,
             target: (linked.make)(),
             memory_limit,
+            recorder: None,
         })
     }
 
     pub fn run(&mut self, input: &ChoiceInput) -> ExitKind {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.record(input.choices.as_slice());
+        }
         {
             let mut replay = self.replay.borrow_mut();
             let replay = &mut *replay;

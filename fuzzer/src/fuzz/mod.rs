@@ -5,6 +5,7 @@
 
 mod config;
 mod harness;
+mod overhead;
 mod run;
 mod stage;
 mod status;
@@ -13,6 +14,7 @@ mod summary;
 
 pub use config::{DEFAULT_INITIAL_INPUTS, DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, FuzzConfig};
 pub use harness::Harness;
+pub use overhead::{Overhead, Recorder};
 pub use run::run;
 pub use stop::{Saturation, Stop, StopCondition, StopReason, parse_duration};
 pub use summary::Summary;

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::FuzzConfig;
 use super::harness::Harness;
+use super::overhead::{Recorder, measure};
 use super::stage::ChildrenStage;
 use super::status::Status;
 use super::stop::Stop;
@@ -278,6 +279,7 @@ where
         limit,
     )
     .map_err(|d| Error::illegal_argument(d.to_string()))?;
+    harness.recorder = config.measure_overhead.map(Recorder::new);
     let mut run_one = |input: &ChoiceInput| harness.run(input);
     let mut executor = InProcessExecutor::builder()
         .harness(&mut run_one)
@@ -352,7 +354,11 @@ where
         fuzzer.fuzz_one(&mut stages, &mut executor, state, manager)?;
     };
     stages.0.status.finish();
-    let summary = summarize(prepared, state, &reason.to_string());
+    let mut summary = summarize(prepared, state, &reason.to_string());
+    drop(executor);
+    if let Some(recorder) = &harness.recorder {
+        summary.overhead = measure(recorder, prepared.grammar, bounds, config.target);
+    }
     let json = serde_json::to_string(&summary).expect("plain data serializes");
     crate::write_atomic(&prepared.out.root.join(SUMMARY), json.as_bytes())
         .map_err(|d| Error::illegal_state(d.to_string()))?;
@@ -422,6 +428,7 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         seeds_skipped: prepared.seeds_skipped,
         stop: stop.to_string(),
         out: prepared.out.root.clone(),
+        overhead: None,
     }
 }
 

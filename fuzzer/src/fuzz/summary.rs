@@ -39,4 +39,7 @@ pub struct Summary {
     pub seeds_skipped: usize,
     pub stop: String,
     pub out: PathBuf,
+    /// Present when the run measured the engine's overhead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<super::Overhead>,
 }

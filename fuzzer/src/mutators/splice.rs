@@ -1,6 +1,7 @@
 //! Splice in a subtree of the same rule from another corpus entry.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use libafl::HasMetadata;
 use libafl::corpus::{Corpus, CorpusId};
@@ -19,16 +20,22 @@ use crate::tree::NodeKind;
 /// corpus entry. Choices carry only decisions, never positions, so a span cut out of one
 /// derivation of R replays as a derivation of R anywhere R occurs; where the new position is
 /// deeper than the donor's, repairing replay closes it within the depth bound.
+///
+/// Donor trees are kept per corpus entry (corpus entries never change), so a donor is replayed
+/// once, not once per splice.
 pub struct SpliceMutator {
     trees: SharedTrees,
-    donor: Sample,
+    donors: HashMap<CorpusId, Sample, ahash::RandomState>,
 }
+
+/// Donor trees kept at most; beyond that the cache starts over.
+const DONOR_CACHE: usize = 1024;
 
 impl SpliceMutator {
     pub fn new(trees: SharedTrees) -> Self {
         Self {
             trees,
-            donor: Sample::default(),
+            donors: HashMap::default(),
         }
     }
 }
@@ -46,15 +53,23 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
         if count < 2 {
             return Ok(MutationResult::Skipped);
         }
-        let nth = state.rand_mut().below_or_zero(count);
-        let donor_id = state.corpus().nth(nth);
-        let donor_choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
-        if donor_choices == input.choices {
+        // Entries are never removed from the in-memory corpus, so ids are 0..count.
+        let donor_id = CorpusId(state.rand_mut().below_or_zero(count));
+        let mut trees = self.trees.borrow_mut();
+        if self.donors.len() >= DONOR_CACHE {
+            self.donors.clear();
+        }
+        if !self.donors.contains_key(&donor_id) {
+            let choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
+            let mut donor = Sample::default();
+            trees.sample(choices.as_slice(), state.rand_mut(), &mut donor);
+            self.donors.insert(donor_id, donor);
+        }
+        let donor = &self.donors[&donor_id];
+        if donor.choices == input.choices {
             return Ok(MutationResult::Skipped);
         }
-        let mut trees = self.trees.borrow_mut();
         let rng = state.rand_mut();
-        trees.sample(donor_choices.as_slice(), rng, &mut self.donor);
         let parent = trees.parent(input.choices.as_slice(), rng);
         let candidates = nodes_with_choices(&parent.tree, |k| matches!(k, NodeKind::Rule { .. }));
         for _ in 0..4 {
@@ -68,21 +83,21 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
             let (start, end) = (picked.choices_start as usize, picked.choices_end as usize);
             let old = &parent.choices.as_slice()[start..end];
             let donors = nodes_with_choices(
-                &self.donor.tree,
+                &donor.tree,
                 |k| matches!(k, NodeKind::Rule { rule: r, .. } if *r == rule),
             );
             let donor_spans: Vec<(usize, usize)> = donors
                 .iter()
                 .map(|&d| {
-                    let n = self.donor.tree.node(d);
+                    let n = donor.tree.node(d);
                     (n.choices_start as usize, n.choices_end as usize)
                 })
-                .filter(|&(s, e)| &self.donor.choices.as_slice()[s..e] != old)
+                .filter(|&(s, e)| &donor.choices.as_slice()[s..e] != old)
                 .collect();
             let Some(&(ds, de)) = rng.choose(&donor_spans) else {
                 continue;
             };
-            let middle = &self.donor.choices.as_slice()[ds..de];
+            let middle = &donor.choices.as_slice()[ds..de];
             input.choices.0 = replace_span(parent.choices.as_slice(), start, end, middle);
             drop(trees);
             record(state, Mutation::Splice);

@@ -14,30 +14,50 @@ struct Region {
     len: usize,
 }
 
-/// One edge the last execution took, with its hit count class.
+/// One 8-counter word of the map that the last execution touched, with every counter replaced
+/// by its hit-count class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Hit {
-    /// Index over all regions, in registration order.
-    pub edge: u32,
-    /// AFL's hit-count class (1, 2, 4, ... 128): loops that run a different number of times
-    /// count as different behaviour, but 40 and 41 iterations do not.
-    pub class: u8,
+pub struct HitWord {
+    /// Word index: counters `8 * index .. 8 * index + 8` over all regions.
+    pub index: u32,
+    /// Eight count classes, one byte each (0 for counters not hit).
+    pub classes: u64,
+}
+
+impl HitWord {
+    /// The edges of this word that were hit.
+    pub fn edges(self) -> impl Iterator<Item = u32> {
+        let bytes = self.classes.to_le_bytes();
+        (0..8u32)
+            .filter(move |&b| bytes[b as usize] != 0)
+            .map(move |b| self.index * 8 + b)
+    }
+
+    /// Number of edges of this word that were hit.
+    pub fn count(self) -> u32 {
+        self.classes
+            .to_le_bytes()
+            .iter()
+            .filter(|&&b| b != 0)
+            .count() as u32
+    }
 }
 
 /// Reads the SanitizerCoverage 8-bit counters of the code under test.
 ///
-/// A large compiler has tens of thousands of counters but one input touches a few hundred, so
-/// the observer scans the map once after each run, keeps only the hit entries (with their
-/// count classes) and clears exactly the words it found non-zero. Everything downstream
-/// (novelty, ownership, the scheduler) then works on the short list instead of the whole map,
-/// and there is no full-map reset before the next run. A full clear happens only at start-up,
-/// because the counters may hold hits from code that ran before the fuzzer took over.
+/// A large compiler has tens of thousands of counters but one input touches a few thousand,
+/// clustered. After each run the observer scans the map 32 bytes at a time, and for the few
+/// non-zero 8-byte words it keeps the word with its counters turned into AFL count classes,
+/// then clears the word. Novelty checks downstream then compare whole words against the
+/// history (one AND-NOT per eight edges), and the full map is never reset or compared. A full
+/// clear happens only at start-up, because the counters may hold hits from code that ran
+/// before the fuzzer took over.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct EdgeObserver {
     #[serde(skip)]
     regions: Vec<Region>,
     #[serde(skip)]
-    hits: Vec<Hit>,
+    words: Vec<HitWord>,
     size: usize,
 }
 
@@ -46,7 +66,8 @@ impl EdgeObserver {
 
     /// Takes the counter regions registered in this process (see
     /// `libafl_targets::COUNTERS_MAPS`): the target's own counters only, since the rustc
-    /// wrapper instruments nothing else.
+    /// wrapper instruments nothing else. Regions are laid end to end, each padded to a whole
+    /// number of words.
     pub fn from_registered_counters() -> Self {
         // SAFETY: the regions are registered by module constructors before `main` and never
         // change afterwards; the fuzzer is the only code that touches them besides the
@@ -62,24 +83,35 @@ impl EdgeObserver {
                 }
             })
             .collect();
-        let size = regions.iter().map(|r| r.len).sum();
+        let size = regions.iter().map(|r| r.len.div_ceil(8) * 8).sum();
         let mut observer = Self {
             regions,
-            hits: Vec::new(),
+            words: Vec::new(),
             size,
         };
         observer.clear_all();
         observer
     }
 
-    /// Number of counters: the size of the coverage space.
+    /// Number of counters (rounded up to whole words per region): the size of the coverage
+    /// space.
     pub fn size(&self) -> usize {
         self.size
     }
 
+    /// The words of the last execution that have hits, in index order.
+    pub fn words(&self) -> &[HitWord] {
+        &self.words
+    }
+
     /// The edges of the last execution, in index order.
-    pub fn hits(&self) -> &[Hit] {
-        &self.hits
+    pub fn edges(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().flat_map(|w| w.edges())
+    }
+
+    /// Number of edges the last execution hit.
+    pub fn edge_count(&self) -> u32 {
+        self.words.iter().map(|w| w.count()).sum()
     }
 
     fn clear_all(&mut self) {
@@ -89,47 +121,80 @@ impl EdgeObserver {
         }
     }
 
-    /// Collects the non-zero counters into `hits` and zeroes them.
+    /// Collects the non-zero words into [`Self::words`] and zeroes them in the map.
     pub fn harvest(&mut self) {
-        self.hits.clear();
+        self.words.clear();
         let mut base = 0u32;
         for region in &self.regions {
             // SAFETY: see `from_registered_counters`.
             let counters = unsafe { std::slice::from_raw_parts_mut(region.start, region.len) };
-            collect_hits(counters, base, &mut self.hits);
-            base += region.len as u32;
+            collect_words(counters, base, &mut self.words);
+            base += region.len.div_ceil(8) as u32;
         }
     }
 }
 
 /// Scans 32 bytes at a time: almost all of them are zero, and testing four words at once lets
 /// the compiler vectorize the common case.
-fn collect_hits(counters: &mut [u8], base: u32, hits: &mut Vec<Hit>) {
+fn collect_words(counters: &mut [u8], base: u32, words: &mut Vec<HitWord>) {
     const BLOCK: usize = 32;
     let mut blocks = counters.chunks_exact_mut(BLOCK);
-    let mut offset = 0u32;
+    let mut index = base;
     for block in &mut blocks {
-        let word = |i: usize| u64::from_ne_bytes(block[i..i + 8].try_into().expect("8 bytes"));
-        if word(0) | word(8) | word(16) | word(24) != 0 {
-            collect_bytes(block, base + offset, hits);
+        let word =
+            |i: usize| u64::from_le_bytes(block[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        let (a, b, c, d) = (word(0), word(1), word(2), word(3));
+        if a | b | c | d != 0 {
+            for (i, w) in [a, b, c, d].into_iter().enumerate() {
+                if w != 0 {
+                    words.push(HitWord {
+                        index: index + i as u32,
+                        classes: classify(w),
+                    });
+                }
+            }
             block.fill(0);
         }
-        offset += BLOCK as u32;
+        index += (BLOCK / 8) as u32;
     }
     let rest = blocks.into_remainder();
-    collect_bytes(rest, base + offset, hits);
-    rest.fill(0);
+    for chunk in rest.chunks_mut(8) {
+        let mut bytes = [0u8; 8];
+        bytes[..chunk.len()].copy_from_slice(chunk);
+        let w = u64::from_le_bytes(bytes);
+        if w != 0 {
+            words.push(HitWord {
+                index,
+                classes: classify(w),
+            });
+            chunk.fill(0);
+        }
+        index += 1;
+    }
 }
 
-fn collect_bytes(bytes: &[u8], base: u32, hits: &mut Vec<Hit>) {
-    for (i, &count) in bytes.iter().enumerate() {
-        if count != 0 {
-            hits.push(Hit {
-                edge: base + i as u32,
-                class: count_class(count),
-            });
-        }
+/// AFL's count classes of the eight counters of a word, two bytes per table lookup.
+fn classify(word: u64) -> u64 {
+    let table = class_table();
+    let mut out = 0u64;
+    for half in 0..4 {
+        let pair = ((word >> (16 * half)) & 0xffff) as usize;
+        out |= u64::from(table[pair]) << (16 * half);
     }
+    out
+}
+
+fn class_table() -> &'static [u16; 65536] {
+    static TABLE: std::sync::OnceLock<Box<[u16; 65536]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = Box::new([0u16; 65536]);
+        for (pair, entry) in table.iter_mut().enumerate() {
+            let low = count_class((pair & 0xff) as u8);
+            let high = count_class((pair >> 8) as u8);
+            *entry = u16::from(low) | (u16::from(high) << 8);
+        }
+        table
+    })
 }
 
 /// AFL's buckets: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128-255, as one bit each.
@@ -177,30 +242,29 @@ mod tests {
         map[31] = 3;
         map[33] = 200;
         map[99] = 9; // in the remainder after the last full block
-        let mut hits = Vec::new();
-        collect_hits(&mut map, 1000, &mut hits);
+        let mut words = Vec::new();
+        collect_words(&mut map, 1000, &mut words);
+        let indices: Vec<u32> = words.iter().map(|w| w.index).collect();
+        assert_eq!(indices, vec![1000, 1003, 1004, 1012]);
+        let edges: Vec<u32> = words.iter().flat_map(|w| w.edges()).collect();
+        assert_eq!(edges, vec![8000, 8031, 8033, 8099]);
         assert_eq!(
-            hits,
-            vec![
-                Hit {
-                    edge: 1000,
-                    class: 1
-                },
-                Hit {
-                    edge: 1031,
-                    class: 4
-                },
-                Hit {
-                    edge: 1033,
-                    class: 128
-                },
-                Hit {
-                    edge: 1099,
-                    class: 16
-                },
-            ]
+            words[1].classes >> 56,
+            4,
+            "count 3 is class 4, in the last byte"
         );
+        assert_eq!((words[2].classes >> 8) & 0xff, 128);
+        assert_eq!(words[3].classes >> 24, 16, "count 9 is class 16");
         assert!(map.iter().all(|&c| c == 0));
+    }
+
+    #[test]
+    fn word_classification_matches_the_byte_classes() {
+        let bytes = [0u8, 1, 2, 3, 5, 12, 100, 255];
+        let classes = classify(u64::from_le_bytes(bytes)).to_le_bytes();
+        for (b, c) in bytes.iter().zip(classes) {
+            assert_eq!(count_class(*b), c);
+        }
     }
 
     #[test]

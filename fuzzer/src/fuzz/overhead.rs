@@ -1,0 +1,93 @@
+//! The engine's overhead, measured against a bare loop over the same inputs.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
+
+use libafl_bolts::rands::StdRand;
+use serde::{Deserialize, Serialize};
+
+use crate::choice::Replay;
+use crate::grammar::Grammar;
+use crate::sampler::{Bounds, Sample, Sampler};
+use crate::target::LinkedTarget;
+use crate::text::render_into;
+
+/// Records the first `limit` inputs the harness executes, with the time it took the whole
+/// fuzzer (mutation, scheduling, feedback, corpus) to get through them.
+#[derive(Debug)]
+pub struct Recorder {
+    limit: usize,
+    inputs: Vec<Vec<u32>>,
+    started: Option<Instant>,
+    finished: Option<Instant>,
+}
+
+impl Recorder {
+    pub fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            inputs: Vec::with_capacity(limit.min(1 << 20)),
+            started: None,
+            finished: None,
+        }
+    }
+
+    /// Called by the harness before each execution.
+    pub fn record(&mut self, choices: &[u32]) {
+        if self.inputs.len() < self.limit {
+            self.started.get_or_insert_with(Instant::now);
+            self.inputs.push(choices.to_vec());
+        } else if self.finished.is_none() {
+            self.finished = Some(Instant::now());
+        }
+    }
+}
+
+/// Executions per second of the fuzzer and of the bare loop, over the same inputs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    pub inputs: usize,
+    pub fuzz_execs_per_sec: f64,
+    pub bare_execs_per_sec: f64,
+    /// fuzz / bare: the share of the bare rate the fuzzer keeps.
+    pub ratio: f64,
+}
+
+/// Replays what `recorder` saw through the bare pipeline (repairing replay, render, target)
+/// in this process, and compares the rates. The bare loop does exactly the work without
+/// which there would be no execution at all; everything else the fuzzer does is overhead.
+pub fn measure(
+    recorder: &Recorder,
+    grammar: &Grammar,
+    bounds: Bounds,
+    target: LinkedTarget,
+) -> Option<Overhead> {
+    let (Some(started), Some(finished)) = (recorder.started, recorder.finished) else {
+        return None;
+    };
+    let fuzz_secs = finished.duration_since(started).as_secs_f64();
+    let mut sampler = Sampler::new(grammar, bounds).ok()?;
+    let mut rng = StdRand::with_seed(0);
+    let mut sample = Sample::default();
+    let mut text = String::new();
+    let mut instance = (target.make)();
+    let bare_started = Instant::now();
+    for choices in &recorder.inputs {
+        let _ = sampler.sample(choices, Replay::Repair, &mut rng, &mut sample);
+        render_into(grammar, &sample.tree, &mut text);
+        let outcome = catch_unwind(AssertUnwindSafe(|| instance.run(text.as_bytes())));
+        if outcome.is_err() {
+            instance = (target.make)();
+        }
+    }
+    let bare_secs = bare_started.elapsed().as_secs_f64();
+    let n = recorder.inputs.len() as f64;
+    let fuzz = n / fuzz_secs.max(1e-9);
+    let bare = n / bare_secs.max(1e-9);
+    Some(Overhead {
+        inputs: recorder.inputs.len(),
+        fuzz_execs_per_sec: fuzz,
+        bare_execs_per_sec: bare,
+        ratio: fuzz / bare,
+    })
+}
