@@ -82,7 +82,11 @@ struct Prepared {
 /// calling `run` again with the same `out` resumes from the saved queue.
 pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let map_size = require_instrumented(config.target.name)?;
-    let grammar = Grammar::from_file(&config.grammar)?;
+    let imported = crate::import::load(&config.grammar)?;
+    for warning in &imported.warnings {
+        tracing::warn!("{warning}");
+    }
+    let grammar = imported.grammar;
     let analysis = crate::analysis::Analysis::new(&grammar);
     for warning in analysis.check(&grammar)? {
         tracing::warn!("{warning}");
