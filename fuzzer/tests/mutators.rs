@@ -18,6 +18,9 @@ use libafl::mutators::{MutationResult, Mutator};
 use libafl::state::{HasCorpus, StdState};
 use libafl_bolts::rands::StdRand;
 
+/// A mutator under test, with its name.
+type NamedMutator = (&'static str, Box<dyn Mutator<ChoiceInput, State>>);
+
 type State =
     StdState<InMemoryCorpus<ChoiceInput>, ChoiceInput, StdRand, InMemoryCorpus<ChoiceInput>>;
 
@@ -110,7 +113,7 @@ fn exercise(name: &str, mutator: &mut dyn Mutator<ChoiceInput, State>) -> (usize
 fn every_mutator_yields_derivations_within_the_bounds() {
     for name in GRAMMARS {
         let trees = ParentTrees::new(load(name), bounds()).unwrap().shared();
-        let mut mutators: Vec<(&str, Box<dyn Mutator<ChoiceInput, State>>)> = vec![
+        let mut mutators: Vec<NamedMutator> = vec![
             ("havoc", Box::new(HavocMutator::default())),
             (
                 "regenerate",

@@ -10,8 +10,8 @@ mod load;
 mod parse;
 mod plugin;
 mod reduce;
-mod seed;
 mod replay;
+mod seed;
 mod targets;
 mod validity;
 

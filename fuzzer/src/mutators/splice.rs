@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use libafl::HasMetadata;
 use libafl::corpus::{Corpus, CorpusId};
@@ -59,13 +60,16 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
         if self.donors.len() >= DONOR_CACHE {
             self.donors.clear();
         }
-        if !self.donors.contains_key(&donor_id) {
-            let choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
-            let mut donor = Sample::default();
-            trees.sample(choices.as_slice(), state.rand_mut(), &mut donor);
-            self.donors.insert(donor_id, donor);
-        }
-        let donor = &self.donors[&donor_id];
+        let donor = match self.donors.entry(donor_id) {
+            Entry::Occupied(cached) => cached.into_mut(),
+            Entry::Vacant(slot) => {
+                let choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
+                let mut donor = Sample::default();
+                trees.sample(choices.as_slice(), state.rand_mut(), &mut donor);
+                slot.insert(donor)
+            }
+        };
+        let donor = &*donor;
         if donor.choices == input.choices {
             return Ok(MutationResult::Skipped);
         }

@@ -231,6 +231,24 @@ impl<I, S> Observer<I, S> for EdgeObserver {
     }
 }
 
+/// The observer always reports which edges were hit ([`EdgeObserver::hits`]), and the corpus
+/// feedback stores them as `MapIndexesMetadata`, which is what LibAFL's minimizer schedulers
+/// require of an index-tracking observer.
+impl libafl::observers::CanTrack for EdgeObserver {
+    type WithIndexTracking = Self;
+    type WithNoveltiesTracking = Self;
+    const INDICES: bool = true;
+    const NOVELTIES: bool = false;
+
+    fn track_indices(self) -> Self {
+        self
+    }
+
+    fn track_novelties(self) -> Self {
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,23 +294,5 @@ mod tests {
             assert!(class >= last);
             last = class;
         }
-    }
-}
-
-/// The observer always reports which edges were hit ([`EdgeObserver::hits`]), and the corpus
-/// feedback stores them as `MapIndexesMetadata`, which is what LibAFL's minimizer schedulers
-/// require of an index-tracking observer.
-impl libafl::observers::CanTrack for EdgeObserver {
-    type WithIndexTracking = Self;
-    type WithNoveltiesTracking = Self;
-    const INDICES: bool = true;
-    const NOVELTIES: bool = false;
-
-    fn track_indices(self) -> Self {
-        self
-    }
-
-    fn track_novelties(self) -> Self {
-        self
     }
 }

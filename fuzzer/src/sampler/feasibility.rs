@@ -77,10 +77,6 @@ impl Slot {
     fn range(&self, (start, end): (u32, u32)) -> &[u32] {
         &self.alternatives[start as usize..end as usize]
     }
-    /// Looked up whenever a rule reaches the depth bound, i.e. many times per sample: ahash,
-    /// not SipHash.
-    by_saturated: HashMap<FixedBitSet, usize, ahash::RandomState>,
-    heights: Vec<Heights>,
 }
 
 impl Feasibility {
@@ -88,8 +84,6 @@ impl Feasibility {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
         let slots = vec![Slot::new(grammar, &empty)];
         let mut by_saturated = HashMap::new();
-        let heights = vec![Heights::compute(grammar, &empty)];
-        let mut by_saturated = HashMap::default();
         by_saturated.insert(empty, 0);
         Self {
             by_saturated,
