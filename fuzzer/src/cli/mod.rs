@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch. Every error a user can cause ends here as a located message
 //! on stderr and exit code 2.
 
+mod baseline;
 mod fuzz;
 mod generate;
 mod grammar_check;
@@ -52,6 +53,8 @@ enum Command {
     Reduce(reduce::ReduceArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
+    /// Run LibAFL's Nautilus fuzzer on the same grammar and target (the comparison baseline).
+    BaselineNautilus(baseline::BaselineArgs),
     /// Run every input of a corpus through the target; show verdicts and coverage.
     Replay(replay::ReplayArgs),
 }
@@ -120,6 +123,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Validity(args) => validity::run(args, linked),
         Command::Reduce(args) => reduce::run(args, linked),
         Command::Fuzz(args) => fuzz::run(args, linked),
+        Command::BaselineNautilus(args) => baseline::run(args, linked),
         Command::Replay(args) => replay::run(args, linked),
     };
     report(result)

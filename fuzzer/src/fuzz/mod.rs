@@ -3,6 +3,7 @@
 //! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
 //! under a restarting manager; `config`, `stop`, `summary` and `status` are its interface.
 
+pub mod baseline;
 mod config;
 mod harness;
 mod overhead;

@@ -1,0 +1,82 @@
+//! `bonsai baseline-nautilus`: LibAFL's Nautilus fuzzer on the same grammar and target, the
+//! peer that `scripts/compare-nautilus` measures Bonsai against.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{Failure, LinkedTarget};
+use crate::diagnostic::Diagnostic;
+use crate::fuzz::baseline::{BaselineConfig, DEFAULT_TREE_SIZE, run as run_baseline};
+use crate::fuzz::parse_duration;
+use crate::sampler::Bounds;
+
+#[derive(Args)]
+pub struct BaselineArgs {
+    /// The target to fuzz (runs the binary bonsai-TARGET).
+    #[arg(long)]
+    target: String,
+    /// The grammar, converted to Nautilus rules.
+    #[arg(long, value_name = "FILE")]
+    grammar: PathBuf,
+    /// Only M applies (pools offer their first M values); N and D have no Nautilus equivalent.
+    #[arg(long, value_name = "M,N,D")]
+    bounds: Bounds,
+    /// Stop after this long: 30s, 10m, 2h.
+    #[arg(long, value_parser = parse_duration)]
+    time: Option<std::time::Duration>,
+    /// Stop after this many executions.
+    #[arg(long, value_name = "N")]
+    execs: Option<u64>,
+    /// Output directory (new or empty); the corpus is written to DIR/queue as text.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    timeout_ms: u64,
+    /// Nautilus's tree size for generation.
+    #[arg(long, default_value_t = DEFAULT_TREE_SIZE)]
+    tree_size: usize,
+    /// Print the summary as one line of JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: BaselineArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    let Some(target) = linked.filter(|t| t.name == args.target) else {
+        return Err(Diagnostic::error(format!(
+            "target '{}' is not linked into this binary",
+            args.target
+        ))
+        .into());
+    };
+    if args.time.is_none() && args.execs.is_none() {
+        return Err(Diagnostic::error("give a budget: --time or --execs").into());
+    }
+    let summary = run_baseline(BaselineConfig {
+        target,
+        grammar: args.grammar,
+        bounds: args.bounds,
+        out: args.out,
+        seed: args.seed,
+        time: args.time,
+        execs: args.execs,
+        timeout: std::time::Duration::from_millis(args.timeout_ms.max(1)),
+        tree_size: args.tree_size,
+    })?;
+    if args.json {
+        println!("{}", serde_json::to_string(&summary).expect("plain data"));
+    } else {
+        eprintln!(
+            "nautilus: {} execs ({:.0}/s), {} edges, corpus {}, {} faults; output in {}",
+            summary.execs,
+            summary.execs_per_sec,
+            summary.edges,
+            summary.corpus,
+            summary.faults,
+            summary.out.display()
+        );
+    }
+    Ok(())
+}
