@@ -25,6 +25,6 @@ pub mod text;
 pub mod tree;
 
 mod fs_util;
-pub use fs_util::{create_dir, write_atomic};
+pub use fs_util::{create_dir, write_atomic, write_atomic_unsynced};
 pub mod lattice;
 pub mod reduce;

@@ -82,6 +82,7 @@ struct Prepared {
 /// calling `run` again with the same `out` resumes from the saved queue.
 pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let map_size = require_instrumented(config.target.name)?;
+    quiet_library_backtraces();
     let imported = crate::import::load(&config.grammar)?;
     for warning in &imported.warnings {
         tracing::warn!("{warning}");
@@ -153,6 +154,19 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
             .in_file(&summary_path)
             .into()
     })
+}
+
+/// Error libraries (anyhow, std's `Backtrace::capture`) record a stack trace for every error
+/// value when `RUST_BACKTRACE` is set, which many shells and CI images do; in a compiler
+/// rejecting most of its inputs that costs more than the compilation (a fifth of all time on
+/// starlark). Unless the user asked for library backtraces explicitly (`RUST_LIB_BACKTRACE`),
+/// they are turned off for the run. Panics are unaffected: their stacks come from the fault
+/// feedback.
+fn quiet_library_backtraces() {
+    if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
+        // SAFETY: called before the fuzzing process starts any thread.
+        unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
+    }
 }
 
 /// The run's own queue (on resume) and then every `--seeds` directory, smallest input first.
