@@ -1,7 +1,7 @@
 //! The engine's overhead, measured against a bare loop over the same inputs.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::Instant;
+use std::time::Duration;
 
 use libafl_bolts::rands::StdRand;
 use serde::{Deserialize, Serialize};
@@ -12,14 +12,27 @@ use crate::sampler::{Bounds, Sample, Sampler};
 use crate::target::LinkedTarget;
 use crate::text::render_into;
 
-/// Records the first `limit` inputs the harness executes, with the time it took the whole
+/// CPU time (user and system) this process has used. Both loops are timed in CPU time, not
+/// wall time: they run one after the other, and on a shared machine the load in the two
+/// windows differs, which would skew a wall-clock ratio either way.
+fn cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid out-pointer; the clock id is a constant the kernel knows.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+}
+
+/// Records the first `limit` inputs the harness executes, with the CPU time it took the whole
 /// fuzzer (mutation, scheduling, feedback, corpus) to get through them.
 #[derive(Debug)]
 pub struct Recorder {
     limit: usize,
     inputs: Vec<Vec<u32>>,
-    started: Option<Instant>,
-    finished: Option<Instant>,
+    started: Option<Duration>,
+    finished: Option<Duration>,
 }
 
 impl Recorder {
@@ -35,15 +48,15 @@ impl Recorder {
     /// Called by the harness before each execution.
     pub fn record(&mut self, choices: &[u32]) {
         if self.inputs.len() < self.limit {
-            self.started.get_or_insert_with(Instant::now);
+            self.started.get_or_insert_with(cpu_time);
             self.inputs.push(choices.to_vec());
         } else if self.finished.is_none() {
-            self.finished = Some(Instant::now());
+            self.finished = Some(cpu_time());
         }
     }
 }
 
-/// Executions per second of the fuzzer and of the bare loop, over the same inputs.
+/// Executions per CPU second of the fuzzer and of the bare loop, over the same inputs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Overhead {
     pub inputs: usize,
@@ -65,13 +78,13 @@ pub fn measure(
     let (Some(started), Some(finished)) = (recorder.started, recorder.finished) else {
         return None;
     };
-    let fuzz_secs = finished.duration_since(started).as_secs_f64();
+    let fuzz_secs = finished.saturating_sub(started).as_secs_f64();
     let mut sampler = Sampler::new(grammar, bounds).ok()?;
     let mut rng = StdRand::with_seed(0);
     let mut sample = Sample::default();
     let mut text = String::new();
     let mut instance = (target.make)();
-    let bare_started = Instant::now();
+    let bare_started = cpu_time();
     for choices in &recorder.inputs {
         let _ = sampler.sample(choices, Replay::Repair, &mut rng, &mut sample);
         render_into(grammar, &sample.tree, &mut text);
@@ -80,7 +93,7 @@ pub fn measure(
             instance = (target.make)();
         }
     }
-    let bare_secs = bare_started.elapsed().as_secs_f64();
+    let bare_secs = cpu_time().saturating_sub(bare_started).as_secs_f64();
     let n = recorder.inputs.len() as f64;
     let fuzz = n / fuzz_secs.max(1e-9);
     let bare = n / bare_secs.max(1e-9);
