@@ -48,8 +48,8 @@ impl Seeds {
     /// Reads every `.choices` file of `dir` (or of `dir/queue`) and replays it strictly: a
     /// sequence that the bounds do not admit, or that was recorded with another grammar, is
     /// reported in [`Seeds::skipped`], never silently dropped or silently repaired into a
-    /// different input. Text files without choices are reported too (importing text needs a
-    /// parser for the grammar). `own` marks the run's own queue, whose entries keep their
+    /// different input. Text files without choices are reported too (`bonsai import` turns them
+    /// into choice sequences). `own` marks the run's own queue, whose entries keep their
     /// numbers.
     pub fn load(
         dir: &Path,
@@ -75,7 +75,7 @@ impl Seeds {
                 Some("txt") if !path.with_extension("choices").exists() => {
                     seeds.skipped.push(Skipped {
                         path: path.clone(),
-                        reason: "a text file without a .choices file (text seeds need a parser for the grammar; only choice sequences are replayed)".into(),
+                        reason: "a text file without a .choices file: turn text seeds into choice sequences with `bonsai import` first".into(),
                     });
                     continue;
                 }
