@@ -24,7 +24,7 @@ pub use havoc::HavocMutator;
 pub use parent::{ParentTrees, SharedTrees, nodes_with_choices, symbol_of};
 pub use regenerate::RegenerateMutator;
 pub use repetition::{RepetitionEdit, RepetitionMutator, edit_item};
-pub use shrink::{ShrinkMutator, minimal_rule_choices};
+pub use shrink::ShrinkMutator;
 pub use splice::SpliceMutator;
 
 /// Where an input came from, as written in its metadata line.

@@ -5,10 +5,9 @@ use std::rc::Rc;
 
 use libafl_bolts::rands::Rand;
 
-use crate::analysis::MinYield;
 use crate::choice::Replay;
 use crate::grammar::{Grammar, Symbol};
-use crate::sampler::{Bounds, Sample, Sampler};
+use crate::sampler::{Bounds, MinimalDerivations, Sample, Sampler};
 use crate::text::render_into;
 use crate::tree::{DerivationTree, NodeId, NodeKind};
 
@@ -18,9 +17,11 @@ use crate::tree::{DerivationTree, NodeId, NodeKind};
 pub struct ParentTrees {
     pub grammar: &'static Grammar,
     pub bounds: Bounds,
-    pub min_yield: Rc<MinYield>,
+    /// Shortest derivations under the bounds, for the shrink mutator; cached per set of
+    /// saturated rules, so kept as long as the loop runs.
+    pub minimal: MinimalDerivations<'static>,
     sampler: Sampler<'static>,
-    parent: Sample,
+    pub(super) parent: Sample,
     parent_text: String,
     valid: bool,
 }
@@ -35,7 +36,7 @@ impl ParentTrees {
         Ok(Self {
             grammar,
             bounds,
-            min_yield: Rc::new(MinYield::compute(grammar)),
+            minimal: MinimalDerivations::new(grammar, bounds),
             sampler: Sampler::new(grammar, bounds)?,
             parent: Sample::default(),
             parent_text: String::new(),

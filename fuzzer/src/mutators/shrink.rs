@@ -1,7 +1,6 @@
 //! Replace a subtree by its minimal derivation.
 
 use std::borrow::Cow;
-use std::rc::Rc;
 
 use libafl::HasMetadata;
 use libafl::corpus::CorpusId;
@@ -10,79 +9,27 @@ use libafl::state::HasRand;
 use libafl_bolts::rands::Rand;
 use libafl_bolts::{Error, Named};
 
-use super::parent::{nodes_with_choices, symbol_of};
+use super::parent::{ParentTrees, nodes_with_choices, symbol_of};
 use super::{Mutation, SharedTrees, record, replace_span};
-use crate::analysis::MinYield;
-use crate::choice::{ChoiceInput, UNBOUNDED};
-use crate::grammar::{Grammar, RuleId, Symbol, Terminal};
+use crate::choice::ChoiceInput;
+use crate::grammar::{Grammar, Symbol};
 use crate::sampler::Sample;
 use crate::text::render_into;
-use crate::tree::NodeKind;
+use crate::tree::{DerivationTree, NodeId, NodeKind};
 
-/// Deepest minimal derivation followed; a grammar whose shortest words nest deeper than this
-/// is left alone rather than risking unbounded recursion.
-const MAX_NESTING: usize = 256;
-
-/// The choices that derive `rule` along its shortest word: the alternative of least yield
-/// ([`MinYield::best_alternative`]), optionals absent, repetitions at their minimum count, the
-/// first character of each class and the first pool value. `None` for an unproductive rule.
-pub fn minimal_rule_choices(
-    grammar: &Grammar,
-    min_yield: &MinYield,
-    rule: RuleId,
-) -> Option<Vec<u32>> {
-    let mut out = Vec::new();
-    minimal_rule(grammar, min_yield, rule, 0, &mut out)?;
-    Some(out)
-}
-
-fn minimal_rule(
-    grammar: &Grammar,
-    min_yield: &MinYield,
-    rule: RuleId,
-    depth: usize,
-    out: &mut Vec<u32>,
-) -> Option<()> {
-    if depth > MAX_NESTING {
-        return None;
-    }
-    let definition = grammar.rule(rule);
-    let best = min_yield.best_alternative[rule.index()]?;
-    if definition.alternatives.len() > 1 {
-        out.push(best as u32);
-    }
-    for symbol in &definition.alternatives[best].symbols {
-        minimal_symbol(grammar, min_yield, symbol, depth, out)?;
-    }
-    Some(())
-}
-
-fn minimal_symbol(
-    grammar: &Grammar,
-    min_yield: &MinYield,
-    symbol: &Symbol,
-    depth: usize,
-    out: &mut Vec<u32>,
-) -> Option<()> {
-    match *symbol {
-        Symbol::Terminal(t) => match grammar.terminal(t) {
-            Terminal::Class(class) if class.size() > 1 => out.push(0),
-            Terminal::Pool(p) if grammar.pools[p.index()].values.len() > 1 => out.push(0),
-            _ => {}
-        },
-        Symbol::Rule(r) => minimal_rule(grammar, min_yield, r, depth + 1, out)?,
-        Symbol::Optional(_) => out.push(0),
-        Symbol::Repeat { body, min, max } => {
-            let range = max.map_or(UNBOUNDED, |max| max - min + 1);
-            if range != 1 {
-                out.push(0);
-            }
-            for _ in 0..min {
-                minimal_rule(grammar, min_yield, body, depth + 1, out)?;
-            }
+/// Occurrences of each named rule on the path from the root down to `id`'s parent: where the
+/// depth bound stands at `id`, which decides which minimal derivation replays there unchanged.
+fn named_above(grammar: &Grammar, tree: &DerivationTree, id: NodeId, counts: &mut Vec<u32>) {
+    counts.clear();
+    counts.resize(grammar.named_rules, 0);
+    for node in &tree.nodes()[..id.index()] {
+        if node.end as usize > id.index()
+            && let NodeKind::Rule { rule, .. } = node.kind
+            && rule.index() < grammar.named_rules
+        {
+            counts[rule.index()] += 1;
         }
     }
-    Some(())
 }
 
 /// Replaces one subtree's span by the choices of its minimal derivation, and keeps the mutant
@@ -94,6 +41,8 @@ pub struct ShrinkMutator {
     trees: SharedTrees,
     scratch: Sample,
     text: String,
+    above: Vec<u32>,
+    minimal: Vec<u32>,
 }
 
 impl ShrinkMutator {
@@ -102,6 +51,8 @@ impl ShrinkMutator {
             trees,
             scratch: Sample::default(),
             text: String::new(),
+            above: Vec::new(),
+            minimal: Vec::new(),
         }
     }
 }
@@ -117,9 +68,13 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for ShrinkMutator {
     fn mutate(&mut self, state: &mut S, input: &mut ChoiceInput) -> Result<MutationResult, Error> {
         let mut trees = self.trees.borrow_mut();
         let grammar = trees.grammar;
-        let min_yield = Rc::clone(&trees.min_yield);
         let rng = state.rand_mut();
-        let parent = trees.parent(input.choices.as_slice(), rng);
+        trees.parent(input.choices.as_slice(), rng);
+        let ParentTrees {
+            ref parent,
+            ref mut minimal,
+            ..
+        } = *trees;
         let candidates =
             nodes_with_choices(&parent.tree, |k| !matches!(k, NodeKind::Terminal { .. }));
         let mut mutant = None;
@@ -128,26 +83,30 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for ShrinkMutator {
                 break;
             };
             let node = *parent.tree.node(id);
-            let minimal = match node.kind {
-                NodeKind::Rule { rule, .. } => minimal_rule_choices(grammar, &min_yield, rule),
-                _ => symbol_of(grammar, &parent.tree, id).and_then(|symbol| {
-                    let mut out = Vec::new();
-                    minimal_symbol(grammar, &min_yield, &symbol, 0, &mut out)?;
-                    Some(out)
-                }),
+            let symbol = match node.kind {
+                NodeKind::Rule { rule, .. } => Some(Symbol::Rule(rule)),
+                _ => symbol_of(grammar, &parent.tree, id),
             };
-            let Some(minimal) = minimal else {
+            let Some(symbol) = symbol else {
                 continue;
             };
+            named_above(grammar, &parent.tree, id, &mut self.above);
+            self.minimal.clear();
+            if minimal
+                .symbol(&symbol, &self.above, &mut self.minimal)
+                .is_none()
+            {
+                continue;
+            }
             let (start, end) = (node.choices_start as usize, node.choices_end as usize);
-            if minimal.as_slice() == &parent.choices.as_slice()[start..end] {
+            if self.minimal.as_slice() == &parent.choices.as_slice()[start..end] {
                 continue;
             }
             mutant = Some(replace_span(
                 parent.choices.as_slice(),
                 start,
                 end,
-                &minimal,
+                &self.minimal,
             ));
             break;
         }
