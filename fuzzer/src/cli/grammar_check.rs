@@ -1,12 +1,15 @@
 //! `bonsai grammar check FILE`
 
-use std::path::PathBuf;
+use std::fmt::{self, Write as _};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::Failure;
 use super::load::load_grammar;
-use crate::grammar::{Separator, Terminal};
+use crate::analysis::Analysis;
+use crate::grammar::{Grammar, Separator, Terminal};
 
 #[derive(Args)]
 pub struct CheckArgs {
@@ -16,6 +19,13 @@ pub struct CheckArgs {
 
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let (grammar, analysis) = load_grammar(&args.file)?;
+    let text = summary(&args.file, &grammar, &analysis).expect("writing to a String cannot fail");
+    // A reader that closed the pipe early (`| head`) has all it wanted.
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
+}
+
+fn summary(file: &Path, grammar: &Grammar, analysis: &Analysis) -> Result<String, fmt::Error> {
     let groups = grammar.rules.len() - grammar.named_rules;
     let (mut literals, mut classes, mut pools, mut layout) = (0, 0, 0, 0);
     for t in &grammar.terminals {
@@ -31,21 +41,25 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         .filter(|r| r.lexical)
         .count();
     let start = grammar.start.index();
-    println!("{}: ok", args.file.display());
-    println!(
+    let mut out = String::new();
+    writeln!(out, "{}: ok", file.display())?;
+    writeln!(
+        out,
         "  rules:     {} named ({} lexical), {} groups",
         grammar.named_rules, lexical, groups
-    );
+    )?;
     // A pool is a terminal: it is counted once, among the terminals, and only where it is used.
-    println!(
+    writeln!(
+        out,
         "  symbols:   {} ({} rules, {} terminals)",
         grammar.named_rules + grammar.terminals.len(),
         grammar.named_rules,
         grammar.terminals.len()
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  terminals: {literals} literals, {classes} classes, {pools} pools, {layout} layout tokens"
-    );
+    )?;
     for pool in &grammar.pools {
         let preview: Vec<String> = pool
             .values
@@ -53,13 +67,14 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             .take(4)
             .map(|v| format!("{v:?}"))
             .collect();
-        println!(
+        writeln!(
+            out,
             "  pool {}: {} values ({}{})",
             pool.name,
             pool.values.len(),
             preview.join(", "),
             if pool.values.len() > 4 { ", ..." } else { "" }
-        );
+        )?;
     }
     // Spelled as it would be written after `%layout`.
     let separator = match &grammar.layout.separator {
@@ -69,9 +84,10 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         Separator::Text(t) if t == "\n" => "newline".to_string(),
         Separator::Text(t) => format!("{t:?}"),
     };
-    println!(
+    writeln!(
+        out,
         "  start:     {} (min height {}, shortest word {} chars); layout {separator}",
         grammar.rules[start].name, analysis.heights.rule[start], analysis.min_yield.rule[start]
-    );
-    Ok(())
+    )?;
+    Ok(out)
 }
