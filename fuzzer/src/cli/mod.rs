@@ -2,6 +2,7 @@
 //! on stderr and exit code 2.
 
 mod baseline;
+mod campaign;
 mod fuzz;
 mod generate;
 mod grammar_check;
@@ -53,6 +54,9 @@ enum Command {
     Reduce(reduce::ReduceArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
+    /// Run the Bonsai lattice of fuzzers: every F(m,n,d,v) up to max bounds, seeded by its
+    /// predecessors; resumable with --resume.
+    Campaign(campaign::CampaignArgs),
     /// Run LibAFL's Nautilus fuzzer on the same grammar and target (the comparison baseline).
     BaselineNautilus(baseline::BaselineArgs),
     /// Run every input of a corpus through the target; show verdicts and coverage.
@@ -123,6 +127,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Validity(args) => validity::run(args, linked),
         Command::Reduce(args) => reduce::run(args, linked),
         Command::Fuzz(args) => fuzz::run(args, linked),
+        Command::Campaign(args) => campaign::run(args, linked),
         Command::BaselineNautilus(args) => baseline::run(args, linked),
         Command::Replay(args) => replay::run(args, linked),
     };

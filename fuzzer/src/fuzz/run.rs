@@ -117,6 +117,7 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
         map_size,
     };
     crate::feedback::warm_symbol_cache();
+    let supervisor = std::process::id();
     let launched = catch_unwind(AssertUnwindSafe(|| {
         let mut shmem = StdShMemProvider::new()?;
         Manager::launch(NopMonitor::new(), &mut shmem, true)
@@ -124,6 +125,7 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
     match launched {
         Ok(Ok((state, manager))) => {
             // The fuzzing process.
+            die_with_supervisor(supervisor);
             let code = match fuzz(&prepared, state, manager) {
                 Ok(()) => 0,
                 Err(e) => {
@@ -155,6 +157,24 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
             .into()
     })
 }
+
+/// A fuzzing process whose supervisor died has nobody to restart it or to read its summary,
+/// and would go on writing into the output directory while a resumed run (a campaign's
+/// `--resume`) starts writing there too. The supervisor itself dies with whoever started it
+/// when that parent asks for it (`bonsai campaign` does).
+#[cfg(target_os = "linux")]
+fn die_with_supervisor(supervisor: u32) {
+    // SAFETY: plain system calls without memory arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+        if libc::getppid() as u32 != supervisor {
+            libc::_exit(1);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_supervisor(_supervisor: u32) {}
 
 /// Error libraries (anyhow, std's `Backtrace::capture`) record a stack trace for every error
 /// value when `RUST_BACKTRACE` is set, which many shells and CI images do; in a compiler

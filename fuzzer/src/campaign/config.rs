@@ -1,0 +1,57 @@
+//! What a campaign is asked to do: a new one, or a resumed one.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::sampler::Bounds;
+
+/// How long each node fuzzes: the first budget reached stops it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeBudget {
+    /// Fixed wall time; always set, so that a node that never saturates still ends.
+    pub time: Duration,
+    /// Saturation: no new edge for this long.
+    pub saturate_time: Option<Duration>,
+    /// Saturation: no new edge for this many executions.
+    pub saturate_execs: Option<u64>,
+    /// A fixed number of executions (reproducible runs, tests).
+    pub execs: Option<u64>,
+}
+
+/// A new campaign.
+#[derive(Clone, Debug)]
+pub struct NewCampaign {
+    pub target: String,
+    pub grammar: PathBuf,
+    pub max_bounds: Bounds,
+    pub budget: NodeBudget,
+    pub jobs: usize,
+    pub seed: u64,
+    pub timeout_ms: u64,
+}
+
+/// Either start `DIR` afresh or continue the campaign recorded in `DIR/campaign.json`.
+#[derive(Clone, Debug)]
+pub enum CampaignMode {
+    New(NewCampaign),
+    /// Resume; `jobs` overrides the recorded number of parallel nodes (a different machine).
+    Resume {
+        jobs: Option<usize>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct CampaignConfig {
+    pub out: PathBuf,
+    pub mode: CampaignMode,
+    /// The program started for each node as `PROGRAM fuzz --target T ...`: the running
+    /// `bonsai` or `bonsai-T` binary.
+    pub program: PathBuf,
+    /// Show the lattice view (a live view on a terminal, log lines otherwise).
+    pub show_progress: bool,
+}
+
+/// One process per core by default: nodes are independent single-threaded fuzzers.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}

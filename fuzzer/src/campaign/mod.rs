@@ -1,0 +1,30 @@
+//! Bonsai campaigns: the whole lattice of fuzzers, run as child processes of this binary
+//! (`bonsai fuzz` per node), resumable at any moment from what is on disk.
+//!
+//! `config` is what was asked, `state` is `campaign.json`, `worklist` starts ready nodes
+//! and records their ends, `seeds` merges predecessors' queues, `runner` owns one child,
+//! `progress` reads what a child has done, `view` draws the lattice, `log` is
+//! `campaign.log`, `lock` keeps one campaign per directory, `signal` turns Ctrl-C into a
+//! clean stop.
+
+mod config;
+mod lock;
+mod log;
+mod progress;
+mod run;
+mod runner;
+pub mod seeds;
+mod signal;
+mod state;
+mod summary;
+mod view;
+mod worklist;
+
+pub use config::{CampaignConfig, CampaignMode, NewCampaign, NodeBudget, default_jobs};
+pub use log::LOG_FILE;
+pub use progress::{COVERAGE_CSV, NodeProgress};
+pub use run::run;
+pub use state::{CampaignState, NodeState, NodeStatus, STATE_FILE, load_state};
+pub use summary::CampaignSummary;
+pub use view::{estimate_left, render};
+pub use worklist::{LOGS_DIR, NODES_DIR, SEEDS_DIR};

@@ -1,0 +1,93 @@
+//! What a running node has done so far, read from its output directory.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// The fuzz loop appends `secs,execs,edges,corpus,valid,crashes,hangs` to this file about
+/// once a second.
+pub const COVERAGE_CSV: &str = "coverage.csv";
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NodeProgress {
+    pub execs_per_sec: Option<f64>,
+    pub edges: Option<u64>,
+    pub corpus: usize,
+}
+
+impl NodeProgress {
+    /// From the last line of `coverage.csv` when the fuzz loop writes one; otherwise only the
+    /// number of complete entries in the queue is known.
+    pub fn read(node_dir: &Path) -> NodeProgress {
+        if let Some(progress) = last_line(&node_dir.join(COVERAGE_CSV)).and_then(|l| parse(&l)) {
+            return progress;
+        }
+        NodeProgress {
+            corpus: count_entries(&node_dir.join("queue")),
+            ..NodeProgress::default()
+        }
+    }
+}
+
+fn parse(line: &str) -> Option<NodeProgress> {
+    let fields: Vec<&str> = line.trim().split(',').collect();
+    if fields.len() < 4 {
+        return None;
+    }
+    let secs: f64 = fields[0].parse().ok()?;
+    let execs: f64 = fields[1].parse().ok()?;
+    Some(NodeProgress {
+        execs_per_sec: (secs > 0.0).then(|| execs / secs),
+        edges: Some(fields[2].parse().ok()?),
+        corpus: fields[3].parse().ok()?,
+    })
+}
+
+/// The last complete line of a file that may be growing, reading only its tail.
+fn last_line(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let start = len.saturating_sub(4096);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut tail = String::new();
+    file.read_to_string(&mut tail).ok()?;
+    let complete = &tail[..tail.rfind('\n')?];
+    complete.lines().last().map(str::to_string)
+}
+
+pub fn count_entries(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "meta"))
+            .count()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_last_complete_csv_line_or_counts_the_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("queue")).unwrap();
+        std::fs::write(dir.path().join("queue/000000.meta"), "x").unwrap();
+        std::fs::write(dir.path().join("queue/000001.meta"), "x").unwrap();
+        assert_eq!(
+            NodeProgress::read(dir.path()),
+            NodeProgress {
+                corpus: 2,
+                ..NodeProgress::default()
+            }
+        );
+        std::fs::write(
+            dir.path().join(COVERAGE_CSV),
+            "secs,execs,edges,corpus,valid,crashes,hangs\n2.0,1000,40,7,5,0,0\n4.0,3000,45,9,6,0,0\n5.0,40",
+        )
+        .unwrap();
+        let p = NodeProgress::read(dir.path());
+        assert_eq!(p.edges, Some(45));
+        assert_eq!(p.corpus, 9);
+        assert_eq!(p.execs_per_sec, Some(750.0));
+    }
+}

@@ -1,0 +1,173 @@
+//! `campaign::run`: create or reopen the campaign directory, then drive the work list.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::config::{CampaignConfig, CampaignMode, NewCampaign};
+use super::lock::DirLock;
+use super::log::{CampaignLog, unix_now};
+use super::signal;
+use super::state::{CampaignState, NodeStatus, STATE_FILE, VERSION, load_with_lattice};
+use super::summary::CampaignSummary;
+use super::view::LatticeView;
+use super::worklist::{LOGS_DIR, NODES_DIR, Outcome, SEEDS_DIR, WorkList};
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::lattice::Lattice;
+
+/// Runs (or resumes) a campaign until every node is done, a node fails for good, or Ctrl-C.
+/// Everything is on disk as it happens: `campaign.json` after every change of state, each
+/// node's queue as its fuzzer saves inputs, so a campaign killed at any moment resumes with
+/// `CampaignMode::Resume` and loses no saved input.
+pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
+    let started = Instant::now();
+    let dir = config.out.as_path();
+    let (state, lattice, lock, jobs, mut log) = match &config.mode {
+        CampaignMode::New(new) => {
+            let (state, lattice) = create(dir, new)?;
+            let lock = DirLock::acquire(dir)?;
+            let mut log = CampaignLog::open(dir)?;
+            log.event(&format!(
+                "campaign created: target {}, grammar {}, max bounds {}, {} nodes, {} jobs",
+                state.target,
+                state.grammar.display(),
+                state.max_bounds,
+                state.nodes.len(),
+                state.jobs
+            ));
+            (state, lattice, lock, new.jobs, log)
+        }
+        CampaignMode::Resume { jobs } => {
+            let (mut state, lattice) = load_with_lattice(dir)?;
+            let lock = DirLock::acquire(dir)?;
+            check_grammar(&state)?;
+            let mut log = CampaignLog::open(dir)?;
+            let mut interrupted = Vec::new();
+            for node in &mut state.nodes {
+                if matches!(node.state, NodeStatus::Running | NodeStatus::Failed) {
+                    interrupted.push(node.name.clone());
+                    node.state = NodeStatus::Waiting;
+                }
+            }
+            let jobs = jobs.unwrap_or(state.jobs);
+            state.save(dir)?;
+            log.event(&format!(
+                "campaign resumed: {}/{} nodes done, {} restarting from their queues ({}), {jobs} jobs",
+                state.count(NodeStatus::Done),
+                state.nodes.len(),
+                interrupted.len(),
+                interrupted.join(", ")
+            ));
+            (state, lattice, lock, jobs, log)
+        }
+    };
+    for sub in [NODES_DIR, SEEDS_DIR, LOGS_DIR] {
+        crate::create_dir(&dir.join(sub))?;
+    }
+    log.event("working");
+    signal::install();
+    let worklist = WorkList {
+        dir,
+        state,
+        lattice,
+        program: config.program.clone(),
+        jobs,
+        log,
+        view: LatticeView::new(config.show_progress),
+    };
+    let (state, outcome) = worklist.drive()?;
+    let mut log = CampaignLog::open(dir)?;
+    let (interrupted, failed) = match outcome {
+        Outcome::Complete => {
+            log.event("campaign complete");
+            (false, Vec::new())
+        }
+        Outcome::Interrupted => {
+            log.event("campaign interrupted; `bonsai campaign --resume` continues it");
+            (true, Vec::new())
+        }
+        Outcome::Blocked(failed) => {
+            log.event(&format!(
+                "campaign stopped: nodes failed ({}); their successors cannot run",
+                failed.join(", ")
+            ));
+            (false, failed)
+        }
+    };
+    drop(lock);
+    Ok(CampaignSummary {
+        dir: dir.to_path_buf(),
+        top: state.top.clone(),
+        nodes: state.nodes.len(),
+        done: state.count(NodeStatus::Done),
+        failed,
+        interrupted,
+        elapsed_secs: started.elapsed().as_secs_f64(),
+        node_secs: state.nodes.iter().map(|n| n.elapsed_secs).sum(),
+        top_summary: state.node(&state.top).and_then(|n| n.summary.clone()),
+    })
+}
+
+/// A new campaign directory with every node waiting. Refuses a directory that already holds
+/// a campaign (that is what `--resume` is for) or anything else.
+fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Diagnostics> {
+    if dir.join(STATE_FILE).exists() {
+        return Err(Diagnostic::error(
+            "this directory holds a campaign already; continue it with `bonsai campaign --resume DIR`, or choose another --out",
+        )
+        .in_file(dir)
+        .into());
+    }
+    if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+        return Err(Diagnostic::error(
+            "the output directory is not empty and holds no campaign; choose an empty or new directory",
+        )
+        .in_file(dir)
+        .into());
+    }
+    let grammar = std::fs::canonicalize(&new.grammar).map_err(|e| {
+        Diagnostic::error(format!("grammar file not found: {e}")).in_file(&new.grammar)
+    })?;
+    let fingerprint = fingerprint(&grammar)?;
+    let lattice = Lattice::new(new.max_bounds);
+    crate::create_dir(dir)?;
+    let state = CampaignState {
+        version: VERSION,
+        target: new.target.clone(),
+        grammar,
+        grammar_fingerprint: fingerprint,
+        max_bounds: new.max_bounds.to_string(),
+        node_time_secs: new.budget.time.as_secs_f64(),
+        saturate_secs: new.budget.saturate_time.map(|t| t.as_secs_f64()),
+        saturate_execs: new.budget.saturate_execs,
+        node_execs: new.budget.execs,
+        jobs: new.jobs,
+        seed: new.seed,
+        timeout_ms: new.timeout_ms,
+        created_unix: unix_now(),
+        nodes: CampaignState::nodes_of(&lattice),
+        top: lattice.top().slug(),
+    };
+    state.save(dir)?;
+    Ok((state, lattice))
+}
+
+fn fingerprint(grammar: &Path) -> Result<String, Diagnostics> {
+    let imported = crate::import::load(grammar)?;
+    Ok(format!("{:016x}", imported.grammar.fingerprint()))
+}
+
+/// The saved queues are choice sequences: they mean the same inputs only under the same
+/// grammar.
+fn check_grammar(state: &CampaignState) -> Result<(), Diagnostics> {
+    let now = fingerprint(&state.grammar)?;
+    if now != state.grammar_fingerprint {
+        return Err(Diagnostic::error(format!(
+            "the grammar changed since the campaign started (fingerprint {} then, {now} now); \
+             its saved choice sequences would mean different inputs. Restore the grammar or start a new campaign",
+            state.grammar_fingerprint
+        ))
+        .in_file(&state.grammar)
+        .into());
+    }
+    Ok(())
+}

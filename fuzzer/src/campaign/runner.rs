@@ -1,0 +1,175 @@
+//! One node's fuzzing process: `PROGRAM fuzz ...` as a child of the campaign.
+
+use std::fs::OpenOptions;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use super::config::NodeBudget;
+use crate::diagnostic::Diagnostic;
+
+/// Everything the child's command line is made of.
+#[derive(Clone, Debug)]
+pub struct NodeCommand {
+    pub program: PathBuf,
+    pub target: String,
+    pub grammar: PathBuf,
+    pub bounds: String,
+    pub valid_only: bool,
+    pub seeds: Option<PathBuf>,
+    pub out: PathBuf,
+    pub seed: u64,
+    pub timeout_ms: u64,
+    pub budget: NodeBudget,
+    /// The child's stderr (its status lines and warnings) is appended here.
+    pub log: PathBuf,
+}
+
+impl NodeCommand {
+    pub fn args(&self) -> Vec<String> {
+        let mut args = vec![
+            "fuzz".to_string(),
+            "--target".into(),
+            self.target.clone(),
+            "--grammar".into(),
+            self.grammar.display().to_string(),
+            "--bounds".into(),
+            self.bounds.clone(),
+            "--out".into(),
+            self.out.display().to_string(),
+            "--seed".into(),
+            self.seed.to_string(),
+            "--timeout-ms".into(),
+            self.timeout_ms.to_string(),
+            "--time".into(),
+            format!("{:.3}s", self.budget.time.as_secs_f64()),
+        ];
+        if self.valid_only {
+            args.push("--valid-only".into());
+        }
+        if let Some(seeds) = &self.seeds {
+            args.push("--seeds".into());
+            args.push(seeds.display().to_string());
+        }
+        if let Some(t) = self.budget.saturate_time {
+            args.push("--saturate-time".into());
+            args.push(format!("{:.3}s", t.as_secs_f64()));
+        }
+        if let Some(n) = self.budget.saturate_execs {
+            args.push("--saturate-execs".into());
+            args.push(n.to_string());
+        }
+        if let Some(n) = self.budget.execs {
+            args.push("--execs".into());
+            args.push(n.to_string());
+        }
+        args
+    }
+}
+
+/// A running node.
+pub struct NodeProcess {
+    pub name: String,
+    pub dir: PathBuf,
+    child: Child,
+    pub started: Instant,
+    /// Wall time the node had already spent in earlier attempts.
+    pub earlier_secs: f64,
+}
+
+impl NodeProcess {
+    /// Starts the child. It dies with the campaign (Linux: the parent-death signal), so a
+    /// `kill -9` of the campaign never leaves a fuzzer writing into a node that a resumed
+    /// campaign is about to restart.
+    pub fn spawn(
+        name: String,
+        command: &NodeCommand,
+        earlier_secs: f64,
+    ) -> Result<NodeProcess, Diagnostic> {
+        let log = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&command.log)
+            .map_err(|e| Diagnostic::error(format!("cannot open: {e}")).in_file(&command.log))?;
+        let mut cmd = Command::new(&command.program);
+        cmd.args(command.args())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log);
+        die_with_parent(&mut cmd);
+        let child = cmd.spawn().map_err(|e| {
+            Diagnostic::error(format!("cannot start the fuzzer for node {name}: {e}"))
+                .in_file(&command.program)
+        })?;
+        Ok(NodeProcess {
+            name,
+            dir: command.out.clone(),
+            child,
+            started: Instant::now(),
+            earlier_secs,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The exit status once the child has ended.
+    pub fn poll(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    pub fn elapsed_secs(&self) -> f64 {
+        self.earlier_secs + self.started.elapsed().as_secs_f64()
+    }
+
+    /// Asks the child to stop (SIGTERM: LibAFL's fuzzing process exits at once, its
+    /// supervisor with it), and kills it if it has not ended within `grace`. Everything it
+    /// saved is already on disk.
+    pub fn stop(&mut self, grace: Duration) {
+        if self.poll().is_some() {
+            return;
+        }
+        // SAFETY: signalling our own child, whose pid cannot be reused before we reap it.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if self.poll().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn die_with_parent(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The campaign may have died between fork and prctl.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_cmd: &mut Command) {}
+
+/// The node's summary, written by the fuzzing process when it finished normally.
+pub fn read_summary(dir: &Path) -> Option<crate::fuzz::Summary> {
+    let text = std::fs::read_to_string(dir.join(crate::corpus::SUMMARY)).ok()?;
+    serde_json::from_str(&text).ok()
+}

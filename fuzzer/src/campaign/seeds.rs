@@ -1,0 +1,123 @@
+//! A node's seeds: its predecessors' queues merged into one directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+
+/// One saved input of a predecessor: its rendered text and its `.choices` file's bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergedSeed {
+    pub text: String,
+    pub choices: Vec<u8>,
+    /// Where it came from, for the log.
+    pub source: PathBuf,
+}
+
+/// Complete entries (those with a `.meta`, which the store writes last) of `queue`, in file
+/// order. A missing queue (a predecessor that kept nothing) has none.
+fn queue_entries(queue: &Path) -> Result<Vec<MergedSeed>, Diagnostic> {
+    let Ok(listing) = std::fs::read_dir(queue) else {
+        return Ok(Vec::new());
+    };
+    let mut metas: Vec<PathBuf> = listing
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "meta"))
+        .collect();
+    metas.sort();
+    let mut out = Vec::with_capacity(metas.len());
+    for meta in metas {
+        let txt = meta.with_extension("txt");
+        let choices = meta.with_extension("choices");
+        let read_err = |path: &Path, e: std::io::Error| {
+            Diagnostic::error(format!("cannot read: {e}")).in_file(path)
+        };
+        let text = std::fs::read(&txt).map_err(|e| read_err(&txt, e))?;
+        let bytes = std::fs::read(&choices).map_err(|e| read_err(&choices, e))?;
+        out.push(MergedSeed {
+            text: String::from_utf8_lossy(&text).into_owned(),
+            choices: bytes,
+            source: choices,
+        });
+    }
+    Ok(out)
+}
+
+/// The union of the queues under `node_dirs`, deduplicated by rendered text and sorted
+/// smallest first (text length, then text). Among inputs with the same text the first found
+/// is kept: predecessors are given in lattice order, so the choice is reproducible.
+pub fn merge(node_dirs: &[PathBuf]) -> Result<Vec<MergedSeed>, Diagnostic> {
+    let mut by_text: BTreeMap<(usize, String), MergedSeed> = BTreeMap::new();
+    for dir in node_dirs {
+        for seed in queue_entries(&dir.join("queue"))? {
+            by_text
+                .entry((seed.text.len(), seed.text.clone()))
+                .or_insert(seed);
+        }
+    }
+    Ok(by_text.into_values().collect())
+}
+
+/// Writes `seeds` to `dir` as `NNNNNN.txt` + `NNNNNN.choices`, numbered smallest first,
+/// replacing whatever an interrupted earlier attempt left there. The merge is a pure function
+/// of finished predecessors, so writing it again gives the same files.
+pub fn write(dir: &Path, seeds: &[MergedSeed]) -> Result<(), Diagnostic> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| {
+            Diagnostic::error(format!("cannot replace the merged seeds: {e}")).in_file(dir)
+        })?;
+    }
+    crate::create_dir(dir)?;
+    for (number, seed) in seeds.iter().enumerate() {
+        let base = dir.join(format!("{number:06}"));
+        crate::write_atomic_unsynced(&base.with_extension("txt"), seed.text.as_bytes())?;
+        crate::write_atomic_unsynced(&base.with_extension("choices"), &seed.choices)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(dir: &Path, number: u32, text: &str, choices: &[u8], complete: bool) {
+        let queue = dir.join("queue");
+        std::fs::create_dir_all(&queue).unwrap();
+        let base = queue.join(format!("{number:06}"));
+        std::fs::write(base.with_extension("txt"), text).unwrap();
+        std::fs::write(base.with_extension("choices"), choices).unwrap();
+        if complete {
+            std::fs::write(base.with_extension("meta"), "size=1\n").unwrap();
+        }
+    }
+
+    #[test]
+    fn union_dedups_by_text_and_sorts_smallest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        put(&a, 0, "print 10;", b"a0", true);
+        put(&a, 1, "x;", b"a1", true);
+        put(&b, 0, "x;", b"b0", true);
+        put(&b, 1, "let a = 1;", b"b1", true);
+        put(&b, 2, "aa;", b"b2", true);
+        put(&b, 3, "half written", b"b3", false);
+        let merged = merge(&[a.clone(), b, dir.path().join("missing")]).unwrap();
+        let texts: Vec<&str> = merged.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(texts, ["x;", "aa;", "print 10;", "let a = 1;"]);
+        // The duplicate "x;" comes from the first predecessor.
+        assert_eq!(merged[0].choices, b"a1");
+
+        let out = dir.path().join("seeds");
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("stale.choices"), "old").unwrap();
+        write(&out, &merged).unwrap();
+        assert!(!out.join("stale.choices").exists());
+        assert_eq!(
+            std::fs::read_to_string(out.join("000001.txt")).unwrap(),
+            "aa;"
+        );
+        assert_eq!(std::fs::read(out.join("000003.choices")).unwrap(), b"b1");
+    }
+}

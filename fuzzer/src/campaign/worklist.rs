@@ -1,0 +1,332 @@
+//! The shared work list: start every node whose predecessors are done, at most `jobs` at a
+//! time, and record each change of state before anything else happens.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::config::NodeBudget;
+use super::log::{CampaignLog, unix_now};
+use super::progress::NodeProgress;
+use super::runner::{NodeCommand, NodeProcess, read_summary};
+use super::seeds;
+use super::signal;
+use super::state::{CampaignState, NodeStatus};
+use super::view::{LatticeView, RunningNode, human};
+use crate::diagnostic::Diagnostic;
+use crate::lattice::{Lattice, Node};
+
+/// How often children are polled and the view redrawn.
+const POLL: Duration = Duration::from_millis(100);
+/// How often the elapsed time of running nodes is written to `campaign.json`, so that a node
+/// resumed after `kill -9` gets at most this much extra time.
+const SAVE_ELAPSED: Duration = Duration::from_secs(5);
+/// A node is tried this many times in one session before it is marked failed.
+const ATTEMPTS_PER_SESSION: u32 = 2;
+/// How long stopped children get to exit before they are killed.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+pub const NODES_DIR: &str = "nodes";
+pub const SEEDS_DIR: &str = "seeds";
+pub const LOGS_DIR: &str = "logs";
+
+/// How the work list ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every node is done.
+    Complete,
+    /// Ctrl-C or SIGTERM: running nodes were stopped and are waiting again.
+    Interrupted,
+    /// Nothing more can run: these nodes failed (their successors wait).
+    Blocked(Vec<String>),
+}
+
+pub struct WorkList<'a> {
+    pub dir: &'a Path,
+    pub state: CampaignState,
+    pub lattice: Lattice,
+    pub program: PathBuf,
+    pub jobs: usize,
+    pub log: CampaignLog,
+    pub view: LatticeView,
+}
+
+impl WorkList<'_> {
+    fn budget(&self) -> NodeBudget {
+        NodeBudget {
+            time: Duration::from_secs_f64(self.state.node_time_secs),
+            saturate_time: self.state.saturate_secs.map(Duration::from_secs_f64),
+            saturate_execs: self.state.saturate_execs,
+            execs: self.state.node_execs,
+        }
+    }
+
+    fn save(&self) -> Result<(), Diagnostic> {
+        self.state.save(self.dir)
+    }
+
+    fn event(&mut self, message: &str) {
+        self.log.event(message);
+        self.view.event(message);
+    }
+
+    pub fn drive(mut self) -> Result<(CampaignState, Outcome), Diagnostic> {
+        let mut running: Vec<NodeProcess> = Vec::new();
+        let mut failures: HashMap<String, u32> = HashMap::new();
+        let mut last_save = Instant::now();
+        let outcome = loop {
+            if signal::interrupted() {
+                self.stop_all(&mut running, &mut failures)?;
+                break Outcome::Interrupted;
+            }
+            self.reap(&mut running, &mut failures, false)?;
+            if self.state.nodes.iter().all(|n| n.state == NodeStatus::Done) {
+                break Outcome::Complete;
+            }
+            if let Err(e) = self.start_ready(&mut running) {
+                self.stop_all(&mut running, &mut failures)?;
+                return Err(e);
+            }
+            if running.is_empty() {
+                let failed = self
+                    .state
+                    .nodes
+                    .iter()
+                    .filter(|n| n.state == NodeStatus::Failed)
+                    .map(|n| n.name.clone())
+                    .collect();
+                break Outcome::Blocked(failed);
+            }
+            if last_save.elapsed() >= SAVE_ELAPSED {
+                for process in &running {
+                    if let Some(node) = self.state.node_mut(&process.name) {
+                        node.elapsed_secs = process.elapsed_secs();
+                    }
+                }
+                self.save()?;
+                last_save = Instant::now();
+            }
+            let shown: Vec<RunningNode> = running
+                .iter()
+                .map(|p| RunningNode {
+                    name: p.name.clone(),
+                    elapsed_secs: p.elapsed_secs(),
+                    progress: NodeProgress::read(&p.dir),
+                })
+                .collect();
+            self.view.update(&self.state, &shown, self.jobs);
+            std::thread::sleep(POLL);
+        };
+        self.view.finish();
+        Ok((self.state, outcome))
+    }
+
+    /// Records every child that has ended: done with its summary, or failed (tried again
+    /// once in this session). A child that ended because it was stopped (Ctrl-C, SIGTERM,
+    /// or `stopping`) is not a failure: it waits to be resumed.
+    fn reap(
+        &mut self,
+        running: &mut Vec<NodeProcess>,
+        failures: &mut HashMap<String, u32>,
+        stopping: bool,
+    ) -> Result<(), Diagnostic> {
+        let mut i = 0;
+        while i < running.len() {
+            let Some(status) = running[i].poll() else {
+                i += 1;
+                continue;
+            };
+            let process = running.swap_remove(i);
+            let elapsed = process.elapsed_secs();
+            let summary = status
+                .success()
+                .then(|| read_summary(&process.dir))
+                .flatten();
+            let name = process.name.clone();
+            if summary.is_none() && (stopping || signal::interrupted()) {
+                self.mark_waiting(&name, elapsed);
+                self.save()?;
+                self.log.event(&format!(
+                    "node {name} stopped after {}; it resumes from its queue",
+                    human(elapsed)
+                ));
+                continue;
+            }
+            let node = self.state.node_mut(&name).expect("running nodes exist");
+            node.elapsed_secs = elapsed;
+            let message = match summary {
+                Some(summary) => {
+                    node.state = NodeStatus::Done;
+                    node.finished_unix = Some(unix_now());
+                    node.stop = Some(match summary.stop.as_str() {
+                        "executions" => "execs".to_string(),
+                        other => other.to_string(),
+                    });
+                    let message = format!(
+                        "node {name} done in {}: {} edges, corpus {}, {:.0}% valid, {} execs ({:.0}/s), stopped on {}",
+                        human(elapsed),
+                        summary.edges,
+                        summary.corpus,
+                        100.0 * summary.valid_share,
+                        summary.execs,
+                        summary.execs_per_sec,
+                        summary.stop
+                    );
+                    node.summary = Some(summary);
+                    message
+                }
+                None => {
+                    let count = failures.entry(name.clone()).or_default();
+                    *count += 1;
+                    let retry = *count < ATTEMPTS_PER_SESSION;
+                    node.state = if retry {
+                        NodeStatus::Waiting
+                    } else {
+                        NodeStatus::Failed
+                    };
+                    format!(
+                        "node {name} failed ({status}); {}; see {}",
+                        if retry {
+                            "trying again from its queue"
+                        } else {
+                            "giving up on it in this session (--resume tries again)"
+                        },
+                        self.dir
+                            .join(LOGS_DIR)
+                            .join(format!("{name}.log"))
+                            .display()
+                    )
+                }
+            };
+            self.save()?;
+            self.event(&message);
+        }
+        Ok(())
+    }
+
+    fn mark_waiting(&mut self, name: &str, elapsed: f64) {
+        if let Some(node) = self.state.node_mut(name) {
+            node.state = NodeStatus::Waiting;
+            node.elapsed_secs = elapsed;
+        }
+    }
+
+    fn start_ready(&mut self, running: &mut Vec<NodeProcess>) -> Result<(), Diagnostic> {
+        if running.len() >= self.jobs {
+            return Ok(());
+        }
+        let state = &self.state;
+        let done = |n: &Node| {
+            state
+                .node(&n.slug())
+                .is_some_and(|s| s.state == NodeStatus::Done)
+        };
+        let startable: Vec<Node> = self
+            .lattice
+            .ready(&done)
+            .filter(|n| {
+                let name = n.slug();
+                !running.iter().any(|p| p.name == name)
+                    && state
+                        .node(&name)
+                        .is_some_and(|s| s.state == NodeStatus::Waiting)
+            })
+            .collect();
+        for node in startable {
+            if running.len() >= self.jobs {
+                break;
+            }
+            let process = self.start(node)?;
+            running.push(process);
+        }
+        Ok(())
+    }
+
+    /// Merges the predecessors' queues into the node's seeds, records the node as running
+    /// and starts its fuzzer. A node that ran before resumes from its own queue (same
+    /// `--out`) with the rest of its time budget.
+    fn start(&mut self, node: Node) -> Result<NodeProcess, Diagnostic> {
+        let name = node.slug();
+        let index = self
+            .lattice
+            .nodes()
+            .iter()
+            .position(|n| *n == node)
+            .unwrap_or(0) as u64;
+        let predecessors: Vec<PathBuf> = self
+            .lattice
+            .predecessors(&node)
+            .iter()
+            .map(|p| self.dir.join(NODES_DIR).join(p.slug()))
+            .collect();
+        let seeds_dir = (!predecessors.is_empty()).then(|| self.dir.join(SEEDS_DIR).join(&name));
+        let mut seed_count = 0;
+        if let Some(seeds_dir) = &seeds_dir {
+            let merged = seeds::merge(&predecessors)?;
+            seed_count = merged.len();
+            seeds::write(seeds_dir, &merged)?;
+        }
+        let record = self.state.node(&name).expect("lattice nodes exist").clone();
+        let mut budget = self.budget();
+        let left = (self.state.node_time_secs - record.elapsed_secs).max(1.0);
+        budget.time = Duration::from_secs_f64(left);
+        let command = NodeCommand {
+            program: self.program.clone(),
+            target: self.state.target.clone(),
+            grammar: self.state.grammar.clone(),
+            bounds: node.bounds.to_string(),
+            valid_only: record.valid_only,
+            seeds: seeds_dir,
+            out: self.dir.join(NODES_DIR).join(&name),
+            seed: self.state.seed.wrapping_add(index),
+            timeout_ms: self.state.timeout_ms,
+            budget,
+            log: self.dir.join(LOGS_DIR).join(format!("{name}.log")),
+        };
+        {
+            let entry = self.state.node_mut(&name).expect("lattice nodes exist");
+            entry.state = NodeStatus::Running;
+            entry.attempts += 1;
+            entry.started_unix = Some(unix_now());
+            entry.finished_unix = None;
+        }
+        // Recorded before the child exists: a campaign killed right now finds it running and
+        // puts it back to waiting.
+        self.save()?;
+        let process = NodeProcess::spawn(name.clone(), &command, record.elapsed_secs)?;
+        let message = if record.attempts > 0 {
+            format!(
+                "node {name} resumed (attempt {}, pid {}): its queue plus {seed_count} merged seeds, {} left",
+                record.attempts + 1,
+                process.pid(),
+                human(left)
+            )
+        } else {
+            format!(
+                "node {name} started (pid {}): {seed_count} merged seeds from {}",
+                process.pid(),
+                if record.predecessors.is_empty() {
+                    "no predecessor".to_string()
+                } else {
+                    record.predecessors.join(", ")
+                }
+            )
+        };
+        self.event(&message);
+        Ok(process)
+    }
+
+    /// Stops every running node and records it: waiting (it resumes from its queue), or done
+    /// when it finished just as it was asked to stop.
+    fn stop_all(
+        &mut self,
+        running: &mut Vec<NodeProcess>,
+        failures: &mut HashMap<String, u32>,
+    ) -> Result<(), Diagnostic> {
+        for process in running.iter_mut() {
+            process.stop(STOP_GRACE);
+        }
+        self.reap(running, failures, true)?;
+        self.save()
+    }
+}

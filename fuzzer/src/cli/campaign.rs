@@ -1,0 +1,161 @@
+//! `bonsai campaign`: the Bonsai lattice of fuzzers, one child process per node.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::{Failure, LinkedTarget};
+use crate::campaign::{CampaignConfig, CampaignMode, NewCampaign, NodeBudget, default_jobs};
+use crate::diagnostic::Diagnostic;
+use crate::fuzz::parse_duration;
+use crate::sampler::Bounds;
+
+const NEW: [&str; 9] = [
+    "target",
+    "grammar",
+    "max_bounds",
+    "node_time",
+    "saturate",
+    "saturate_execs",
+    "node_execs",
+    "seed",
+    "timeout_ms",
+];
+
+#[derive(Args)]
+pub struct CampaignArgs {
+    /// The target to fuzz (runs the binary bonsai-TARGET).
+    #[arg(long, required_unless_present = "resume")]
+    target: Option<String>,
+    /// The grammar inputs are generated from.
+    #[arg(long, value_name = "FILE", required_unless_present = "resume")]
+    grammar: Option<PathBuf>,
+    /// The top of the lattice M,N,D: nodes F(m,n,d,v) for every m<=M, n<=N, d<=D, v in {r,u}.
+    #[arg(long, value_name = "M,N,D", default_value = "3,3,3")]
+    max_bounds: Bounds,
+    /// Time budget of each node: 30s, 10m, 2h.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "60m")]
+    node_time: Duration,
+    /// Stop a node early when it found no new edge for this long (saturation).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    saturate: Option<Duration>,
+    /// Stop a node early when it found no new edge in this many executions.
+    #[arg(long, value_name = "N")]
+    saturate_execs: Option<u64>,
+    /// Stop each node after this many executions (reproducible campaigns).
+    #[arg(long, value_name = "N")]
+    node_execs: Option<u64>,
+    /// Nodes fuzzed at once (default: the number of cores). Also accepted with --resume.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Random seed (each node derives its own from it).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Per-execution timeout in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    timeout_ms: u64,
+    /// The campaign directory: campaign.json, campaign.log, nodes/<node>/.
+    #[arg(long, value_name = "DIR", required_unless_present = "resume")]
+    out: Option<PathBuf>,
+    /// Continue the campaign in DIR after Ctrl-C, kill or a restart: finished nodes are kept,
+    /// interrupted ones restart from their saved queues.
+    #[arg(long, value_name = "DIR", conflicts_with_all = NEW, conflicts_with = "out")]
+    resume: Option<PathBuf>,
+    /// Print the final summary as one line of JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    if args.jobs == Some(0) {
+        return Err(Diagnostic::error("--jobs must be at least 1").into());
+    }
+    let program = std::env::current_exe()
+        .map_err(|e| Diagnostic::error(format!("cannot find the running executable: {e}")))?;
+    let (out, mode) = match (args.resume, args.out) {
+        (Some(dir), _) => (dir, CampaignMode::Resume { jobs: args.jobs }),
+        (None, Some(out)) => {
+            let target = args.target.expect("clap requires --target");
+            let grammar = args.grammar.expect("clap requires --grammar");
+            if linked.is_none_or(|t| t.name != target) {
+                return Err(Diagnostic::error(format!(
+                    "target '{target}' is not linked into this binary"
+                ))
+                .into());
+            }
+            crate::target::require_instrumented(&target)?;
+            if args.timeout_ms == 0 {
+                return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
+            }
+            if args.node_time.is_zero() {
+                return Err(Diagnostic::error("--node-time must be more than 0").into());
+            }
+            if !grammar.is_file() {
+                return Err(Diagnostic::error("grammar file not found")
+                    .in_file(&grammar)
+                    .into());
+            }
+            let new = NewCampaign {
+                target,
+                grammar,
+                max_bounds: args.max_bounds,
+                budget: NodeBudget {
+                    time: args.node_time,
+                    saturate_time: args.saturate,
+                    saturate_execs: args.saturate_execs,
+                    execs: args.node_execs,
+                },
+                jobs: args.jobs.unwrap_or_else(default_jobs),
+                seed: args.seed,
+                timeout_ms: args.timeout_ms,
+            };
+            (out, CampaignMode::New(new))
+        }
+        (None, None) => unreachable!("clap requires --out or --resume"),
+    };
+    let summary = crate::campaign::run(CampaignConfig {
+        out: out.clone(),
+        mode,
+        program,
+        show_progress: true,
+    })?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&summary).expect("plain data serializes")
+        );
+    }
+    let resume = format!("bonsai campaign --resume {}", out.display());
+    if summary.interrupted {
+        return Err(Failure::Negative(format!(
+            "campaign interrupted with {}/{} nodes done; nothing saved is lost. Continue with: {resume}",
+            summary.done, summary.nodes
+        )));
+    }
+    if !summary.failed.is_empty() {
+        return Err(Failure::Negative(format!(
+            "campaign stopped with {}/{} nodes done: node(s) {} failed twice (logs in {}); fix the cause and continue with: {resume}",
+            summary.done,
+            summary.nodes,
+            summary.failed.join(", "),
+            out.join(crate::campaign::LOGS_DIR).display()
+        )));
+    }
+    let top = out.join(crate::campaign::NODES_DIR).join(&summary.top);
+    match &summary.top_summary {
+        Some(top_summary) => eprintln!(
+            "campaign complete: {} nodes in {:.0}s ({:.0} node-seconds); top {}: {} edges, corpus {} ({:.0}% valid); the corpus is {}",
+            summary.nodes,
+            summary.elapsed_secs,
+            summary.node_secs,
+            summary.top,
+            top_summary.edges,
+            top_summary.corpus,
+            100.0 * top_summary.valid_share,
+            top.join("queue").display()
+        ),
+        None => eprintln!("campaign complete: {} nodes", summary.nodes),
+    }
+    Ok(())
+}
