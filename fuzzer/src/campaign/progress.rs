@@ -9,6 +9,11 @@ pub const COVERAGE_CSV: &str = "coverage.csv";
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NodeProgress {
+    /// Seconds of fuzzing and executions so far in the node's directory (all attempts).
+    pub secs: Option<f64>,
+    pub execs: Option<u64>,
+    /// Executions per second: the whole run's average until [`NodeProgress::since`] has an
+    /// earlier reading to compare with.
     pub execs_per_sec: Option<f64>,
     pub edges: Option<u64>,
     pub corpus: usize,
@@ -28,15 +33,31 @@ impl NodeProgress {
     }
 }
 
+impl NodeProgress {
+    /// The current rate: executions between an earlier reading and this one.
+    pub fn since(mut self, earlier: &NodeProgress) -> NodeProgress {
+        if let (Some(s0), Some(e0), Some(s1), Some(e1)) =
+            (earlier.secs, earlier.execs, self.secs, self.execs)
+            && s1 > s0
+            && e1 >= e0
+        {
+            self.execs_per_sec = Some((e1 - e0) as f64 / (s1 - s0));
+        }
+        self
+    }
+}
+
 fn parse(line: &str) -> Option<NodeProgress> {
     let fields: Vec<&str> = line.trim().split(',').collect();
     if fields.len() < 4 {
         return None;
     }
     let secs: f64 = fields[0].parse().ok()?;
-    let execs: f64 = fields[1].parse().ok()?;
+    let execs: u64 = fields[1].parse().ok()?;
     Some(NodeProgress {
-        execs_per_sec: (secs > 0.0).then(|| execs / secs),
+        secs: Some(secs),
+        execs: Some(execs),
+        execs_per_sec: (secs > 0.0).then(|| execs as f64 / secs),
         edges: Some(fields[2].parse().ok()?),
         corpus: fields[3].parse().ok()?,
     })
@@ -89,5 +110,11 @@ mod tests {
         assert_eq!(p.edges, Some(45));
         assert_eq!(p.corpus, 9);
         assert_eq!(p.execs_per_sec, Some(750.0));
+        let earlier = NodeProgress {
+            secs: Some(2.0),
+            execs: Some(1000),
+            ..NodeProgress::default()
+        };
+        assert_eq!(p.since(&earlier).execs_per_sec, Some(1000.0));
     }
 }

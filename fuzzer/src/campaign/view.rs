@@ -246,6 +246,7 @@ mod tests {
                 execs_per_sec: Some(1234.0),
                 edges: Some(56),
                 corpus: 7,
+                ..NodeProgress::default()
             },
         }];
         let text = render(&s, &running, 2);

@@ -21,6 +21,8 @@ const POLL: Duration = Duration::from_millis(100);
 /// How often the elapsed time of running nodes is written to `campaign.json`, so that a node
 /// resumed after `kill -9` gets at most this much extra time.
 const SAVE_ELAPSED: Duration = Duration::from_secs(5);
+/// The window over which the view measures a running node's execs/s.
+const RATE_WINDOW: Duration = Duration::from_secs(5);
 /// A node is tried this many times in one session before it is marked failed.
 const ATTEMPTS_PER_SESSION: u32 = 2;
 /// How long stopped children get to exit before they are killed.
@@ -74,6 +76,8 @@ impl WorkList<'_> {
         let mut running: Vec<NodeProcess> = Vec::new();
         let mut failures: HashMap<String, u32> = HashMap::new();
         let mut last_save = Instant::now();
+        // Per running node, a reading from a few seconds ago, for the current execs/s.
+        let mut earlier: HashMap<String, (Instant, NodeProgress)> = HashMap::new();
         let outcome = loop {
             if signal::interrupted() {
                 self.stop_all(&mut running, &mut failures)?;
@@ -106,12 +110,26 @@ impl WorkList<'_> {
                 self.save()?;
                 last_save = Instant::now();
             }
+            earlier.retain(|name, _| running.iter().any(|p| &p.name == name));
             let shown: Vec<RunningNode> = running
                 .iter()
-                .map(|p| RunningNode {
-                    name: p.name.clone(),
-                    elapsed_secs: p.elapsed_secs(),
-                    progress: NodeProgress::read(&p.dir),
+                .map(|p| {
+                    let now = NodeProgress::read(&p.dir);
+                    let progress = match earlier.get(&p.name) {
+                        Some((_, before)) => now.since(before),
+                        None => now,
+                    };
+                    let stale = earlier
+                        .get(&p.name)
+                        .is_none_or(|(at, _)| at.elapsed() >= RATE_WINDOW);
+                    if stale && now.secs.is_some() {
+                        earlier.insert(p.name.clone(), (Instant::now(), now));
+                    }
+                    RunningNode {
+                        name: p.name.clone(),
+                        elapsed_secs: p.elapsed_secs(),
+                        progress,
+                    }
                 })
                 .collect();
             self.view.update(&self.state, &shown, self.jobs);

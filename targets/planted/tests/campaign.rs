@@ -308,7 +308,7 @@ fn kill_9_at_random_moments_loses_no_saved_input_and_the_campaign_completes() {
         .as_nanos() as u64;
     eprintln!("kill moments from seed {seed}");
     let mut rng = StdRand::with_seed(seed);
-    let first = new_campaign_args(&out, &["--max-bounds", "2,2,1", "--node-time", "2s"]);
+    let first = new_campaign_args(&out, &["--max-bounds", "2,2,1", "--node-time", "3s"]);
     let resume: Vec<String> = ["campaign", "--resume", out.to_str().unwrap()]
         .iter()
         .map(|s| s.to_string())
