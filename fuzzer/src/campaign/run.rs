@@ -127,8 +127,13 @@ fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Dia
     let grammar = std::fs::canonicalize(&new.grammar).map_err(|e| {
         Diagnostic::error(format!("grammar file not found: {e}")).in_file(&new.grammar)
     })?;
-    let fingerprint = fingerprint(&grammar)?;
+    let imported = crate::import::load(&grammar)?;
+    let fingerprint = format!("{:016x}", imported.grammar.fingerprint());
     let lattice = Lattice::new(new.max_bounds);
+    // Every node's fuzzer would refuse a grammar it cannot sample from; saying so now beats
+    // a lattice of failed nodes.
+    crate::sampler::Sampler::new(&imported.grammar, lattice.bottom().bounds)
+        .map_err(|e| e.in_file(&grammar))?;
     crate::create_dir(dir)?;
     let state = CampaignState {
         version: VERSION,

@@ -470,6 +470,18 @@ fn bad_flags_and_corrupt_state_are_usage_errors() {
         out.to_str().unwrap(),
     ]);
     assert_usage_error(&missing, "grammar file not found");
+    let barren = dir.path().join("barren.ebnf");
+    std::fs::write(&barren, "program = \"x\" program ;\n").unwrap();
+    let barren = bonsai(&[
+        "campaign",
+        "--target",
+        "planted",
+        "--grammar",
+        barren.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_usage_error(&barren, "cannot derive any word");
     let unwritable = bonsai(&[
         "campaign",
         "--target",
