@@ -76,8 +76,8 @@ impl WorkList<'_> {
         let mut running: Vec<NodeProcess> = Vec::new();
         let mut failures: HashMap<String, u32> = HashMap::new();
         let mut last_save = Instant::now();
-        // Per running node, a reading from a few seconds ago, for the current execs/s.
-        let mut earlier: HashMap<String, (Instant, NodeProgress)> = HashMap::new();
+        // Per running node: a reading from up to RATE_WINDOW ago and the rate measured then.
+        let mut earlier: HashMap<String, (Instant, NodeProgress, Option<f64>)> = HashMap::new();
         let outcome = loop {
             if signal::interrupted() {
                 self.stop_all(&mut running, &mut failures)?;
@@ -115,15 +115,21 @@ impl WorkList<'_> {
                 .iter()
                 .map(|p| {
                     let now = NodeProgress::read(&p.dir);
-                    let progress = match earlier.get(&p.name) {
-                        Some((_, before)) => now.since(before),
-                        None => now,
-                    };
-                    let stale = earlier
-                        .get(&p.name)
-                        .is_none_or(|(at, _)| at.elapsed() >= RATE_WINDOW);
-                    if stale && now.secs.is_some() {
-                        earlier.insert(p.name.clone(), (Instant::now(), now));
+                    let mut progress = now;
+                    match earlier.get(&p.name).copied() {
+                        Some((at, before, _))
+                            if at.elapsed() >= RATE_WINDOW && now.secs > before.secs =>
+                        {
+                            progress = now.since(&before);
+                            let rate = progress.execs_per_sec;
+                            earlier.insert(p.name.clone(), (Instant::now(), now, rate));
+                        }
+                        Some((_, _, Some(rate))) => progress.execs_per_sec = Some(rate),
+                        Some(_) => {}
+                        None if now.secs.is_some() => {
+                            earlier.insert(p.name.clone(), (Instant::now(), now, None));
+                        }
+                        None => {}
                     }
                     RunningNode {
                         name: p.name.clone(),
