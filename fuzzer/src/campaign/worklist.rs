@@ -20,7 +20,7 @@ use crate::lattice::{Lattice, Node};
 const POLL: Duration = Duration::from_millis(100);
 /// How often the elapsed time of running nodes is written to `campaign.json`, so that a node
 /// resumed after `kill -9` gets at most this much extra time.
-const SAVE_ELAPSED: Duration = Duration::from_secs(5);
+const SAVE_ELAPSED: Duration = Duration::from_secs(2);
 /// The window over which the view measures a running node's execs/s.
 const RATE_WINDOW: Duration = Duration::from_secs(5);
 /// A node is tried this many times in one session before it is marked failed.

@@ -273,6 +273,15 @@ fn wait_for_group_to_end(group: u32) {
     }
 }
 
+fn done_count(out: &Path) -> usize {
+    std::fs::read_to_string(out.join("campaign.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .map_or(0, |s| {
+            nodes(&s).iter().filter(|n| n["state"] == "done").count()
+        })
+}
+
 /// Every complete queue entry of every node: (node, stem) -> choices bytes.
 fn saved_inputs(out: &Path) -> BTreeMap<(String, String), Vec<u8>> {
     let mut all = BTreeMap::new();
@@ -319,8 +328,17 @@ fn kill_9_at_random_moments_loses_no_saved_input_and_the_campaign_completes() {
         let args = if round == 0 { &first } else { &resume };
         let mut child = spawn_in_own_group(args);
         let group = child.id();
-        let delay =
-            Duration::from_millis(300 + rng.below(core::num::NonZero::new(3500).unwrap()) as u64);
+        // Spread the kills over the campaign: wait until about two more nodes per round are
+        // done, then a random moment into whatever runs next.
+        let target_done = 2 * round + rng.below(core::num::NonZero::new(2).unwrap());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while done_count(&out) < target_done
+            && child.try_wait().unwrap().is_none()
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let delay = Duration::from_millis(rng.below(core::num::NonZero::new(2500).unwrap()) as u64);
         std::thread::sleep(delay);
         if child.try_wait().unwrap().is_some() {
             break; // finished before this kill: nothing more to interrupt
@@ -345,7 +363,7 @@ fn kill_9_at_random_moments_loses_no_saved_input_and_the_campaign_completes() {
         }
         seen = now;
         eprintln!(
-            "round {round}: killed after {delay:?}; {} inputs saved",
+            "round {round}: killed {delay:?} after {target_done} nodes were done; {} inputs saved",
             seen.len()
         );
     }
