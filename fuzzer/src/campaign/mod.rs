@@ -2,7 +2,7 @@
 //! (`bonsai fuzz` per node), resumable at any moment from what is on disk.
 //!
 //! `config` is what was asked, `state` is `campaign.json`, `worklist` starts ready nodes
-//! and records their ends, `seeds` merges predecessors' queues, `runner` owns one child,
+//! and records their ends, `seeds` merges predecessors' queues, `node_dir` tidies what a kill left half-made, `runner` owns one child,
 //! `progress` reads what a child has done, `view` draws the lattice, `log` is
 //! `campaign.log`, `lock` keeps one campaign per directory, `signal` turns Ctrl-C into a
 //! clean stop.
@@ -10,6 +10,7 @@
 mod config;
 mod lock;
 mod log;
+mod node_dir;
 mod progress;
 mod run;
 mod runner;

@@ -290,6 +290,8 @@ impl WorkList<'_> {
             seed_count = merged.len();
             seeds::write(seeds_dir, &merged)?;
         }
+        let out = self.dir.join(NODES_DIR).join(&name);
+        super::node_dir::clear_unstarted(&out)?;
         let record = self.state.node(&name).expect("lattice nodes exist").clone();
         let mut budget = self.budget();
         let left = (self.state.node_time_secs - record.elapsed_secs).max(1.0);
@@ -301,7 +303,7 @@ impl WorkList<'_> {
             bounds: node.bounds.to_string(),
             valid_only: record.valid_only,
             seeds: seeds_dir,
-            out: self.dir.join(NODES_DIR).join(&name),
+            out,
             seed: self.state.seed.wrapping_add(index),
             timeout_ms: self.state.timeout_ms,
             budget,

@@ -332,7 +332,9 @@ fn kill_9_at_random_moments_loses_no_saved_input_and_the_campaign_completes() {
         // done, then a random moment into whatever runs next.
         let target_done = 2 * round + rng.below(core::num::NonZero::new(2).unwrap());
         let deadline = Instant::now() + Duration::from_secs(60);
-        while done_count(&out) < target_done
+        // A campaign killed before it wrote campaign.json never existed: there is nothing to
+        // resume, so the first kill waits for the file.
+        while (done_count(&out) < target_done || !out.join("campaign.json").exists())
             && child.try_wait().unwrap().is_none()
             && Instant::now() < deadline
         {
