@@ -29,3 +29,6 @@ mod fs_util;
 pub use fs_util::{create_dir, write_atomic, write_atomic_unsynced};
 pub mod lattice;
 pub mod reduce;
+pub mod regression;
+pub mod replay;
+pub mod report;

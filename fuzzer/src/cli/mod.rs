@@ -3,6 +3,7 @@
 
 mod baseline;
 mod campaign;
+mod export;
 mod fuzz;
 mod generate;
 mod grammar_check;
@@ -13,6 +14,7 @@ mod parse;
 mod plugin;
 mod reduce;
 mod replay;
+mod report;
 mod seed;
 mod targets;
 mod validity;
@@ -61,6 +63,10 @@ enum Command {
     BaselineNautilus(baseline::BaselineArgs),
     /// Run every input of a corpus through the target; show verdicts and coverage.
     Replay(replay::ReplayArgs),
+    /// Export a campaign's corpus as readable files with a manifest (regression/golden tests).
+    Export(export::ExportArgs),
+    /// Write report.md and report.html (with SVG plots) for a campaign or a fuzzing run.
+    Report(report::ReportArgs),
 }
 
 #[derive(Subcommand)]
@@ -130,6 +136,8 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Campaign(args) => campaign::run(args, linked),
         Command::BaselineNautilus(args) => baseline::run(args, linked),
         Command::Replay(args) => replay::run(args, linked),
+        Command::Export(args) => export::run(args, linked),
+        Command::Report(args) => report::run(args, linked),
     };
     report(result)
 }

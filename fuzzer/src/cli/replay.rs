@@ -1,24 +1,20 @@
 //! `bonsai replay`: run a corpus through the target and show what each input covers.
 
 use std::collections::HashSet;
-use std::io::{Read, Write};
-use std::os::fd::FromRawFd;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
-use libafl_bolts::rands::StdRand;
 use serde::Serialize;
 
 use super::{Failure, LinkedTarget};
-use crate::choice::{Replay, SavedChoices};
 use crate::corpus::{MANIFEST, Manifest, input_directory};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
-use crate::observer::EdgeObserver;
-use crate::sampler::{Sample, Sampler};
-use crate::target::{Verdict, require_instrumented};
-use crate::text::render_into;
+use crate::regression::CORPUS_MANIFEST;
+use crate::replay::{ForkedRunner, input_text, list_inputs};
+use crate::target::require_instrumented;
 
 #[derive(Args)]
 pub struct ReplayArgs {
@@ -34,7 +30,12 @@ pub struct ReplayArgs {
     /// One JSON object per input and a total, instead of a table.
     #[arg(long)]
     json: bool,
-    /// A queue directory, a crashes/ or hangs/ directory, or a fuzzing output (its queue).
+    /// DIR is an exported corpus (`bonsai export`): compare every verdict, message and stored
+    /// output with its manifest; print each change; exit 1 if anything changed.
+    #[arg(long, conflicts_with_all = ["grammar", "json"])]
+    check: bool,
+    /// A queue directory, a crashes/ or hangs/ directory, a fuzzing output (its queue), or
+    /// with --check an exported corpus.
     dir: PathBuf,
 }
 
@@ -76,6 +77,9 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
             .in_file(&args.dir)
             .into());
     }
+    if args.check {
+        return check(&args.dir, &target, Duration::from_millis(args.timeout_ms));
+    }
     let grammar_path = match &args.grammar {
         Some(path) => Some(path.clone()),
         None => manifest_grammar(&args.dir)?,
@@ -98,7 +102,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         .into());
     }
     let timeout = Duration::from_millis(args.timeout_ms.max(1));
-    let mut edges = EdgeObserver::from_registered_counters();
+    let mut runner = ForkedRunner::new(target, timeout);
     let mut covered = HashSet::new();
     let mut reports = Vec::new();
     for path in &inputs {
@@ -119,11 +123,11 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                 continue;
             }
         };
-        let outcome = run_forked(target, &text, timeout, &mut edges);
+        let outcome = runner.run(text.as_bytes());
         let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
         reports.push(InputReport {
             name,
-            verdict: outcome.verdict,
+            verdict: outcome.outcome.to_string(),
             message: outcome.message,
             edges: outcome.edges.len(),
             new_edges,
@@ -141,6 +145,38 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     print_reports(&reports, &total, args.json)
 }
 
+/// Replays an exported corpus against its manifest: a regression test for a changed compiler.
+fn check(dir: &Path, target: &LinkedTarget, timeout: Duration) -> Result<(), Failure> {
+    if !dir.join(CORPUS_MANIFEST).is_file() {
+        return Err(Diagnostic::error(format!(
+            "--check needs an exported corpus (with {CORPUS_MANIFEST}); make one with `bonsai export`"
+        ))
+        .in_file(dir)
+        .into());
+    }
+    let report = crate::regression::check(dir, target, timeout)?;
+    for change in &report.changes {
+        println!("{}", change.describe());
+    }
+    let changed: HashSet<&str> = report.changes.iter().map(|c| c.file.as_str()).collect();
+    println!(
+        "checked {} inputs: {} changed; {} edges covered (export: {})",
+        report.inputs,
+        changed.len(),
+        report.edges,
+        report.expected_edges
+    );
+    if report.changes.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Negative(format!(
+            "{} of {} inputs changed since the export",
+            changed.len(),
+            report.inputs
+        )))
+    }
+}
+
 fn manifest_grammar(dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
     let path = dir.join(MANIFEST);
     if !path.is_file() {
@@ -152,147 +188,6 @@ fn manifest_grammar(dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
         Diagnostic::error(format!("not a Bonsai fuzzing manifest: {e}")).in_file(&path)
     })?;
     Ok(Some(manifest.grammar))
-}
-
-/// `.choices` files, and `.txt` files that have no `.choices` beside them, in name order.
-fn list_inputs(dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| Diagnostic::error(format!("cannot read directory: {e}")).in_file(dir))?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| match p.extension().and_then(|e| e.to_str()) {
-            Some("choices") => true,
-            Some("txt") => !p.with_extension("choices").exists(),
-            _ => false,
-        })
-        .collect();
-    paths.sort();
-    Ok(paths)
-}
-
-fn input_text(path: &Path, grammar: Option<&Grammar>) -> Result<String, String> {
-    if path.extension().is_some_and(|e| e == "txt") {
-        return std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"));
-    }
-    let grammar = grammar.ok_or("no grammar")?;
-    let saved = SavedChoices::read(path).map_err(|d| d.message)?;
-    if saved.grammar != grammar.fingerprint() {
-        return Err("recorded with a different grammar".into());
-    }
-    let mut sampler = Sampler::new(grammar, saved.bounds).map_err(|d| d.message)?;
-    let mut sample = Sample::default();
-    sampler
-        .sample(
-            saved.choices.as_slice(),
-            Replay::Strict,
-            &mut StdRand::with_seed(0),
-            &mut sample,
-        )
-        .map_err(|e| e.to_string())?;
-    let mut text = String::new();
-    render_into(grammar, &sample.tree, &mut text);
-    Ok(text)
-}
-
-struct Outcome {
-    verdict: String,
-    message: String,
-    edges: Vec<u32>,
-}
-
-/// Runs the target on `text` in a child process and reads back its verdict and edges.
-fn run_forked(
-    target: LinkedTarget,
-    text: &str,
-    timeout: Duration,
-    edges: &mut EdgeObserver,
-) -> Outcome {
-    let mut fds = [0i32; 2];
-    // SAFETY: plain POSIX calls; the child only runs the target, writes to the pipe and exits.
-    unsafe {
-        if libc::pipe(fds.as_mut_ptr()) != 0 {
-            return Outcome {
-                verdict: "error".into(),
-                message: "cannot create a pipe".into(),
-                edges: Vec::new(),
-            };
-        }
-        let pid = libc::fork();
-        if pid == 0 {
-            libc::close(fds[0]);
-            let budget = libc::itimerval {
-                it_interval: libc::timeval {
-                    tv_sec: 0,
-                    tv_usec: 0,
-                },
-                it_value: libc::timeval {
-                    tv_sec: timeout.as_secs() as libc::time_t,
-                    tv_usec: libc::suseconds_t::from(timeout.subsec_micros() as i32),
-                },
-            };
-            libc::setitimer(libc::ITIMER_REAL, &budget, std::ptr::null_mut());
-            std::panic::set_hook(Box::new(|_| {}));
-            let mut instance = (target.make)();
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                instance.run(text.as_bytes())
-            }));
-            edges.harvest();
-            let (verdict, message) = match result {
-                Ok(Verdict::Valid) => ("valid", String::new()),
-                Ok(Verdict::Invalid(m)) => ("invalid", m),
-                Ok(Verdict::Reject) => ("reject", String::new()),
-                Err(payload) => (
-                    "panic",
-                    payload
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| payload.downcast_ref::<String>().cloned())
-                        .unwrap_or_default(),
-                ),
-            };
-            let hits: Vec<u32> = edges.edges().collect();
-            let body = serde_json::json!({ "verdict": verdict, "message": message, "edges": hits })
-                .to_string();
-            let mut pipe = std::fs::File::from_raw_fd(fds[1]);
-            let _ = pipe.write_all(body.as_bytes());
-            drop(pipe);
-            libc::_exit(0);
-        }
-        libc::close(fds[1]);
-        let mut pipe = std::fs::File::from_raw_fd(fds[0]);
-        let mut body = String::new();
-        let _ = pipe.read_to_string(&mut body);
-        let mut status = 0;
-        libc::waitpid(pid, &mut status, 0);
-        if libc::WIFSIGNALED(status) {
-            let signal = libc::WTERMSIG(status);
-            let verdict = if signal == libc::SIGALRM {
-                "timeout"
-            } else {
-                "crash"
-            };
-            return Outcome {
-                verdict: verdict.into(),
-                message: format!("signal {signal}"),
-                edges: Vec::new(),
-            };
-        }
-        let parsed: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
-        Outcome {
-            verdict: parsed["verdict"].as_str().unwrap_or("error").to_string(),
-            message: parsed["message"].as_str().unwrap_or_default().to_string(),
-            edges: parsed["edges"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_u64())
-                        .map(|v| v as u32)
-                        .collect()
-                })
-                .unwrap_or_default(),
-        }
-    }
 }
 
 fn print_reports(reports: &[InputReport], total: &ReplayTotal, json: bool) -> Result<(), Failure> {

@@ -5,6 +5,7 @@
 
 pub mod baseline;
 mod config;
+mod coverage_log;
 mod harness;
 mod overhead;
 mod run;
@@ -14,6 +15,9 @@ mod stop;
 mod summary;
 
 pub use config::{DEFAULT_INITIAL_INPUTS, DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, FuzzConfig};
+pub use coverage_log::{
+    COVERAGE_CSV, COVERAGE_HEADER, CoverageLog, CoveragePoint, read_coverage, resume_offset,
+};
 pub use harness::Harness;
 pub use overhead::{Overhead, Recorder};
 pub use run::run;

@@ -26,6 +26,7 @@ use libafl_bolts::tuples::tuple_list;
 use serde::{Deserialize, Serialize};
 
 use super::config::FuzzConfig;
+use super::coverage_log::{CoverageLog, resume_offset};
 use super::harness::Harness;
 use super::overhead::{Recorder, measure};
 use super::stage::ChildrenStage;
@@ -70,6 +71,8 @@ struct Prepared {
     seen: SeenFaults,
     started: Instant,
     map_size: usize,
+    /// Where `coverage.csv` left off in earlier runs of this output directory.
+    coverage_offset: (f64, u64),
 }
 
 /// Runs one fuzzing campaign and returns its summary.
@@ -106,6 +109,7 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let seen = out.seen_faults();
     let summary_path = out.root.join(SUMMARY);
     let _ = std::fs::remove_file(&summary_path);
+    let coverage_offset = resume_offset(&out.root);
     let prepared = Prepared {
         config,
         grammar,
@@ -115,6 +119,7 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
         seen,
         started: Instant::now(),
         map_size,
+        coverage_offset,
     };
     crate::feedback::warm_symbol_cache();
     let supervisor = std::process::id();
@@ -345,7 +350,13 @@ where
     ));
     let stop = Stop::new(config.stop, prepared.started);
     let status = Status::new(config.show_status, prepared.started);
-    let mut stages = tuple_list!(ChildrenStage::new(mutator, stop, status));
+    let timeline = CoverageLog::open(
+        &prepared.out.root,
+        config.criteria,
+        prepared.started,
+        prepared.coverage_offset,
+    );
+    let mut stages = tuple_list!(ChildrenStage::new(mutator, stop, status, timeline));
 
     // Seeds first (resuming where a restart interrupted them), then fresh inputs.
     loop {
@@ -376,6 +387,7 @@ where
             .generated += 1;
         generate_one(&mut fuzzer, state, &mut executor, manager)?;
         stages.0.status.tick(state);
+        stages.0.timeline.tick(state);
     }
 
     let reason = loop {
@@ -387,12 +399,14 @@ where
             // keep generating, as Zest does.
             generate_one(&mut fuzzer, state, &mut executor, manager)?;
             stages.0.status.tick(state);
+            stages.0.timeline.tick(state);
             continue;
         }
         fuzzer.fuzz_one(&mut stages, &mut executor, state, manager)?;
     };
     stages.0.status.finish();
     let mut summary = summarize(prepared, state, &reason.to_string());
+    stages.0.timeline.finish(&summary);
     drop(executor);
     if let Some(recorder) = &harness.recorder {
         summary.overhead = measure(recorder, prepared.grammar, bounds, config.target);
@@ -471,7 +485,7 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
 }
 
 /// Crashes (panics and signals), hangs and out-of-memory entries in the output directory.
-fn fault_counts(root: &Path) -> (usize, usize, usize) {
+pub(super) fn fault_counts(root: &Path) -> (usize, usize, usize) {
     let (mut crashes, mut ooms) = (0, 0);
     if let Ok(entries) = std::fs::read_dir(root.join("crashes")) {
         for entry in entries.filter_map(Result::ok) {

@@ -9,6 +9,7 @@ use libafl::stages::{Restartable, Stage};
 use libafl::state::{HasCorpus, HasExecutions, HasLastFoundTime, HasSolutions};
 use libafl_bolts::Error;
 
+use super::coverage_log::CoverageLog;
 use super::status::Status;
 use super::stop::Stop;
 use crate::choice::ChoiceInput;
@@ -22,15 +23,17 @@ pub struct ChildrenStage<M> {
     mutator: M,
     pub stop: Stop,
     pub status: Status,
+    pub timeline: CoverageLog,
     pub stopped: bool,
 }
 
 impl<M> ChildrenStage<M> {
-    pub fn new(mutator: M, stop: Stop, status: Status) -> Self {
+    pub fn new(mutator: M, stop: Stop, status: Status, timeline: CoverageLog) -> Self {
         Self {
             mutator,
             stop,
             status,
+            timeline,
             stopped: false,
         }
     }
@@ -72,6 +75,7 @@ where
             let (_, added) = fuzzer.evaluate_input(state, executor, manager, &child)?;
             self.mutator.post_exec(state, added)?;
             self.status.tick(state);
+            self.timeline.tick(state);
         }
         Ok(())
     }

@@ -1,0 +1,60 @@
+//! `bonsai export`: a campaign's (or a fuzzing run's) corpus as a regression corpus.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::{Failure, LinkedTarget};
+use crate::diagnostic::Diagnostic;
+use crate::target::require_instrumented;
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// The target the inputs are run through, for verdicts, coverage and golden output.
+    #[arg(long)]
+    target: String,
+    /// Where the corpus goes (new, empty, or an earlier export, which is replaced).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Also store each input's output (`Target::output`), so the corpus serves as golden tests.
+    #[arg(long)]
+    golden: bool,
+    /// Per-input timeout in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    timeout_ms: u64,
+    /// A campaign directory (its top node's queue is exported) or a fuzzing output.
+    dir: PathBuf,
+}
+
+pub fn run(args: ExportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    let Some(target) = linked.filter(|t| t.name == args.target) else {
+        return Err(Diagnostic::error(format!(
+            "target '{}' is not linked into this binary",
+            args.target
+        ))
+        .into());
+    };
+    require_instrumented(target.name)?;
+    let summary = crate::regression::export_with_timeout(
+        &args.dir,
+        &args.out,
+        &target,
+        args.golden,
+        Duration::from_millis(args.timeout_ms.max(1)),
+    )?;
+    println!(
+        "exported {} inputs ({} valid, {} faults) covering {} edges to {}{}",
+        summary.inputs,
+        summary.valid,
+        summary.faults,
+        summary.edges,
+        summary.out.display(),
+        if summary.removed > 0 {
+            format!(" ({} files of the earlier export removed)", summary.removed)
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}

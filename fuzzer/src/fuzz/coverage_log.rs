@@ -1,0 +1,255 @@
+//! `OUT/coverage.csv`: the run's coverage over time, for `bonsai report`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use libafl::HasMetadata;
+use libafl::corpus::Corpus;
+use libafl::state::{HasCorpus, HasExecutions};
+
+use super::summary::Summary;
+use crate::choice::ChoiceInput;
+use crate::corpus::EntryInfo;
+use crate::diagnostic::Diagnostic;
+use crate::feedback::{CoverageHistory, SaveCriteria};
+
+pub const COVERAGE_CSV: &str = "coverage.csv";
+pub const COVERAGE_HEADER: &str = "secs,execs,edges,corpus,valid,crashes,hangs";
+const INTERVAL: Duration = Duration::from_secs(1);
+
+/// One line of `coverage.csv`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CoveragePoint {
+    /// Seconds of fuzzing in this output directory, earlier runs included.
+    pub secs: f64,
+    /// Executions, earlier runs included.
+    pub execs: u64,
+    pub edges: u64,
+    pub corpus: u64,
+    /// Valid entries in the corpus.
+    pub valid: u64,
+    /// Crashes (out-of-memory included) and hangs saved in the output directory.
+    pub crashes: u64,
+    pub hangs: u64,
+}
+
+impl CoveragePoint {
+    fn to_line(self) -> String {
+        format!(
+            "{:.3},{},{},{},{},{},{}\n",
+            self.secs, self.execs, self.edges, self.corpus, self.valid, self.crashes, self.hangs
+        )
+    }
+
+    fn parse(line: &str) -> Option<Self> {
+        let mut fields = line.trim().split(',');
+        let mut next = || fields.next().map(str::trim);
+        let secs: f64 = next()?.parse().ok()?;
+        let mut int = || next().and_then(|f| f.parse::<u64>().ok());
+        let point = CoveragePoint {
+            secs,
+            execs: int()?,
+            edges: int()?,
+            corpus: int()?,
+            valid: int()?,
+            crashes: int()?,
+            hangs: int()?,
+        };
+        secs.is_finite().then_some(point)
+    }
+}
+
+/// Reads a `coverage.csv`, with the line number of the first malformed line as the error.
+pub fn read_coverage(path: &Path) -> Result<Vec<CoveragePoint>, Diagnostic> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(path))?;
+    let mut points = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if number == 0 && line.starts_with("secs") || line.trim().is_empty() {
+            continue;
+        }
+        let point = CoveragePoint::parse(line).ok_or_else(|| {
+            Diagnostic::error(format!("expected {COVERAGE_HEADER} numbers, got '{line}'")).at(
+                crate::diagnostic::Location {
+                    path: path.to_path_buf(),
+                    line: number + 1,
+                    column: 1,
+                },
+            )
+        })?;
+        points.push(point);
+    }
+    Ok(points)
+}
+
+/// Where the earlier runs of an output directory left off, read once by the supervisor before
+/// the fuzzing process starts (so restarts after a crash continue the same clock). A line
+/// torn by a kill is cut off, so that appending starts on a fresh line.
+pub fn resume_offset(out: &Path) -> (f64, u64) {
+    let path = out.join(COVERAGE_CSV);
+    let Ok(mut file) = OpenOptions::new().read(true).write(true).open(&path) else {
+        return (0.0, 0);
+    };
+    let mut text = String::new();
+    if file.read_to_string(&mut text).is_err() {
+        return (0.0, 0);
+    }
+    let complete = text.rfind('\n').map_or(0, |i| i + 1);
+    if complete < text.len() {
+        let _ = file.set_len(complete as u64);
+    }
+    text[..complete]
+        .lines()
+        .rev()
+        .find_map(CoveragePoint::parse)
+        .map_or((0.0, 0), |p| (p.secs, p.execs))
+}
+
+/// Appends a line about every second. Cheap enough to call after every execution: it reads
+/// the clock once per 64 calls, and only then counts the corpus.
+pub struct CoverageLog {
+    file: Option<File>,
+    path: PathBuf,
+    out: PathBuf,
+    criteria: SaveCriteria,
+    started: Instant,
+    offset: (f64, u64),
+    next: Instant,
+    calls: u32,
+}
+
+impl CoverageLog {
+    /// `offset` comes from [`resume_offset`]; `started` is when this run started.
+    pub fn open(out: &Path, criteria: SaveCriteria, started: Instant, offset: (f64, u64)) -> Self {
+        let path = out.join(COVERAGE_CSV);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| {
+                if f.seek(SeekFrom::End(0))? == 0 {
+                    f.write_all(format!("{COVERAGE_HEADER}\n").as_bytes())?;
+                }
+                Ok(f)
+            });
+        let file = match file {
+            Ok(f) => Some(f),
+            Err(e) => {
+                tracing::warn!("{}: cannot write the coverage log: {e}", path.display());
+                None
+            }
+        };
+        let mut log = Self {
+            file,
+            path,
+            out: out.to_path_buf(),
+            criteria,
+            started,
+            offset,
+            next: Instant::now(),
+            calls: 0,
+        };
+        if offset == (0.0, 0) {
+            // A fresh run starts its curve at the origin.
+            log.append(CoveragePoint::default());
+        }
+        log
+    }
+
+    pub fn tick<S>(&mut self, state: &S)
+    where
+        S: HasExecutions + HasMetadata + HasCorpus<ChoiceInput>,
+    {
+        self.calls += 1;
+        if self.calls < 64 {
+            return;
+        }
+        self.calls = 0;
+        let now = Instant::now();
+        if now < self.next {
+            return;
+        }
+        self.next = now + INTERVAL;
+        let corpus = state.corpus();
+        let valid = corpus
+            .ids()
+            .filter(|&id| {
+                corpus.get(id).is_ok_and(|t| {
+                    t.try_borrow()
+                        .is_ok_and(|t| t.metadata::<EntryInfo>().is_ok_and(|i| i.valid))
+                })
+            })
+            .count();
+        let (crashes, hangs, ooms) = super::run::fault_counts(&self.out);
+        let point = CoveragePoint {
+            secs: self.offset.0 + self.started.elapsed().as_secs_f64(),
+            execs: self.offset.1 + *state.executions(),
+            edges: state
+                .metadata::<CoverageHistory>()
+                .map_or(0, |h| h.corpus_edges(self.criteria)) as u64,
+            corpus: corpus.count() as u64,
+            valid: valid as u64,
+            crashes: (crashes + ooms) as u64,
+            hangs: hangs as u64,
+        };
+        self.append(point);
+    }
+
+    /// The last line: exactly the summary's figures.
+    pub fn finish(&mut self, summary: &Summary) {
+        let point = CoveragePoint {
+            secs: self.offset.0 + summary.elapsed_secs,
+            execs: self.offset.1 + summary.execs,
+            edges: summary.edges as u64,
+            corpus: summary.corpus as u64,
+            valid: (summary.valid_share * summary.corpus as f64).round() as u64,
+            crashes: (summary.crashes + summary.ooms) as u64,
+            hangs: summary.hangs as u64,
+        };
+        self.append(point);
+    }
+
+    fn append(&mut self, point: CoveragePoint) {
+        if let Some(file) = &mut self.file
+            && let Err(e) = file.write_all(point.to_line().as_bytes())
+        {
+            tracing::warn!(
+                "{}: cannot write the coverage log: {e}",
+                self.path.display()
+            );
+            self.file = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resuming_continues_the_clock_and_cuts_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(COVERAGE_CSV);
+        assert_eq!(resume_offset(dir.path()), (0.0, 0));
+        std::fs::write(
+            &path,
+            format!("{COVERAGE_HEADER}\n1.000,10,5,2,1,0,0\n2.500,40,7,3,2,0,1\n3.1,5"),
+        )
+        .unwrap();
+        assert_eq!(resume_offset(dir.path()), (2.5, 40));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with("2.500,40,7,3,2,0,1\n"), "{text}");
+        let points = read_coverage(&path).unwrap();
+        assert_eq!(points.len(), 2);
+        assert_eq!(points[1].hangs, 1);
+        std::fs::write(&path, format!("{COVERAGE_HEADER}\n1.0,x,5,2,1,0,0\n")).unwrap();
+        let error = read_coverage(&path).unwrap_err();
+        assert_eq!(
+            error.location.as_ref().map(|l| l.line),
+            Some(2),
+            "{error:?}"
+        );
+    }
+}

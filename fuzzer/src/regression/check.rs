@@ -1,0 +1,120 @@
+//! `bonsai replay --check`: rerun an exported corpus and list what changed since the export.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::manifest::{CORPUS_MANIFEST, CorpusManifest};
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::replay::ForkedRunner;
+use crate::target::LinkedTarget;
+
+/// One difference between the manifest and the target today.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub file: String,
+    /// `verdict`, `message` or `output`.
+    pub field: &'static str,
+    pub expected: String,
+    pub actual: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct CheckReport {
+    pub inputs: usize,
+    /// Edges the corpus covers today, against the manifest's count.
+    pub edges: usize,
+    pub expected_edges: usize,
+    pub changes: Vec<Change>,
+}
+
+/// Reruns every input of the corpus in `dir` (each in its own process) and compares its
+/// verdict, message and, for a golden corpus, output with the manifest. A corrupt manifest, a
+/// corpus of another target or a missing input is an error, not a change.
+pub fn check(
+    dir: &Path,
+    target: &LinkedTarget,
+    timeout: Duration,
+) -> Result<CheckReport, Diagnostics> {
+    let manifest = CorpusManifest::load(dir)?;
+    if manifest.target != target.name {
+        return Err(Diagnostic::error(format!(
+            "this corpus was exported from target '{}', not '{}'",
+            manifest.target, target.name
+        ))
+        .in_file(&dir.join(CORPUS_MANIFEST))
+        .into());
+    }
+    let mut texts = Vec::new();
+    let mut missing = Vec::new();
+    for entry in &manifest.inputs {
+        let path = dir.join(&entry.file);
+        match std::fs::read(&path) {
+            Ok(bytes) => texts.push(bytes),
+            Err(e) => missing.push(Diagnostic::error(format!("cannot read: {e}")).in_file(&path)),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(Diagnostics(missing));
+    }
+    let mut runner = ForkedRunner::new(*target, timeout);
+    let mut report = CheckReport {
+        inputs: manifest.inputs.len(),
+        expected_edges: manifest.edges,
+        ..CheckReport::default()
+    };
+    let mut covered = std::collections::HashSet::new();
+    for (entry, text) in manifest.inputs.iter().zip(&texts) {
+        let golden = manifest.golden && entry.output.is_some();
+        let run = if golden {
+            runner.run_with_output(text)
+        } else {
+            runner.run(text)
+        };
+        covered.extend(run.edges.iter().copied());
+        let mut change = |field, expected: &str, actual: &str| {
+            if expected != actual {
+                report.changes.push(Change {
+                    file: entry.file.clone(),
+                    field,
+                    expected: expected.to_string(),
+                    actual: actual.to_string(),
+                });
+            }
+        };
+        change("verdict", entry.verdict.as_str(), run.outcome.as_str());
+        change("message", &entry.message, &run.message);
+        if golden {
+            change(
+                "output",
+                entry.output.as_deref().unwrap_or_default(),
+                run.output.as_deref().unwrap_or("(no output)"),
+            );
+        }
+    }
+    report.edges = covered.len();
+    Ok(report)
+}
+
+impl Change {
+    /// `0003.star: verdict: valid -> invalid`; for long texts, the first line that differs.
+    pub fn describe(&self) -> String {
+        if self.field != "output" {
+            return format!(
+                "{}: {}: {:?} -> {:?}",
+                self.file, self.field, self.expected, self.actual
+            );
+        }
+        let expected: Vec<&str> = self.expected.lines().collect();
+        let actual: Vec<&str> = self.actual.lines().collect();
+        let line = (0..expected.len().max(actual.len()))
+            .find(|&i| expected.get(i) != actual.get(i))
+            .unwrap_or(0);
+        format!(
+            "{}: output differs at line {}: {:?} -> {:?}",
+            self.file,
+            line + 1,
+            expected.get(line).copied().unwrap_or("(end)"),
+            actual.get(line).copied().unwrap_or("(end)")
+        )
+    }
+}

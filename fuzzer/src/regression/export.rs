@@ -1,0 +1,251 @@
+//! `bonsai export`: the top node's queue as a regression corpus.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::manifest::{CORPUS_FORMAT, CORPUS_MANIFEST, CorpusEntry, CorpusManifest};
+use super::source::Source;
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::replay::{Execution, ForkedRunner};
+use crate::target::LinkedTarget;
+
+/// What an export wrote.
+#[derive(Clone, Debug)]
+pub struct ExportSummary {
+    pub out: PathBuf,
+    pub inputs: usize,
+    pub edges: usize,
+    pub valid: usize,
+    pub faults: usize,
+    /// Files of an earlier export into the same directory that are gone now.
+    pub removed: usize,
+}
+
+/// Exports with the default per-input timeout of the fuzzer.
+pub fn export(
+    dir: &Path,
+    out: &Path,
+    target: &LinkedTarget,
+    golden: bool,
+) -> Result<ExportSummary, Diagnostics> {
+    export_with_timeout(dir, out, target, golden, crate::fuzz::DEFAULT_TIMEOUT)
+}
+
+/// Writes `out/NNNN.<ext>` and `NNNN.choices` for every distinct input in the queue of
+/// `dir`'s top node (a campaign) or of `dir` (a fuzzing output), and `out/manifest.json`.
+/// Every input is run once, in its own process, for its verdict, its edges and (with
+/// `golden`) its output. `out` must be new, empty or an earlier export.
+pub fn export_with_timeout(
+    dir: &Path,
+    out: &Path,
+    target: &LinkedTarget,
+    golden: bool,
+    timeout: Duration,
+) -> Result<ExportSummary, Diagnostics> {
+    let source = Source::open(dir)?;
+    let top = source.top();
+    let Some(fuzz) = top.fuzz.clone() else {
+        return Err(Diagnostic::error(format!(
+            "the top node '{}' has not run yet: nothing to export",
+            top.name
+        ))
+        .in_file(&top.dir)
+        .into());
+    };
+    if fuzz.target != target.name {
+        return Err(Diagnostic::error(format!(
+            "this output was fuzzed with target '{}', not '{}'",
+            fuzz.target, target.name
+        ))
+        .in_file(dir)
+        .into());
+    }
+    check_out_dir(out)?;
+
+    let mut seen = HashSet::new();
+    let entries: Vec<_> = top
+        .queue()
+        .into_iter()
+        .filter(|e| seen.insert(e.text.clone()))
+        .collect();
+    let finders = source.finders();
+    let mut runner = ForkedRunner::new(*target, timeout);
+    let runs: Vec<Execution> = entries
+        .iter()
+        .map(|e| {
+            if golden {
+                runner.run_with_output(e.text.as_bytes())
+            } else {
+                runner.run(e.text.as_bytes())
+            }
+        })
+        .collect();
+    let mut owners: HashMap<u32, usize> = HashMap::new();
+    for run in &runs {
+        for edge in &run.edges {
+            *owners.entry(*edge).or_default() += 1;
+        }
+    }
+
+    crate::create_dir(out)?;
+    let ext = natural_extension(&fuzz.grammar, &fuzz.target);
+    let width = entries.len().to_string().len().max(4);
+    let mut inputs = Vec::new();
+    let mut written = HashSet::new();
+    for (i, (entry, run)) in entries.iter().zip(&runs).enumerate() {
+        let file = format!("{:0width$}.{ext}", i + 1);
+        crate::write_atomic_unsynced(&out.join(&file), entry.text.as_bytes())?;
+        let choices = match std::fs::read(&entry.choices_path) {
+            Ok(bytes) => {
+                let name = format!("{:0width$}.choices", i + 1);
+                crate::write_atomic_unsynced(&out.join(&name), &bytes)?;
+                written.insert(name.clone());
+                Some(name)
+            }
+            Err(_) => None,
+        };
+        written.insert(file.clone());
+        inputs.push(CorpusEntry {
+            file,
+            choices,
+            size: entry.text.len(),
+            verdict: run.outcome,
+            message: run.message.clone(),
+            node: source.campaign.as_ref().map(|_| {
+                finders
+                    .get(&entry.text)
+                    .cloned()
+                    .unwrap_or_else(|| top.name.clone())
+            }),
+            origin: entry
+                .text_path
+                .strip_prefix(&source.root)
+                .unwrap_or(&entry.text_path)
+                .to_string_lossy()
+                .into_owned(),
+            edges: run.edges.len(),
+            unique_edges: run.edges.iter().filter(|e| owners[e] == 1).count(),
+            output: run.output.clone().filter(|_| golden),
+        });
+    }
+    let manifest = CorpusManifest {
+        format: CORPUS_FORMAT.to_string(),
+        version: 1,
+        target: fuzz.target.clone(),
+        grammar: fuzz.grammar.clone(),
+        grammar_fingerprint: fuzz.grammar_fingerprint.clone(),
+        bounds: fuzz.bounds.clone(),
+        source: dir.to_path_buf(),
+        golden,
+        edges: owners.len(),
+        inputs,
+    };
+    let json = serde_json::to_string_pretty(&manifest).expect("plain data serializes");
+    // The manifest is written last and synced: a reader sees the old corpus or the new one.
+    crate::write_atomic(&out.join(CORPUS_MANIFEST), format!("{json}\n").as_bytes())?;
+    let removed = remove_stale(out, &written);
+    Ok(ExportSummary {
+        out: out.to_path_buf(),
+        inputs: manifest.inputs.len(),
+        edges: manifest.edges,
+        valid: runs
+            .iter()
+            .filter(|r| r.outcome == crate::replay::Outcome::Valid)
+            .count(),
+        faults: runs.iter().filter(|r| r.outcome.is_fault()).count(),
+        removed,
+    })
+}
+
+/// Refuses to write into a directory that holds anything but an earlier export, so that a
+/// typo never scatters files into (or deletes files from) someone's source tree.
+fn check_out_dir(out: &Path) -> Result<(), Diagnostic> {
+    let non_empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some());
+    if !non_empty {
+        if out.exists() && !out.is_dir() {
+            return Err(Diagnostic::error("exists and is not a directory").in_file(out));
+        }
+        return Ok(());
+    }
+    if !out.join(CORPUS_MANIFEST).is_file() {
+        return Err(Diagnostic::error(
+            "the output directory is not empty and holds no exported corpus (manifest.json); \
+             choose an empty or new directory",
+        )
+        .in_file(out));
+    }
+    CorpusManifest::load(out).map_err(|d| {
+        Diagnostic::error(format!(
+            "the output directory holds a manifest.json that is not an exported corpus ({}); \
+             choose an empty or new directory",
+            d.message
+        ))
+        .in_file(out)
+    })?;
+    Ok(())
+}
+
+/// Numbered inputs of an earlier export that this one did not write again.
+fn remove_stale(out: &Path, written: &HashSet<String>) -> usize {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let numbered = name
+            .split_once('.')
+            .is_some_and(|(stem, _)| !stem.is_empty() && stem.bytes().all(|b| b.is_ascii_digit()));
+        if numbered && !written.contains(&name) && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The file extension editors and the target's own tools expect for its inputs.
+pub fn natural_extension(grammar: &Path, target: &str) -> &'static str {
+    let stem = grammar
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let known = |name: &str| match name {
+        "starlark" | "star" | "bzl" => Some("star"),
+        "wgsl" | "naga" => Some("wgsl"),
+        "javascript" | "js" | "oxc" => Some("js"),
+        "chocopy" | "python" => Some("py"),
+        _ => None,
+    };
+    known(&stem).or_else(|| known(target)).unwrap_or("txt")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_follow_the_language() {
+        assert_eq!(
+            natural_extension(Path::new("grammars/starlark.ebnf"), "x"),
+            "star"
+        );
+        assert_eq!(natural_extension(Path::new("g/wgsl.ebnf"), "naga"), "wgsl");
+        assert_eq!(natural_extension(Path::new("mine.ebnf"), "oxc"), "js");
+        assert_eq!(
+            natural_extension(Path::new("planted.ebnf"), "planted"),
+            "txt"
+        );
+    }
+
+    #[test]
+    fn only_an_earlier_export_is_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(check_out_dir(&dir.path().join("new")).is_ok());
+        std::fs::write(dir.path().join("main.rs"), "fn main() {}").unwrap();
+        let refused = check_out_dir(dir.path()).unwrap_err();
+        assert!(refused.message.contains("not empty"), "{}", refused.message);
+        std::fs::write(dir.path().join(CORPUS_MANIFEST), "{}").unwrap();
+        assert!(check_out_dir(dir.path()).is_err());
+    }
+}

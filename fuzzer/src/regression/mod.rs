@@ -1,0 +1,18 @@
+//! The regression corpus: the top node's queue of a campaign (or a fuzzing run's queue) as
+//! small readable files plus a manifest of what each input did, so that rerunning it against
+//! a changed compiler shows every verdict or output that changed.
+//!
+//! `source` reads campaign and fuzzing directories, `manifest` is the corpus's
+//! `manifest.json`, `export` writes a corpus, `check` replays one against the manifest.
+
+mod check;
+mod export;
+mod manifest;
+mod source;
+
+pub use check::{Change, CheckReport, check};
+pub use export::{ExportSummary, export, export_with_timeout, natural_extension};
+pub use manifest::{CORPUS_FORMAT, CORPUS_MANIFEST, CorpusEntry, CorpusManifest};
+pub use source::{
+    CAMPAIGN_FILE, CampaignFile, CampaignNode, NodeSource, QueueEntry, Source, node_name, read_json,
+};

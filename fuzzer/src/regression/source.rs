@@ -1,0 +1,277 @@
+//! What `bonsai export` and `bonsai report` read: a campaign directory (`campaign.json` and
+//! one fuzzing output per lattice node under `nodes/`) or a single fuzzing output.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::corpus::{EntryInfo, MANIFEST, Manifest, ParsedMeta, SUMMARY};
+use crate::diagnostic::{Diagnostic, Location};
+use crate::fuzz::Summary;
+
+pub const CAMPAIGN_FILE: &str = "campaign.json";
+
+/// The fields of `campaign.json` these commands use (the campaign module owns the format;
+/// unknown fields are ignored so that it can grow).
+#[derive(Clone, Debug, Deserialize)]
+pub struct CampaignFile {
+    pub target: String,
+    pub grammar: PathBuf,
+    #[serde(default)]
+    pub grammar_fingerprint: String,
+    #[serde(default)]
+    pub max_bounds: String,
+    #[serde(default)]
+    pub created_unix: Option<f64>,
+    pub nodes: Vec<CampaignNode>,
+    pub top: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct CampaignNode {
+    pub name: String,
+    #[serde(default)]
+    pub bounds: String,
+    #[serde(default)]
+    pub valid_only: bool,
+    #[serde(default)]
+    pub predecessors: Vec<String>,
+    #[serde(default)]
+    pub state: String,
+    #[serde(default)]
+    pub started_unix: Option<f64>,
+    #[serde(default)]
+    pub finished_unix: Option<f64>,
+    #[serde(default)]
+    pub elapsed_secs: f64,
+}
+
+/// One fuzzing output: a lattice node of a campaign, or the whole of a single run.
+#[derive(Clone, Debug)]
+pub struct NodeSource {
+    pub name: String,
+    pub dir: PathBuf,
+    /// `fuzz.json`; `None` for a campaign node that has not started.
+    pub fuzz: Option<Manifest>,
+    /// `summary.json` of its last complete run.
+    pub summary: Option<Summary>,
+    /// From `campaign.json`, for a campaign node.
+    pub campaign: Option<CampaignNode>,
+}
+
+/// One complete entry (its `.meta` written) of a queue.
+#[derive(Clone, Debug)]
+pub struct QueueEntry {
+    pub text_path: PathBuf,
+    pub choices_path: PathBuf,
+    pub text: String,
+    pub meta: ParsedMeta,
+}
+
+impl NodeSource {
+    fn open(
+        name: String,
+        dir: PathBuf,
+        campaign: Option<CampaignNode>,
+    ) -> Result<Self, Diagnostic> {
+        let manifest_path = dir.join(MANIFEST);
+        let fuzz = if manifest_path.is_file() {
+            Some(read_json::<Manifest>(
+                &manifest_path,
+                "a Bonsai fuzzing manifest",
+            )?)
+        } else {
+            None
+        };
+        let summary_path = dir.join(SUMMARY);
+        // A summary that cannot be read is a run that was killed while writing it; the
+        // queue and the coverage log still tell the story.
+        let summary = read_json::<Summary>(&summary_path, "a summary").ok();
+        Ok(Self {
+            name,
+            dir,
+            fuzz,
+            summary,
+            campaign,
+        })
+    }
+
+    /// Complete queue entries in file order; unreadable ones are skipped.
+    pub fn queue(&self) -> Vec<QueueEntry> {
+        let queue = self.dir.join("queue");
+        let Ok(entries) = std::fs::read_dir(&queue) else {
+            return Vec::new();
+        };
+        let mut metas: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "meta"))
+            .collect();
+        metas.sort();
+        metas
+            .into_iter()
+            .filter_map(|meta_path| {
+                let meta = EntryInfo::parse_line(&std::fs::read_to_string(&meta_path).ok()?);
+                let text_path = meta_path.with_extension("txt");
+                let text = std::fs::read_to_string(&text_path).ok()?;
+                Some(QueueEntry {
+                    choices_path: meta_path.with_extension("choices"),
+                    text_path,
+                    text,
+                    meta,
+                })
+            })
+            .collect()
+    }
+
+    /// `bounds` and whether restricted, from `fuzz.json` or `campaign.json`.
+    pub fn bounds(&self) -> (String, bool) {
+        match (&self.fuzz, &self.campaign) {
+            (Some(f), _) => (f.bounds.clone(), f.valid_only),
+            (None, Some(c)) => (c.bounds.clone(), c.valid_only),
+            (None, None) => (String::new(), false),
+        }
+    }
+}
+
+/// A campaign directory or a single fuzzing output, read.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub root: PathBuf,
+    pub campaign: Option<CampaignFile>,
+    /// In the order of `campaign.json` (the lattice order: predecessors first).
+    pub nodes: Vec<NodeSource>,
+    /// Index of the top node in `nodes`.
+    pub top: usize,
+}
+
+impl Source {
+    pub fn open(root: &Path) -> Result<Source, Diagnostic> {
+        let campaign_path = root.join(CAMPAIGN_FILE);
+        if campaign_path.is_file() {
+            let campaign: CampaignFile = read_json(&campaign_path, "a Bonsai campaign file")?;
+            let mut nodes = Vec::new();
+            for node in &campaign.nodes {
+                let dir = root.join("nodes").join(&node.name);
+                nodes.push(NodeSource::open(
+                    node.name.clone(),
+                    dir,
+                    Some(node.clone()),
+                )?);
+            }
+            let top = nodes
+                .iter()
+                .position(|n| n.name == campaign.top)
+                .ok_or_else(|| {
+                    Diagnostic::error(format!(
+                        "the top node '{}' is not among the nodes",
+                        campaign.top
+                    ))
+                    .in_file(&campaign_path)
+                })?;
+            return Ok(Source {
+                root: root.to_path_buf(),
+                campaign: Some(campaign),
+                nodes,
+                top,
+            });
+        }
+        if root.join(MANIFEST).is_file() {
+            let mut node = NodeSource::open(String::new(), root.to_path_buf(), None)?;
+            let fuzz = node.fuzz.as_ref().expect("fuzz.json exists");
+            node.name = node_name(&fuzz.bounds, fuzz.valid_only);
+            return Ok(Source {
+                root: root.to_path_buf(),
+                campaign: None,
+                nodes: vec![node],
+                top: 0,
+            });
+        }
+        Err(Diagnostic::error(format!(
+            "neither a campaign directory ({CAMPAIGN_FILE}) nor a fuzzing output ({MANIFEST})"
+        ))
+        .in_file(root))
+    }
+
+    pub fn top(&self) -> &NodeSource {
+        &self.nodes[self.top]
+    }
+
+    /// For each distinct queue text of a campaign, the first node in lattice order whose
+    /// queue holds it: the node that found it (its successors inherit it as a seed). Empty
+    /// for a single fuzzing output.
+    pub fn finders(&self) -> std::collections::HashMap<String, String> {
+        let mut found = std::collections::HashMap::new();
+        if self.campaign.is_none() {
+            return found;
+        }
+        for node in &self.nodes {
+            for entry in node.queue() {
+                found.entry(entry.text).or_insert_with(|| node.name.clone());
+            }
+        }
+        found
+    }
+
+    pub fn target(&self) -> Option<&str> {
+        match &self.campaign {
+            Some(c) => Some(&c.target),
+            None => self.top().fuzz.as_ref().map(|f| f.target.as_str()),
+        }
+    }
+}
+
+/// The lattice's name for a node: `m1-n2-d3-r` for bounds `1,2,3` restricted to valid inputs.
+pub fn node_name(bounds: &str, valid_only: bool) -> String {
+    let parts: Vec<&str> = bounds.split(',').map(str::trim).collect();
+    let kind = if valid_only { 'r' } else { 'u' };
+    match parts.as_slice() {
+        [m, n, d] => format!("m{m}-n{n}-d{d}-{kind}"),
+        _ => format!("{bounds}-{kind}"),
+    }
+}
+
+/// Reads a JSON file, with the line and column of a syntax or schema error.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T, Diagnostic> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(path))?;
+    serde_json::from_str(&text).map_err(|e| {
+        let message = format!("not {what}: {e}");
+        if e.line() == 0 {
+            Diagnostic::error(message).in_file(path)
+        } else {
+            Diagnostic::error(message).at(Location {
+                path: path.to_path_buf(),
+                line: e.line(),
+                column: e.column(),
+            })
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_follow_the_lattice() {
+        assert_eq!(node_name("1,2,3", true), "m1-n2-d3-r");
+        assert_eq!(node_name("3,3,3", false), "m3-n3-d3-u");
+    }
+
+    #[test]
+    fn a_broken_campaign_file_is_located() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CAMPAIGN_FILE), "{\n  \"target\": 3,\n}").unwrap();
+        let error = Source::open(dir.path()).unwrap_err();
+        let location = error.location.expect("located");
+        assert_eq!(location.line, 2, "{}", error.message);
+        let empty = tempfile::tempdir().unwrap();
+        assert!(
+            Source::open(empty.path())
+                .unwrap_err()
+                .message
+                .contains("neither")
+        );
+    }
+}

@@ -1,0 +1,14 @@
+//! Running saved inputs again, outside the fuzzing loop: `bonsai replay`, the regression corpus
+//! (`regression`), the report and the reducer's coverage and crash criteria all need the
+//! same answer to "what does the target do with this input, and what does it cover?", asked
+//! without letting one input's abort, stack overflow or hang end the caller.
+//!
+//! `forked`: one input in a forked child with a timer (verdict, message, covered edges,
+//! optionally the target's output). `inputs`: which files of a directory are inputs, and the
+//! text each stands for.
+
+mod forked;
+mod inputs;
+
+pub use forked::{Execution, ForkedRunner, Outcome, run_forked};
+pub use inputs::{input_text, list_inputs};

@@ -1,0 +1,167 @@
+//! The figures of a report, read from a campaign's (or a run's) files.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::corpus::OutDir;
+use crate::diagnostic::Diagnostics;
+use crate::fuzz::{COVERAGE_CSV, CoveragePoint, read_coverage};
+use crate::regression::{CORPUS_MANIFEST, CorpusManifest, Source};
+
+/// What one lattice node (or the single run) did.
+#[derive(Clone, Debug, Default)]
+pub struct NodeFacts {
+    pub name: String,
+    pub bounds: String,
+    pub valid_only: bool,
+    /// From `campaign.json`; `done` for a single run with a summary.
+    pub state: String,
+    pub secs: f64,
+    /// Seconds after the campaign's creation at which the node started (0 if unknown).
+    pub start_offset: f64,
+    pub execs: u64,
+    pub edges: u64,
+    pub queue: usize,
+    pub valid: usize,
+    pub crashes: usize,
+    pub hangs: usize,
+    /// Distinct inputs of the top node's queue that this node found first.
+    pub contributed: usize,
+    pub coverage: Vec<CoveragePoint>,
+}
+
+/// Everything a report shows.
+#[derive(Clone, Debug)]
+pub struct Facts {
+    pub dir: PathBuf,
+    pub campaign: bool,
+    pub target: String,
+    pub grammar: String,
+    pub max_bounds: String,
+    pub nodes: Vec<NodeFacts>,
+    pub top: usize,
+    /// Sizes in bytes of the distinct inputs of the top node's queue.
+    pub top_sizes: Vec<usize>,
+    /// The exported corpus, when there is one, and its path relative to `dir`.
+    pub corpus: Option<(CorpusManifest, String)>,
+    /// Problems met while reading (a torn coverage log, an unreadable corpus manifest): the
+    /// report is written anyway and says what is missing.
+    pub notes: Vec<String>,
+}
+
+impl Facts {
+    pub fn gather(dir: &Path) -> Result<Facts, Diagnostics> {
+        let source = Source::open(dir)?;
+        let finders = source.finders();
+        let mut notes = Vec::new();
+        let top_entries = source.top().queue();
+        let mut distinct = HashSet::new();
+        let top_texts: Vec<&str> = top_entries
+            .iter()
+            .map(|e| e.text.as_str())
+            .filter(|t| distinct.insert(*t))
+            .collect();
+        let created = source.campaign.as_ref().and_then(|c| c.created_unix);
+        let mut nodes = Vec::new();
+        for node in &source.nodes {
+            let (bounds, valid_only) = node.bounds();
+            let queue = node.queue();
+            let coverage_path = node.dir.join(COVERAGE_CSV);
+            let coverage = if coverage_path.is_file() {
+                read_coverage(&coverage_path).unwrap_or_else(|d| {
+                    notes.push(d.to_string());
+                    Vec::new()
+                })
+            } else {
+                Vec::new()
+            };
+            let last = coverage.last().copied();
+            let summary = node.summary.as_ref();
+            let out = OutDir {
+                root: node.dir.clone(),
+                resumed: true,
+            };
+            let campaign = node.campaign.as_ref();
+            let contributed = if source.campaign.is_some() {
+                top_texts
+                    .iter()
+                    .filter(|t| finders.get(**t) == Some(&node.name))
+                    .count()
+            } else {
+                top_texts.len()
+            };
+            nodes.push(NodeFacts {
+                name: node.name.clone(),
+                bounds,
+                valid_only,
+                state: match campaign {
+                    Some(c) => c.state.clone(),
+                    None if summary.is_some() => "done".into(),
+                    None => "interrupted".into(),
+                },
+                secs: campaign
+                    .map(|c| c.elapsed_secs)
+                    .filter(|s| *s > 0.0)
+                    .or(last.map(|p| p.secs))
+                    .or(summary.map(|s| s.elapsed_secs))
+                    .unwrap_or(0.0),
+                start_offset: match (created, campaign.and_then(|c| c.started_unix)) {
+                    (Some(created), Some(started)) => (started - created).max(0.0),
+                    _ => 0.0,
+                },
+                execs: last
+                    .map(|p| p.execs)
+                    .or(summary.map(|s| s.execs))
+                    .unwrap_or(0),
+                edges: last
+                    .map(|p| p.edges)
+                    .or(summary.map(|s| u64::from(s.edges)))
+                    .unwrap_or(0),
+                queue: queue.len(),
+                valid: queue.iter().filter(|e| e.meta.valid == Some(true)).count(),
+                crashes: out.count("crashes"),
+                hangs: out.count("hangs"),
+                contributed,
+                coverage,
+            });
+        }
+        let corpus_path = super::corpus_dir(dir);
+        let corpus = if corpus_path.join(CORPUS_MANIFEST).is_file() {
+            match CorpusManifest::load(&corpus_path) {
+                Ok(manifest) => Some((manifest, "corpus".to_string())),
+                Err(d) => {
+                    notes.push(d.to_string());
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let top = source.top();
+        let (target, grammar) = match (&source.campaign, &top.fuzz) {
+            (Some(c), _) => (c.target.clone(), c.grammar.display().to_string()),
+            (None, Some(f)) => (f.target.clone(), f.grammar.display().to_string()),
+            (None, None) => Default::default(),
+        };
+        Ok(Facts {
+            dir: dir.to_path_buf(),
+            campaign: source.campaign.is_some(),
+            target,
+            grammar,
+            max_bounds: source
+                .campaign
+                .as_ref()
+                .map(|c| c.max_bounds.clone())
+                .unwrap_or_else(|| top.bounds().0),
+            top: source.top,
+            top_sizes: top_texts.iter().map(|t| t.len()).collect(),
+            nodes,
+            corpus,
+            notes,
+        })
+    }
+
+    pub fn document(&self) -> super::Document {
+        super::sections::build(self)
+    }
+}

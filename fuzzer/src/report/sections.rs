@@ -1,0 +1,349 @@
+//! The report's sections, from its facts.
+
+use super::document::{Cell, Document, Plot, Section, Table};
+use super::facts::Facts;
+use super::plots::{self, Series};
+
+/// How many inputs the unique-coverage table lists.
+const TOP_INPUTS: usize = 15;
+
+pub fn build(facts: &Facts) -> Document {
+    let mut sections = vec![
+        summary(facts),
+        coverage(facts),
+        lattice(facts),
+        valid(facts),
+    ];
+    sections.push(sizes(facts));
+    sections.push(unique_coverage(facts));
+    if !facts.notes.is_empty() {
+        sections.push(Section {
+            title: "Problems reading the directory".into(),
+            paragraphs: facts.notes.clone(),
+            ..Section::default()
+        });
+    }
+    Document {
+        title: format!(
+            "Bonsai {}: {} on {}",
+            if facts.campaign {
+                "campaign"
+            } else {
+                "fuzzing run"
+            },
+            facts.target,
+            facts.grammar
+        ),
+        sections,
+    }
+}
+
+fn plot(file: &str, title: &str, drawn: Result<String, String>, section: &mut Section) {
+    match drawn {
+        Ok(svg) => {
+            section.plot = Some(Plot {
+                file: file.into(),
+                title: title.into(),
+                svg,
+            })
+        }
+        Err(e) => section.paragraphs.push(e),
+    }
+}
+
+fn percent(part: usize, whole: usize) -> String {
+    format!("{:.0}%", 100.0 * part as f64 / whole.max(1) as f64)
+}
+
+fn summary(facts: &Facts) -> Section {
+    let top = &facts.nodes[facts.top];
+    let done = facts.nodes.iter().filter(|n| n.state == "done").count();
+    let cpu: f64 = facts.nodes.iter().map(|n| n.secs).sum();
+    let mut paragraphs = vec![format!(
+        "Target {}, grammar {}, bounds up to ({}).",
+        facts.target, facts.grammar, facts.max_bounds
+    )];
+    if facts.campaign {
+        paragraphs.push(format!(
+            "{} of {} lattice nodes done; {:.0} s of fuzzing in all nodes together. The top node {} ({}) covers {} edges with {} distinct inputs, {} of them valid.",
+            done,
+            facts.nodes.len(),
+            cpu,
+            top.name,
+            top.state,
+            top.edges,
+            facts.top_sizes.len(),
+            percent(top.valid, top.queue)
+        ));
+    } else {
+        paragraphs.push(format!(
+            "{:.0} s, {} executions; {} edges covered by {} distinct inputs, {} of them valid; {} crashes, {} hangs.",
+            top.secs,
+            top.execs,
+            top.edges,
+            facts.top_sizes.len(),
+            percent(top.valid, top.queue),
+            top.crashes,
+            top.hangs
+        ));
+    }
+    Section {
+        title: "Summary".into(),
+        paragraphs,
+        ..Section::default()
+    }
+}
+
+fn coverage(facts: &Facts) -> Section {
+    let mut section = Section {
+        title: "Coverage over time".into(),
+        ..Section::default()
+    };
+    let mut series: Vec<Series> = facts
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !n.coverage.is_empty())
+        .map(|(i, n)| Series {
+            label: n.name.clone(),
+            points: n
+                .coverage
+                .iter()
+                .map(|p| (n.start_offset + p.secs, p.edges as f64))
+                .collect(),
+            emphasis: !facts.campaign && i == facts.top,
+        })
+        .collect();
+    if series.is_empty() {
+        section
+            .paragraphs
+            .push("No coverage.csv was found (runs older than the coverage log).".into());
+        return section;
+    }
+    if facts.campaign {
+        // The union of the nodes' edge sets is not on disk; the best node so far is a lower
+        // bound of it, and ends at the top node, which inherits every other node's inputs.
+        let mut all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
+        all.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut best = 0.0f64;
+        let overall = all
+            .into_iter()
+            .map(|(t, e)| {
+                best = best.max(e);
+                (t, best)
+            })
+            .collect();
+        series.push(Series {
+            label: "overall (best node so far)".into(),
+            points: overall,
+            emphasis: true,
+        });
+        section.paragraphs.push(
+            "Edges covered by each node's corpus, each node placed at its start time in campaign.json; the thick line is the most any node had covered by then.".into(),
+        );
+    } else {
+        section
+            .paragraphs
+            .push("Edges covered by the saved corpus (from coverage.csv).".into());
+    }
+    let x = if facts.campaign {
+        "campaign time (s)"
+    } else {
+        "time (s)"
+    };
+    plot(
+        "coverage.svg",
+        "coverage over time",
+        plots::lines("Coverage over time", x, "edges", &series),
+        &mut section,
+    );
+    section
+}
+
+fn lattice(facts: &Facts) -> Section {
+    let header = [
+        "node",
+        "bounds",
+        "inputs",
+        "state",
+        "time (s)",
+        "execs",
+        "edges",
+        "queue",
+        "valid",
+        "crashes",
+        "hangs",
+        "in top corpus",
+    ];
+    let rows = facts
+        .nodes
+        .iter()
+        .map(|n| {
+            vec![
+                Cell::from(n.name.as_str()),
+                n.bounds.as_str().into(),
+                if n.valid_only { "valid only" } else { "all" }.into(),
+                n.state.as_str().into(),
+                format!("{:.1}", n.secs).into(),
+                n.execs.to_string().into(),
+                n.edges.to_string().into(),
+                n.queue.to_string().into(),
+                percent(n.valid, n.queue).into(),
+                n.crashes.to_string().into(),
+                n.hangs.to_string().into(),
+                n.contributed.to_string().into(),
+            ]
+        })
+        .collect();
+    let paragraph = if facts.campaign {
+        "One row per lattice node, in lattice order. \"In top corpus\": distinct inputs of the top node's queue that this node's queue held first (the node that found them; its successors inherit them as seeds).".to_string()
+    } else {
+        "The run's figures.".to_string()
+    };
+    Section {
+        title: if facts.campaign {
+            "Lattice".into()
+        } else {
+            "Run".into()
+        },
+        paragraphs: vec![paragraph],
+        table: Some(Table {
+            header: header.iter().map(|h| h.to_string()).collect(),
+            rows,
+        }),
+        ..Section::default()
+    }
+}
+
+fn valid(facts: &Facts) -> Section {
+    let mut section = Section {
+        title: "Valid share per node".into(),
+        paragraphs: vec!["Share of each node's saved queue that the target accepted.".into()],
+        ..Section::default()
+    };
+    let bars: Vec<(String, f64)> = facts
+        .nodes
+        .iter()
+        .filter(|n| n.queue > 0)
+        .map(|n| (n.name.clone(), n.valid as f64 / n.queue as f64))
+        .collect();
+    plot(
+        "valid.svg",
+        "valid share per node",
+        plots::shares("Valid share of the queue", "valid inputs", &bars),
+        &mut section,
+    );
+    section
+}
+
+fn sizes(facts: &Facts) -> Section {
+    let mut section = Section {
+        title: "Input sizes".into(),
+        ..Section::default()
+    };
+    let mut sizes = facts.top_sizes.clone();
+    sizes.sort_unstable();
+    if sizes.is_empty() {
+        section
+            .paragraphs
+            .push("The top node's queue is empty.".into());
+        return section;
+    }
+    let mean = sizes.iter().sum::<usize>() as f64 / sizes.len() as f64;
+    section.paragraphs.push(format!(
+        "{} distinct inputs of the top node's queue: mean {:.1} bytes, median {} bytes, largest {} bytes.",
+        sizes.len(),
+        mean,
+        sizes[sizes.len() / 2],
+        sizes[sizes.len() - 1]
+    ));
+    plot(
+        "sizes.svg",
+        "distribution of input sizes",
+        plots::histogram("Input sizes", "bytes", &sizes, 30),
+        &mut section,
+    );
+    section
+}
+
+fn unique_coverage(facts: &Facts) -> Section {
+    let mut section = Section {
+        title: "Top inputs by unique coverage".into(),
+        ..Section::default()
+    };
+    let Some((manifest, relative)) = &facts.corpus else {
+        section.paragraphs.push(format!(
+            "No exported corpus in corpus/. Make one with `bonsai export {} --out {} --target {}` (or run `bonsai report --target {}`), which replays every input for its edges.",
+            facts.dir.display(),
+            super::corpus_dir(&facts.dir).display(),
+            facts.target,
+            facts.target
+        ));
+        return section;
+    };
+    let mut inputs: Vec<_> = manifest.inputs.iter().collect();
+    inputs.sort_by(|a, b| {
+        b.unique_edges
+            .cmp(&a.unique_edges)
+            .then(a.size.cmp(&b.size))
+            .then(a.file.cmp(&b.file))
+    });
+    inputs.retain(|e| e.unique_edges > 0);
+    section.paragraphs.push(format!(
+        "The exported corpus ({} inputs, {} edges), replayed at export time: {} of its inputs cover edges that no other input covers{}",
+        manifest.inputs.len(),
+        manifest.edges,
+        inputs.len(),
+        if inputs.is_empty() {
+            "."
+        } else {
+            "; the inputs with the most such edges:"
+        }
+    ));
+    if inputs.is_empty() {
+        return section;
+    }
+    let rows = inputs
+        .iter()
+        .take(TOP_INPUTS)
+        .map(|e| {
+            vec![
+                Cell::Link {
+                    text: e.file.clone(),
+                    href: format!("{relative}/{}", e.file),
+                },
+                e.unique_edges.to_string().into(),
+                e.edges.to_string().into(),
+                e.size.to_string().into(),
+                e.verdict.as_str().into(),
+                e.node.clone().unwrap_or_default().into(),
+                preview(&e.message).into(),
+            ]
+        })
+        .collect();
+    section.table = Some(Table {
+        header: [
+            "input",
+            "unique edges",
+            "edges",
+            "bytes",
+            "verdict",
+            "node",
+            "message",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+        rows,
+    });
+    section
+}
+
+fn preview(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() > 80 {
+        format!("{}…", line.chars().take(80).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
