@@ -78,3 +78,31 @@ pub fn escape(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Plot, Section};
+
+    #[test]
+    fn text_is_escaped_and_plots_are_inlined_without_a_prolog() {
+        let document = Document {
+            title: "a <b> & c".into(),
+            sections: vec![Section {
+                title: "s".into(),
+                paragraphs: vec!["if x < 1 && y".into()],
+                plot: Some(Plot {
+                    file: "p.svg".into(),
+                    title: "p".into(),
+                    svg: "<?xml version=\"1.0\"?>\n<svg></svg>".into(),
+                }),
+                table: None,
+            }],
+        };
+        let html = render(&document);
+        assert!(html.contains("<h1>a &lt;b&gt; &amp; c</h1>"));
+        assert!(html.contains("<p>if x &lt; 1 &amp;&amp; y</p>"));
+        assert!(html.contains("<figure id=\"p.svg\">\n<svg></svg>"));
+        assert!(!html.contains("<?xml"));
+    }
+}

@@ -40,3 +40,35 @@ fn escape(text: &str) -> String {
         .replace('|', "\\|")
         .replace(['\n', '\r'], " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Section, Table};
+
+    #[test]
+    fn cells_cannot_break_the_table() {
+        let document = Document {
+            title: "t".into(),
+            sections: vec![Section {
+                title: "s".into(),
+                table: Some(Table {
+                    header: vec!["a".into(), "b".into()],
+                    rows: vec![vec![
+                        Cell::from("x | y\nz"),
+                        Cell::Link {
+                            text: "0001.star".into(),
+                            href: "corpus/0001.star".into(),
+                        },
+                    ]],
+                }),
+                ..Section::default()
+            }],
+        };
+        let md = render(&document);
+        assert!(
+            md.contains("| x \\| y z | [0001.star](corpus/0001.star) |"),
+            "{md}"
+        );
+    }
+}
