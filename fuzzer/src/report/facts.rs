@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::corpus::OutDir;
+use crate::corpus::{EntryInfo, OutDir};
 use crate::diagnostic::Diagnostics;
 use crate::fuzz::{COVERAGE_CSV, CoveragePoint, read_coverage};
 use crate::regression::{CORPUS_MANIFEST, CorpusManifest, Source};
@@ -30,6 +30,17 @@ pub struct NodeFacts {
     pub coverage: Vec<CoveragePoint>,
 }
 
+/// One distinct fault (crash, hang or out-of-memory), from the first node that saved it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultFacts {
+    pub node: String,
+    /// The input, relative to the report's directory.
+    pub file: String,
+    pub kind: String,
+    pub signature: Option<u64>,
+    pub message: String,
+}
+
 /// Everything a report shows.
 #[derive(Clone, Debug)]
 pub struct Facts {
@@ -44,6 +55,8 @@ pub struct Facts {
     pub top_sizes: Vec<usize>,
     /// The exported corpus, when there is one, and its path relative to `dir`.
     pub corpus: Option<(CorpusManifest, String)>,
+    /// Distinct faults over all nodes (by kind and signature), in lattice order.
+    pub faults: Vec<FaultFacts>,
     /// Problems met while reading (a torn coverage log, an unreadable corpus manifest): the
     /// report is written anyway and says what is missing.
     pub notes: Vec<String>,
@@ -125,6 +138,7 @@ impl Facts {
                 coverage,
             });
         }
+        let faults = faults(&source);
         let corpus_path = super::corpus_dir(dir);
         let corpus = if corpus_path.join(CORPUS_MANIFEST).is_file() {
             match CorpusManifest::load(&corpus_path) {
@@ -157,6 +171,7 @@ impl Facts {
             top_sizes: top_texts.iter().map(|t| t.len()).collect(),
             nodes,
             corpus,
+            faults,
             notes,
         })
     }
@@ -164,4 +179,52 @@ impl Facts {
     pub fn document(&self) -> super::Document {
         super::sections::build(self)
     }
+}
+
+/// Saved crashes and hangs of every node; a fault a successor found again (each node keeps
+/// its own record of seen faults) is listed once, under the node that found it first.
+fn faults(source: &Source) -> Vec<FaultFacts> {
+    let mut seen = HashSet::new();
+    let mut faults = Vec::new();
+    for node in &source.nodes {
+        for sub in ["crashes", "hangs"] {
+            let Ok(entries) = std::fs::read_dir(node.dir.join(sub)) else {
+                continue;
+            };
+            let mut metas: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "meta"))
+                .collect();
+            metas.sort();
+            for meta_path in metas {
+                let Ok(text) = std::fs::read_to_string(&meta_path) else {
+                    continue;
+                };
+                let meta = EntryInfo::parse_line(&text);
+                let kind = meta.kind.clone().unwrap_or_else(|| sub.to_string());
+                if !seen.insert((kind.clone(), meta.signature)) {
+                    continue;
+                }
+                let first = text.lines().next().unwrap_or_default();
+                let message = first
+                    .split_once(" message=")
+                    .map(|(_, m)| m.trim_matches('"').to_string())
+                    .unwrap_or_default();
+                let file = meta_path.with_extension("txt");
+                faults.push(FaultFacts {
+                    node: node.name.clone(),
+                    file: file
+                        .strip_prefix(&source.root)
+                        .unwrap_or(&file)
+                        .to_string_lossy()
+                        .into_owned(),
+                    kind,
+                    signature: meta.signature,
+                    message,
+                });
+            }
+        }
+    }
+    faults
 }

@@ -20,7 +20,7 @@ mod sections;
 use std::path::{Path, PathBuf};
 
 pub use document::{Cell, Document, Plot, Section, Table};
-pub use facts::{Facts, NodeFacts};
+pub use facts::{Facts, FaultFacts, NodeFacts};
 
 use crate::diagnostic::Diagnostics;
 

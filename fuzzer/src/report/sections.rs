@@ -16,6 +16,7 @@ pub fn build(facts: &Facts) -> Document {
     ];
     sections.push(sizes(facts));
     sections.push(unique_coverage(facts));
+    sections.push(faults(facts));
     if !facts.notes.is_empty() {
         sections.push(Section {
             title: "Problems reading the directory".into(),
@@ -335,6 +336,49 @@ fn unique_coverage(facts: &Facts) -> Section {
         .map(|h| h.to_string())
         .collect(),
         rows,
+    });
+    section
+}
+
+fn faults(facts: &Facts) -> Section {
+    let mut section = Section {
+        title: "Faults".into(),
+        ..Section::default()
+    };
+    if facts.faults.is_empty() {
+        section
+            .paragraphs
+            .push("No crash, hang or out-of-memory input was saved.".into());
+        return section;
+    }
+    section.paragraphs.push(format!(
+        "{} distinct faults (by kind and signature), each under the node that saved it first; the .meta file beside each input has its stack.",
+        facts.faults.len()
+    ));
+    section.table = Some(Table {
+        header: ["input", "kind", "node", "signature", "message"]
+            .iter()
+            .map(|h| h.to_string())
+            .collect(),
+        rows: facts
+            .faults
+            .iter()
+            .map(|f| {
+                vec![
+                    Cell::Link {
+                        text: f.file.clone(),
+                        href: f.file.clone(),
+                    },
+                    f.kind.as_str().into(),
+                    f.node.as_str().into(),
+                    f.signature
+                        .map(|s| format!("{s:016x}"))
+                        .unwrap_or_default()
+                        .into(),
+                    preview(&f.message).into(),
+                ]
+            })
+            .collect(),
     });
     section
 }

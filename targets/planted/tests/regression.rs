@@ -403,6 +403,16 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
     let dir = tempfile::tempdir().unwrap();
     let campaign = dir.path().join("c");
     copy_dir(&fixture.campaign, &campaign);
+    // The same fault saved by both nodes (each keeps its own record) is listed once.
+    for node in [FIRST, TOP] {
+        let crashes = campaign.join("nodes").join(node).join("crashes");
+        std::fs::write(crashes.join("000000.txt"), "print 1;").unwrap();
+        std::fs::write(
+            crashes.join("000000.meta"),
+            "size=8 valid=no edges=3 new_edges=0 parent=- mutator=havoc time=1.000s kind=panic signature=00000000000000ab message=\"planted boom\"\n  at frame\n",
+        )
+        .unwrap();
+    }
     let output = bonsai(&["report", campaign.to_str().unwrap()]);
     assert!(output.status.success(), "{}", text(&output));
     assert!(text(&output).contains("report.html"));
@@ -413,6 +423,7 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         "## Valid share per node",
         "## Input sizes",
         "## Top inputs by unique coverage",
+        "## Faults",
         "](plots/coverage.svg)",
         "](plots/valid.svg)",
         "](plots/sizes.svg)",
@@ -429,6 +440,11 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         let svg = std::fs::read_to_string(campaign.join("plots").join(plot)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("<rect"), "{plot}");
     }
+    let fault = format!(
+        "| [nodes/{FIRST}/crashes/000000.txt](nodes/{FIRST}/crashes/000000.txt) | panic | {FIRST} | 00000000000000ab | planted boom |"
+    );
+    assert!(md.contains(&fault), "{md}");
+    assert_eq!(md.matches("planted boom").count(), 1, "{md}");
     // Every distinct input of the top corpus is credited to exactly one node.
     let facts = bonsai::report::Facts::gather(&campaign).unwrap();
     let credited: usize = facts.nodes.iter().map(|n| n.contributed).sum();
