@@ -54,8 +54,8 @@ impl fmt::Display for Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Execution {
     pub outcome: Outcome,
-    /// The target's message for `invalid`, the panic message, `signal N` for a crash, or why
-    /// the input could not be run.
+    /// The target's message for `invalid`, the panic message, `signal N` for a crash, `timed
+    /// out`, or why the input could not be run.
     pub message: String,
     /// Indices of the edge counters the input hit, ascending. Empty when the child died.
     pub edges: Vec<u32>,
@@ -136,13 +136,20 @@ impl ForkedRunner {
             libc::waitpid(pid, &mut status, 0);
             if libc::WIFSIGNALED(status) {
                 let signal = libc::WTERMSIG(status);
+                let timeout = signal == libc::SIGALRM || signal == libc::SIGPROF;
                 return Execution {
-                    outcome: if signal == libc::SIGALRM {
+                    outcome: if timeout {
                         Outcome::Timeout
                     } else {
                         Outcome::Crash
                     },
-                    message: format!("signal {signal}"),
+                    // Which of the two timers fired depends on the machine's load; the
+                    // message must not.
+                    message: if timeout {
+                        "timed out".to_string()
+                    } else {
+                        format!("signal {signal}")
+                    },
                     edges: Vec::new(),
                     output: None,
                 };
@@ -156,20 +163,19 @@ impl ForkedRunner {
         }
     }
 
-    /// In the child: arm the timer, run, collect.
+    /// In the child: arm the timers, run, collect.
     fn child(&mut self, input: &[u8], output: bool) -> Execution {
-        let budget = libc::itimerval {
-            it_interval: libc::timeval {
-                tv_sec: 0,
-                tv_usec: 0,
-            },
-            it_value: libc::timeval {
-                tv_sec: self.timeout.as_secs() as libc::time_t,
-                tv_usec: self.timeout.subsec_micros() as libc::suseconds_t,
-            },
-        };
-        // SAFETY: setting this process's own timer.
-        unsafe { libc::setitimer(libc::ITIMER_REAL, &budget, std::ptr::null_mut()) };
+        // The runtime's own last words (`has overflowed its stack`) would interleave with the
+        // caller's output; the outcome carries what matters.
+        // SAFETY: redirecting this child's stderr.
+        unsafe {
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+            if null >= 0 {
+                libc::dup2(null, 2);
+                libc::close(null);
+            }
+        }
+        self.arm_timers();
         std::panic::set_hook(Box::new(|_| {}));
         let mut instance = (self.target.make)();
         // Whatever the constructor (or the parent) left in the counters is not the input's.
@@ -185,6 +191,7 @@ impl ForkedRunner {
         };
         let output = (output && outcome != Outcome::Panic)
             .then(|| {
+                self.arm_timers();
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instance.output(input)))
                     .ok()
             })
@@ -194,6 +201,37 @@ impl ForkedRunner {
             message,
             edges,
             output,
+        }
+    }
+}
+
+impl ForkedRunner {
+    /// The budget counts CPU time (`ITIMER_PROF`, user and system), so that a loaded machine
+    /// does not turn a slow input into a timeout; a wall-clock timer at ten times the budget
+    /// catches an input that blocks without computing.
+    fn arm_timers(&self) {
+        let timer = |budget: Duration| libc::itimerval {
+            it_interval: libc::timeval {
+                tv_sec: 0,
+                tv_usec: 0,
+            },
+            it_value: libc::timeval {
+                tv_sec: budget.as_secs() as libc::time_t,
+                tv_usec: budget.subsec_micros() as libc::suseconds_t,
+            },
+        };
+        // SAFETY: setting this process's own timers.
+        unsafe {
+            libc::setitimer(
+                libc::ITIMER_PROF,
+                &timer(self.timeout),
+                std::ptr::null_mut(),
+            );
+            libc::setitimer(
+                libc::ITIMER_REAL,
+                &timer(self.timeout * 10),
+                std::ptr::null_mut(),
+            );
         }
     }
 }

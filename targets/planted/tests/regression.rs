@@ -477,3 +477,36 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         "{md}"
     );
 }
+
+#[test]
+fn run_forked_survives_and_classifies_every_planted_fault() {
+    use bonsai::replay::{Outcome, input_text, run_forked};
+    use bonsai::target::LinkedTarget;
+    let target = LinkedTarget {
+        name: "planted",
+        make: || Box::new(bonsai_target_planted::Planted),
+    };
+    let grammar = bonsai::grammar::Grammar::from_file(&grammar_path()).unwrap();
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    let budget = std::time::Duration::from_millis(200);
+    for (seed, outcome) in [
+        ("abort", Outcome::Crash),
+        ("stack-overflow", Outcome::Crash),
+        ("hang", Outcome::Timeout),
+    ] {
+        let text = input_text(&seeds.join(format!("{seed}.choices")), Some(&grammar)).unwrap();
+        let run = run_forked(target, text.as_bytes(), budget, true);
+        assert_eq!(run.outcome, outcome, "{seed}: {run:?}");
+        assert!(
+            run.edges.is_empty() && run.output.is_none(),
+            "{seed}: {run:?}"
+        );
+    }
+    // A valid input: its edges, the same on every run (nothing leaks between children), and
+    // the target's output.
+    let first = run_forked(target, b"", budget, true);
+    assert_eq!(first.outcome, Outcome::Valid, "{first:?}");
+    assert!(!first.edges.is_empty());
+    assert_eq!(first.output.as_deref(), Some("valid"));
+    assert_eq!(run_forked(target, b"", budget, false).edges, first.edges);
+}
