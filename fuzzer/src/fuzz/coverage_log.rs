@@ -84,12 +84,21 @@ pub fn read_coverage(path: &Path) -> Result<Vec<CoveragePoint>, Diagnostic> {
     Ok(points)
 }
 
-/// Where the earlier runs of an output directory left off, read once by the supervisor before
-/// the fuzzing process starts (so restarts after a crash continue the same clock). A line
-/// torn by a kill is cut off, so that appending starts on a fresh line.
+/// Where the earlier runs of an output directory left off. Called once by the supervisor
+/// before the fuzzing process starts, so that the processes LibAFL restarts after a crash
+/// continue the same clock and the same file. Creates the file with its header and a line at
+/// the origin for a fresh run; cuts off a line torn by a kill, so that appending starts on a
+/// fresh line.
 pub fn resume_offset(out: &Path) -> (f64, u64) {
     let path = out.join(COVERAGE_CSV);
-    let Ok(mut file) = OpenOptions::new().read(true).write(true).open(&path) else {
+    let Ok(mut file) = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+    else {
+        tracing::warn!("{}: cannot write the coverage log", path.display());
         return (0.0, 0);
     };
     let mut text = String::new();
@@ -99,6 +108,13 @@ pub fn resume_offset(out: &Path) -> (f64, u64) {
     let complete = text.rfind('\n').map_or(0, |i| i + 1);
     if complete < text.len() {
         let _ = file.set_len(complete as u64);
+    }
+    if complete == 0 {
+        let start = format!("{COVERAGE_HEADER}\n{}", CoveragePoint::default().to_line());
+        let _ = file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| file.write_all(start.as_bytes()));
+        return (0.0, 0);
     }
     text[..complete]
         .lines()
@@ -124,16 +140,7 @@ impl CoverageLog {
     /// `offset` comes from [`resume_offset`]; `started` is when this run started.
     pub fn open(out: &Path, criteria: SaveCriteria, started: Instant, offset: (f64, u64)) -> Self {
         let path = out.join(COVERAGE_CSV);
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| {
-                if f.seek(SeekFrom::End(0))? == 0 {
-                    f.write_all(format!("{COVERAGE_HEADER}\n").as_bytes())?;
-                }
-                Ok(f)
-            });
+        let file = OpenOptions::new().append(true).open(&path);
         let file = match file {
             Ok(f) => Some(f),
             Err(e) => {
@@ -141,7 +148,7 @@ impl CoverageLog {
                 None
             }
         };
-        let mut log = Self {
+        Self {
             file,
             path,
             out: out.to_path_buf(),
@@ -150,12 +157,7 @@ impl CoverageLog {
             offset,
             next: Instant::now(),
             calls: 0,
-        };
-        if offset == (0.0, 0) {
-            // A fresh run starts its curve at the origin.
-            log.append(CoveragePoint::default());
         }
-        log
     }
 
     pub fn tick<S>(&mut self, state: &S)
@@ -233,6 +235,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(COVERAGE_CSV);
         assert_eq!(resume_offset(dir.path()), (0.0, 0));
+        let fresh = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(fresh, format!("{COVERAGE_HEADER}\n0.000,0,0,0,0,0,0\n"));
+        // A restarted fuzzing process of the same run must not start the curve again.
+        assert_eq!(resume_offset(dir.path()), (0.0, 0));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), fresh);
         std::fs::write(
             &path,
             format!("{COVERAGE_HEADER}\n1.000,10,5,2,1,0,0\n2.500,40,7,3,2,0,1\n3.1,5"),

@@ -510,3 +510,28 @@ fn run_forked_survives_and_classifies_every_planted_fault() {
     assert_eq!(first.output.as_deref(), Some("valid"));
     assert_eq!(run_forked(target, b"", budget, false).edges, first.edges);
 }
+
+#[test]
+fn coverage_csv_keeps_one_clock_across_restarts_after_crashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    // The seeds abort, overflow the stack and hang: three restarts of the fuzzing process.
+    let summary = fuzz(&out, "2,3,4", "400", &["--seeds", seeds.to_str().unwrap()]);
+    assert!(summary["restarts"].as_u64().unwrap() >= 3, "{summary}");
+    let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    let rows: Vec<Vec<f64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|f| f.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.iter().filter(|r| r[0] == 0.0).count(), 1, "{csv}");
+    for pair in rows.windows(2) {
+        for column in [0, 1, 2] {
+            assert!(pair[0][column] <= pair[1][column], "{csv}");
+        }
+    }
+    let last = rows.last().unwrap();
+    assert_eq!(last[2], summary["edges"].as_f64().unwrap(), "{csv}");
+    assert_eq!(last[6], summary["hangs"].as_f64().unwrap(), "{csv}");
+}
