@@ -80,7 +80,7 @@ impl Facts {
             let (bounds, valid_only) = node.bounds();
             let queue = node.queue();
             let coverage_path = node.dir.join(COVERAGE_CSV);
-            let coverage = if coverage_path.is_file() {
+            let mut coverage = if coverage_path.is_file() {
                 read_coverage(&coverage_path).unwrap_or_else(|d| {
                     notes.push(d.to_string());
                     Vec::new()
@@ -88,6 +88,14 @@ impl Facts {
             } else {
                 Vec::new()
             };
+            // Logs of older builds restarted their clock after each crash; a curve only goes
+            // forward in time.
+            let mut latest = f64::NEG_INFINITY;
+            coverage.retain(|p| {
+                let forward = p.secs >= latest;
+                latest = latest.max(p.secs);
+                forward
+            });
             let last = coverage.last().copied();
             let summary = node.summary.as_ref();
             let out = OutDir {

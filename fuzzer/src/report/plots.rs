@@ -40,6 +40,7 @@ pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) -> Resu
             .configure_mesh()
             .x_desc(x_desc)
             .y_desc(y_desc)
+            .x_label_formatter(&|x: &f64| format!("{x:.0}"))
             .y_label_formatter(&|y: &f64| format!("{y:.0}"))
             .label_style(("sans-serif", 13))
             .axis_desc_style(("sans-serif", 14))

@@ -103,16 +103,15 @@ fn coverage(facts: &Facts) -> Section {
     let mut series: Vec<Series> = facts
         .nodes
         .iter()
-        .enumerate()
-        .filter(|(_, n)| !n.coverage.is_empty())
-        .map(|(i, n)| Series {
+        .filter(|n| !n.coverage.is_empty())
+        .map(|n| Series {
             label: n.name.clone(),
             points: n
                 .coverage
                 .iter()
                 .map(|p| (n.start_offset + p.secs, p.edges as f64))
                 .collect(),
-            emphasis: !facts.campaign && i == facts.top,
+            emphasis: false,
         })
         .collect();
     if series.is_empty() {
