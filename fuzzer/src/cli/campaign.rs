@@ -1,6 +1,6 @@
 //! `bonsai campaign`: the Bonsai lattice of fuzzers, one child process per node.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
@@ -65,6 +65,10 @@ pub struct CampaignArgs {
     /// Print the final summary as one line of JSON on stdout.
     #[arg(long)]
     json: bool,
+    /// Stop when the lattice is done, without exporting the corpus to DIR/corpus and writing
+    /// the report (both can be made later with `bonsai export` and `bonsai report`).
+    #[arg(long)]
+    no_report: bool,
 }
 
 pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
@@ -157,5 +161,38 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         ),
         None => eprintln!("campaign complete: {} nodes", summary.nodes),
     }
+    if !args.no_report {
+        export_and_report(&out, linked)?;
+    }
+    Ok(())
+}
+
+/// What a user runs a campaign for: the top node's corpus as readable regression tests with
+/// their golden outputs, and a report on how the lattice got there.
+fn export_and_report(out: &Path, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    let state = crate::campaign::load_state(out)?;
+    let corpus = crate::report::corpus_dir(out);
+    match linked.filter(|t| t.name == state.target) {
+        Some(target) => {
+            let exported = crate::regression::export(out, &corpus, &target, true)?;
+            eprintln!(
+                "exported {} inputs ({} valid, {} edges) with their outputs to {}",
+                exported.inputs,
+                exported.valid,
+                exported.edges,
+                corpus.display()
+            );
+        }
+        None => eprintln!(
+            "not exporting the corpus: target '{}' is not linked into this binary; run bonsai export {} --out {} --target {}",
+            state.target,
+            out.display(),
+            corpus.display(),
+            state.target
+        ),
+    }
+    let report = crate::report::write(out)?;
+    eprintln!("report: {}", report.html.display());
+    eprintln!("        {}", report.markdown.display());
     Ok(())
 }
