@@ -13,6 +13,7 @@ mod load;
 mod parse;
 mod plugin;
 mod reduce;
+mod reduce_corpus;
 mod replay;
 mod report;
 mod seed;
@@ -54,6 +55,8 @@ enum Command {
     Validity(validity::ValidityArgs),
     /// Reduce an input to the smallest one that keeps a criterion (HDD and/or ddmin).
     Reduce(reduce::ReduceArgs),
+    /// Reduce every input of a fuzzing queue, each keeping the coverage it contributed.
+    ReduceCorpus(reduce_corpus::ReduceCorpusArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
     /// Run the Bonsai lattice of fuzzers: every F(m,n,d,v) up to max bounds, seeded by its
@@ -132,6 +135,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Validity(args) => validity::run(args, linked),
         Command::Reduce(args) => reduce::run(args, linked),
+        Command::ReduceCorpus(args) => reduce_corpus::run(args, linked),
         Command::Fuzz(args) => fuzz::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
         Command::BaselineNautilus(args) => baseline::run(args, linked),

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 
@@ -13,8 +13,12 @@ use crate::choice::SavedChoices;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::parse::{ParseOptions, Parser};
-use crate::reduce::{ContainsText, Hdd, Judge, Reduced, ReductionError, Strategy, ddmin};
+use crate::reduce::{
+    Candidate, ContainsText, Criterion, ForkedRunner, Hdd, Judge, Reduced, ReductionError,
+    SameCoverage, SameCrash, Strategy, ddmin,
+};
 use crate::sampler::Bounds;
+use crate::target::require_instrumented;
 
 #[derive(Args)]
 pub struct ReduceArgs {
@@ -36,9 +40,14 @@ pub struct ReduceArgs {
     /// crash. Needs --target.
     #[arg(long, value_enum, requires = "target")]
     criterion: Option<TargetCriterion>,
-    /// The target that --criterion runs (the binary bonsai-TARGET).
+    /// The target that --criterion runs (the binary bonsai-TARGET). Each test is one run in
+    /// a forked child.
     #[arg(long, value_name = "TARGET", requires = "criterion")]
     target: Option<String>,
+    /// Per-run timeout of the target in milliseconds (a hang being reduced costs this much per
+    /// test).
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    timeout_ms: u64,
     /// hdd keeps a sentence of the grammar; ddmin (lines, then characters) and hdd+ddmin
     /// find smaller texts that may lie outside it.
     #[arg(long, default_value = "hdd", value_name = "hdd|ddmin|hdd+ddmin")]
@@ -77,6 +86,8 @@ struct Outcome {
     tests: u64,
     cached: u64,
     exhausted: bool,
+    /// What a target criterion keeps, for the summary.
+    kept: Option<String>,
 }
 
 pub fn run(args: ReduceArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
@@ -86,18 +97,27 @@ pub fn run(args: ReduceArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         )
         .into());
     }
-    if let Some(criterion) = args.criterion {
-        // Forwarding guarantees the target is linked when --target was given.
-        let name = linked.map_or("?", |t| t.name);
-        return Err(Diagnostic::error(format!(
-            "--criterion {} on target '{name}' needs the fuzzing loop's executor (running an \
-             input, reading its edges, classifying its crash), which this build does not have \
-             yet; use --contains meanwhile",
-            criterion
-                .to_possible_value()
-                .map_or(String::new(), |v| v.get_name().to_string())
-        ))
+    if args.criterion.is_some() && !args.contains.is_empty() {
+        return Err(Diagnostic::error(
+            "give either --contains or --criterion, not both: reduction keeps one criterion",
+        )
         .into());
+    }
+    let target = match (&args.target, linked) {
+        (Some(name), Some(linked)) if linked.name == name => Some(linked),
+        (Some(name), _) => {
+            return Err(Diagnostic::error(format!(
+                "target '{name}' is not linked into this binary"
+            ))
+            .into());
+        }
+        (None, _) => None,
+    };
+    if let Some(target) = target {
+        require_instrumented(target.name)?;
+    }
+    if args.timeout_ms == 0 {
+        return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
     }
     if args.save_choices.is_some() && args.reducer == Strategy::Ddmin {
         return Err(Diagnostic::error(
@@ -109,7 +129,7 @@ pub fn run(args: ReduceArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     let input = read_input(&args.input)?;
     let started = Instant::now();
     // Replay, parsing and HDD recurse as deep as the input nests.
-    let outcome = with_large_stack(|| reduce(&grammar, &args, input))?;
+    let outcome = with_large_stack(|| reduce(&grammar, &args, input, target))?;
     match &args.out {
         Some(path) => crate::write_atomic(path, outcome.reduced.text.as_bytes())?,
         None => {
@@ -130,6 +150,9 @@ pub fn run(args: ReduceArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         outcome.cached,
         started.elapsed().as_secs_f64()
     );
+    if let Some(kept) = &outcome.kept {
+        eprintln!("kept: {kept}");
+    }
     if outcome.exhausted {
         eprintln!(
             "stopped at --max-tests {}: the result may not be minimal",
@@ -139,27 +162,74 @@ pub fn run(args: ReduceArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     Ok(())
 }
 
-fn reduce(grammar: &Grammar, args: &ReduceArgs, input: Input) -> Result<Outcome, Diagnostic> {
-    let criterion = ContainsText::new(args.contains.iter().cloned());
-    let mut judge = Judge::new(criterion.clone());
-    if let Some(max) = args.max_tests {
-        judge = judge.with_max_tests(max);
-    }
-    let (before, saved, original) = match input {
-        Input::Text(text) if args.reducer == Strategy::Ddmin => {
-            let reduced = ddmin::reduce_text(&text, &mut judge)
-                .map_err(|e| refused(e, &args.input, &criterion, &text))?;
-            return Ok(Outcome {
-                before: text.len(),
-                reduced: Reduced {
-                    text: reduced,
-                    derivation: None,
-                },
-                tests: judge.tests(),
-                cached: judge.cached(),
-                exhausted: judge.exhausted(),
-            });
+/// The criterion a reduction keeps.
+enum Keep {
+    Contains(ContainsText),
+    Coverage(SameCoverage),
+    Crash(SameCrash),
+}
+
+impl Criterion for Keep {
+    fn holds(&mut self, candidate: &Candidate<'_>) -> bool {
+        match self {
+            Keep::Contains(c) => c.holds(candidate),
+            Keep::Coverage(c) => c.holds(candidate),
+            Keep::Crash(c) => c.holds(candidate),
         }
+    }
+}
+
+impl Keep {
+    /// Builds the criterion for `original`, the text reduction starts from; a target
+    /// criterion runs it once (twice for coverage) to learn what to keep.
+    fn new(
+        args: &ReduceArgs,
+        target: Option<LinkedTarget>,
+        original: &str,
+    ) -> Result<Keep, Diagnostic> {
+        let (Some(criterion), Some(target)) = (args.criterion, target) else {
+            return Ok(Keep::Contains(ContainsText::new(
+                args.contains.iter().cloned(),
+            )));
+        };
+        let runner = ForkedRunner::new(target, Duration::from_millis(args.timeout_ms))
+            .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
+        let refused = |message: String| Diagnostic::error(message).in_file(&args.input);
+        Ok(match criterion {
+            TargetCriterion::Coverage => {
+                Keep::Coverage(SameCoverage::of_input(runner, original).map_err(refused)?)
+            }
+            TargetCriterion::Crash => {
+                Keep::Crash(SameCrash::of_input(runner, original).map_err(refused)?)
+            }
+        })
+    }
+
+    /// What is kept, for the summary line.
+    fn describe(&self) -> Option<String> {
+        match self {
+            Keep::Contains(_) => None,
+            Keep::Coverage(c) => Some(format!("{} edges of the original", c.required().len())),
+            Keep::Crash(c) => Some(format!(
+                "{} with signature {:016x} ({})",
+                c.fault().kind,
+                c.fault().signature,
+                c.fault().message
+            )),
+        }
+    }
+}
+
+fn reduce(
+    grammar: &Grammar,
+    args: &ReduceArgs,
+    input: Input,
+    target: Option<LinkedTarget>,
+) -> Result<Outcome, Diagnostic> {
+    // First the text reduction starts from, and its derivation when a grammar-aware reducer
+    // needs one.
+    let (before, saved, original) = match input {
+        Input::Text(text) if args.reducer == Strategy::Ddmin => (text.len(), None, text),
         Input::Text(text) => {
             let parser = Parser::new(grammar);
             let seed =
@@ -176,7 +246,7 @@ fn reduce(grammar: &Grammar, args: &ReduceArgs, input: Input) -> Result<Outcome,
                     args.input.display()
                 );
             }
-            (text.len(), seed.saved, seed.text)
+            (text.len(), Some(seed.saved), seed.text)
         }
         Input::Choices(saved) => {
             if saved.grammar != grammar.fingerprint() {
@@ -193,15 +263,36 @@ fn reduce(grammar: &Grammar, args: &ReduceArgs, input: Input) -> Result<Outcome,
                 .map_err(|e| {
                     Diagnostic::error(format!("{e} (bounds {bounds})")).in_file(&args.input)
                 })?;
-            (original.len(), saved, original)
+            (original.len(), Some(saved), original)
         }
+    };
+    let keep = Keep::new(args, target, &original)?;
+    let kept = keep.describe();
+    let mut judge = Judge::new(keep);
+    if let Some(max) = args.max_tests {
+        judge = judge.with_max_tests(max);
+    }
+    let Some(saved) = saved else {
+        let reduced = ddmin::reduce_text(&original, &mut judge)
+            .map_err(|e| refused(e, &args.input, judge.criterion(), &original))?;
+        return Ok(Outcome {
+            before,
+            reduced: Reduced {
+                text: reduced,
+                derivation: None,
+            },
+            tests: judge.tests(),
+            cached: judge.cached(),
+            exhausted: judge.exhausted(),
+            kept,
+        });
     };
     let bounds = args.bounds.unwrap_or(saved.bounds);
     let mut hdd = Hdd::new(grammar, bounds)?;
     let reduced = args
         .reducer
         .reduce(&mut hdd, saved.choices.as_slice(), &mut judge)
-        .map_err(|e| refused(e, &args.input, &criterion, &original))?;
+        .map_err(|e| refused(e, &args.input, judge.criterion(), &original))?;
     match (&args.save_choices, &reduced.derivation) {
         (Some(path), Some(derivation)) => SavedChoices {
             grammar: grammar.fingerprint(),
@@ -222,6 +313,7 @@ fn reduce(grammar: &Grammar, args: &ReduceArgs, input: Input) -> Result<Outcome,
         tests: judge.tests(),
         cached: judge.cached(),
         exhausted: judge.exhausted(),
+        kept,
     })
 }
 
@@ -236,10 +328,10 @@ fn read_input(path: &Path) -> Result<Input, Diagnostic> {
         .map_err(|e| Diagnostic::error(format!("input is not UTF-8 text: {e}")).in_file(path))
 }
 
-fn refused(error: ReductionError, path: &Path, criterion: &ContainsText, text: &str) -> Diagnostic {
-    let message = match error {
-        ReductionError::NotInteresting => {
-            let missing: Vec<String> = criterion
+fn refused(error: ReductionError, path: &Path, criterion: &Keep, text: &str) -> Diagnostic {
+    let message = match (error, criterion) {
+        (ReductionError::NotInteresting, Keep::Contains(contains)) => {
+            let missing: Vec<String> = contains
                 .missing(text)
                 .map(|needle| format!("'{needle}'"))
                 .collect();
@@ -248,7 +340,10 @@ fn refused(error: ReductionError, path: &Path, criterion: &ContainsText, text: &
                 missing.join(", ")
             )
         }
-        other => other.to_string(),
+        (ReductionError::NotInteresting, _) => "the target behaves differently on the input \
+             when it is run again (a flaky target?): nothing to keep"
+            .to_string(),
+        (other, _) => other.to_string(),
     };
     Diagnostic::error(message).in_file(path)
 }

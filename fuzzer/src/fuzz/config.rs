@@ -42,6 +42,9 @@ pub struct FuzzConfig {
     /// Record this many executions and replay them through a bare loop at the end, to
     /// report the engine's overhead in the summary (`scripts/bench-overhead`).
     pub measure_overhead: Option<usize>,
+    /// Runs of the target each new crash may spend on its reduced reproducer
+    /// (`crashes/NNNNNN.min.txt`) once the run has ended; 0 turns reduction off.
+    pub reduce_crash_tests: u64,
 }
 
 impl FuzzConfig {
@@ -61,6 +64,7 @@ impl FuzzConfig {
             initial_inputs: DEFAULT_INITIAL_INPUTS,
             show_status: false,
             measure_overhead: None,
+            reduce_crash_tests: super::DEFAULT_CRASH_TESTS,
         }
     }
 }

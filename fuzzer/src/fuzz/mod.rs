@@ -1,11 +1,13 @@
 //! Stage 11: the fuzzing loop. Zest-style coverage-guided fuzzing of choice sequences, built
 //! from LibAFL components: `harness` runs one input, `stage` runs a parent's children, `run`
 //! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
-//! under a restarting manager; `config`, `stop`, `summary` and `status` are its interface.
+//! under a restarting manager; `crash_reduction` gives each saved crash a reduced reproducer
+//! afterwards; `config`, `stop`, `summary` and `status` are its interface.
 
 pub mod baseline;
 mod config;
 mod coverage_log;
+mod crash_reduction;
 mod harness;
 mod overhead;
 mod run;
@@ -18,6 +20,7 @@ pub use config::{DEFAULT_INITIAL_INPUTS, DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, 
 pub use coverage_log::{
     COVERAGE_CSV, COVERAGE_HEADER, CoverageLog, CoveragePoint, read_coverage, resume_offset,
 };
+pub use crash_reduction::{CrashReduced, DEFAULT_CRASH_TESTS, reduce_new_crashes};
 pub use harness::Harness;
 pub use overhead::{Overhead, Recorder};
 pub use run::run;

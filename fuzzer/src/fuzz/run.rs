@@ -82,7 +82,9 @@ struct Prepared {
 /// its stack or hangs (panics are caught without a restart). The fuzzing process never
 /// returns: it writes `OUT/summary.json` and exits, and this function reads the summary back.
 /// Everything on disk is written as the run goes, so a killed run loses nothing it saved, and
-/// calling `run` again with the same `out` resumes from the saved queue.
+/// calling `run` again with the same `out` resumes from the saved queue. Once the fuzzing
+/// process has ended, the supervisor gives each new crash a reduced reproducer (see
+/// `crash_reduction`).
 pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let map_size = require_instrumented(config.target.name)?;
     quiet_library_backtraces();
@@ -156,11 +158,20 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
         )
         .in_file(&prepared.out.root)
     })?;
-    serde_json::from_str(&text).map_err(|e| {
-        Diagnostic::error(format!("unreadable summary: {e}"))
-            .in_file(&summary_path)
-            .into()
-    })
+    let summary: Summary = serde_json::from_str(&text).map_err(|e| {
+        Diagnostic::error(format!("unreadable summary: {e}")).in_file(&summary_path)
+    })?;
+    let config = &prepared.config;
+    if config.reduce_crash_tests > 0 {
+        super::reduce_new_crashes(
+            prepared.grammar,
+            &prepared.out.root,
+            config.target,
+            config.timeout,
+            config.reduce_crash_tests,
+        );
+    }
+    Ok(summary)
 }
 
 /// A fuzzing process whose supervisor died has nobody to restart it or to read its summary,

@@ -124,6 +124,11 @@ impl<C: Criterion> Judge<C> {
     pub fn criterion_mut(&mut self) -> &mut C {
         &mut self.criterion
     }
+
+    /// The criterion back, to reuse what it holds (a target's runner) for the next input.
+    pub fn into_criterion(self) -> C {
+        self.criterion
+    }
 }
 
 #[cfg(test)]

@@ -4,16 +4,22 @@
 //!
 //! Beside the pipeline: it uses the sampler (replay and minimal derivations), choice sequences,
 //! trees and the layout pass, and asks a [`Criterion`] through a [`Judge`] that caches and
-//! counts. A criterion that runs a target is one more `impl Criterion`.
+//! counts. The criteria that run a target ([`SameCoverage`], [`SameCrash`]) do so in a forked
+//! child per candidate ([`ForkedRunner`]); [`corpus`] reduces a whole fuzzing queue.
 
 mod candidate;
 mod contains;
+pub mod corpus;
 mod criterion;
 pub mod ddmin;
 mod error;
+mod forked;
 mod hdd;
 mod judge;
 mod places;
+mod reproducer;
+mod same_coverage;
+mod same_crash;
 mod splice;
 mod strategy;
 
@@ -22,7 +28,11 @@ pub use contains::ContainsText;
 pub use criterion::{Criterion, OnDerivation};
 pub use ddmin::{ddmin, reduce_text};
 pub use error::ReductionError;
+pub use forked::{ForkedRunner, RunOutcome};
 pub use hdd::{Hdd, HddOptions};
 pub use judge::Judge;
 pub use places::Places;
+pub use reproducer::{Reproducer, choices_of_text, reduce_recorded};
+pub use same_coverage::{SameCoverage, covers};
+pub use same_crash::SameCrash;
 pub use strategy::{Reduced, Strategy};

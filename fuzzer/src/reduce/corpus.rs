@@ -1,0 +1,221 @@
+//! Reducing every input of a fuzzing queue, each keeping the coverage it contributes: the
+//! "reduce" half of the fuzz-then-reduce baseline that Bonsai fuzzing is compared with.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ahash::AHashSet;
+use serde::Serialize;
+
+use super::{ForkedRunner, Hdd, Judge, SameCoverage, Strategy, reduce_recorded};
+use crate::choice::SavedChoices;
+use crate::corpus::{EntryInfo, MANIFEST, Manifest};
+use crate::diagnostic::Diagnostic;
+use crate::grammar::Grammar;
+use crate::parse::Parser;
+use crate::target::LinkedTarget;
+
+/// How to reduce a corpus.
+#[derive(Clone, Copy, Debug)]
+pub struct CorpusOptions {
+    pub strategy: Strategy,
+    /// Runs of the target per input at most; the smallest input found so far is kept.
+    pub max_tests_per_input: u64,
+    /// Per-run timeout of the target.
+    pub timeout: Duration,
+}
+
+/// What a corpus reduction did; also written to `OUT/reduction.json`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CorpusReduction {
+    pub reducer: String,
+    /// Inputs of the original queue.
+    pub inputs: usize,
+    /// Inputs written to the reduced queue.
+    pub written: usize,
+    /// Reduced inputs left out because an earlier one reduced to the same text.
+    pub duplicates: usize,
+    /// Inputs copied unreduced: unreadable, or not reproducible in a fresh process.
+    pub unreduced: usize,
+    /// Runs of the target, reduction and measurement included.
+    pub tests: u64,
+    /// Wall-clock seconds of the whole reduction (it runs on one core: CPU time too).
+    pub seconds: f64,
+    pub bytes_before: usize,
+    pub bytes_after: usize,
+}
+
+/// One input of the queue, replayed.
+struct Original {
+    number: String,
+    saved: SavedChoices,
+    text: String,
+}
+
+/// Reduces every input of `queue` (a fuzzing output's `queue/`) into `out/queue/`, with
+/// `out/fuzz.json` copied from `manifest` so that `bonsai replay` and `--seeds` read it as a
+/// fuzzing output, and `out/reduction.json`.
+///
+/// The criterion is the paper's: a reduced input must keep what got the original saved during
+/// fuzzing. The queue is replayed in order (the order the fuzzer saved it in); an input must
+/// keep the edges no earlier input covered, and an input that was the first valid one to cover
+/// some edges must stay valid and keep those. An input that adds no edge at all on replay
+/// (Zest also saves new hit counts of known edges) must keep every edge it covers: the
+/// conservative choice, since hit counts are not compared. A reduced input keeps its original
+/// number, so `out/queue/000042.txt` is the reduction of `queue/000042.txt`.
+pub fn reduce_corpus(
+    grammar: &Grammar,
+    manifest: &Manifest,
+    queue: &Path,
+    out: &Path,
+    target: LinkedTarget,
+    options: CorpusOptions,
+) -> Result<CorpusReduction, Diagnostic> {
+    let started = Instant::now();
+    if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
+        return Err(Diagnostic::error(
+            "the output directory exists and is not empty; choose a new one",
+        )
+        .in_file(out));
+    }
+    let originals = read_queue(grammar, queue)?;
+    let out_queue = out.join("queue");
+    crate::create_dir(&out_queue)?;
+    let json = serde_json::to_string_pretty(manifest).expect("plain data serializes");
+    crate::write_atomic(&out.join(MANIFEST), format!("{json}\n").as_bytes())?;
+
+    let mut runner = ForkedRunner::new(target, options.timeout)
+        .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
+    // What each input contributed, in the order the fuzzer saved them.
+    let mut covered = AHashSet::new();
+    let mut covered_valid = AHashSet::new();
+    let mut requirements = Vec::with_capacity(originals.len());
+    for original in &originals {
+        let outcome = runner.run(&original.text);
+        let mut required: Vec<u32> = outcome
+            .edges
+            .iter()
+            .copied()
+            .filter(|e| covered.insert(*e))
+            .collect();
+        let mut valid_new = Vec::new();
+        if outcome.is_valid() {
+            valid_new = outcome
+                .edges
+                .iter()
+                .copied()
+                .filter(|e| covered_valid.insert(*e))
+                .collect();
+        }
+        let must_be_valid = !valid_new.is_empty();
+        required.extend(valid_new);
+        if required.is_empty() {
+            required = outcome.edges.clone();
+        }
+        requirements.push((required, must_be_valid, outcome.fault.is_none()));
+    }
+
+    let mut summary = CorpusReduction {
+        reducer: options.strategy.to_string(),
+        inputs: originals.len(),
+        ..CorpusReduction::default()
+    };
+    let parser = (options.strategy != Strategy::Hdd).then(|| Parser::new(grammar));
+    let mut written = AHashSet::new();
+    for (original, (required, must_be_valid, ran)) in originals.iter().zip(requirements) {
+        summary.bytes_before += original.text.len();
+        let new_edges = required.len() as u32;
+        let criterion = SameCoverage::requiring(runner, required, must_be_valid);
+        let mut judge = Judge::new(criterion).with_max_tests(options.max_tests_per_input);
+        let reduced = if ran {
+            reduce_recorded(
+                grammar,
+                &original.saved,
+                options.strategy,
+                &mut judge,
+                parser.as_ref(),
+            )
+            .map_err(|why| {
+                tracing::warn!("{}: kept unreduced: {why}", original.number);
+            })
+            .ok()
+        } else {
+            None
+        };
+        summary.tests += judge.tests();
+        runner = judge.into_criterion().into_runner();
+        let (text, choices) = match reduced {
+            Some(r) => (r.text, r.choices),
+            None => {
+                summary.unreduced += 1;
+                (original.text.clone(), Some(original.saved.clone()))
+            }
+        };
+        if !written.insert(text.clone()) {
+            summary.duplicates += 1;
+            continue;
+        }
+        let outcome = runner.run(&text);
+        summary.tests += 1;
+        let info = EntryInfo {
+            text: text.clone(),
+            valid: outcome.is_valid(),
+            edges: outcome.edges.len() as u32,
+            new_edges,
+            mutator: format!("reduce-{}", options.strategy),
+            found_at: started.elapsed().as_secs_f64(),
+            ..EntryInfo::default()
+        };
+        let base = out_queue.join(&original.number);
+        crate::write_atomic_unsynced(&base.with_extension("txt"), text.as_bytes())?;
+        if let Some(choices) = choices {
+            crate::write_atomic_unsynced(&base.with_extension("choices"), &choices.to_bytes())?;
+        }
+        let mut meta = info.to_text();
+        if let Some(number) = original.number.parse::<u32>().ok() {
+            meta = meta.replacen("parent=-", &format!("parent={number:06}"), 1);
+        }
+        crate::write_atomic_unsynced(&base.with_extension("meta"), meta.as_bytes())?;
+        summary.bytes_after += text.len();
+        summary.written += 1;
+    }
+    summary.seconds = started.elapsed().as_secs_f64();
+    let json = serde_json::to_string_pretty(&summary).expect("plain data serializes");
+    crate::write_atomic(&out.join("reduction.json"), format!("{json}\n").as_bytes())?;
+    Ok(summary)
+}
+
+/// The queue's inputs in file order, replayed strictly under their recorded bounds.
+fn read_queue(grammar: &Grammar, queue: &Path) -> Result<Vec<Original>, Diagnostic> {
+    let entries = std::fs::read_dir(queue)
+        .map_err(|e| Diagnostic::error(format!("cannot read the queue: {e}")).in_file(queue))?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "choices"))
+        .collect();
+    paths.sort();
+    let mut originals = Vec::with_capacity(paths.len());
+    for path in paths {
+        let number = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let saved = SavedChoices::read(&path)?;
+        if saved.grammar != grammar.fingerprint() {
+            return Err(Diagnostic::error(
+                "recorded with a different grammar than the fuzzing output's own",
+            )
+            .in_file(&path));
+        }
+        let text = Hdd::new(grammar, saved.bounds)?
+            .replay(saved.choices.as_slice())
+            .map_err(|e| Diagnostic::error(e.to_string()).in_file(&path))?;
+        originals.push(Original {
+            number,
+            saved,
+            text,
+        });
+    }
+    Ok(originals)
+}

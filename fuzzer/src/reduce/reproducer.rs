@@ -1,0 +1,75 @@
+//! Reducing one recorded input (a `.choices` file) to a smaller one that keeps a criterion,
+//! with a choice sequence for the result whenever it has one.
+
+use libafl_bolts::rands::StdRand;
+
+use super::{Criterion, Hdd, Judge, ReductionError, Strategy};
+use crate::choice::{Replay, SavedChoices};
+use crate::grammar::Grammar;
+use crate::parse::{ParseOptions, Parser};
+use crate::sampler::{Sample, Sampler};
+use crate::text::render;
+
+/// A reduced input, ready to be written beside the original.
+#[derive(Clone, Debug)]
+pub struct Reproducer {
+    pub text: String,
+    /// Choices that replay to exactly `text`: from HDD, or, after ddmin, from parsing the
+    /// text back when it is still a sentence of the grammar that renders the same.
+    pub choices: Option<SavedChoices>,
+}
+
+/// Reduces the input `saved` replays to (under its own bounds) with `strategy`, asking
+/// `judge`. `parser` is used to recover choices for a text that ddmin edited; without one,
+/// such a result has none.
+pub fn reduce_recorded<C: Criterion>(
+    grammar: &Grammar,
+    saved: &SavedChoices,
+    strategy: Strategy,
+    judge: &mut Judge<C>,
+    parser: Option<&Parser<'_>>,
+) -> Result<Reproducer, String> {
+    let mut hdd = Hdd::new(grammar, saved.bounds).map_err(|d| d.message)?;
+    let reduced = strategy
+        .reduce(&mut hdd, saved.choices.as_slice(), judge)
+        .map_err(|e| match e {
+            ReductionError::NotInteresting => {
+                "the input no longer has the property when run again (a flaky target?)".to_string()
+            }
+            other => other.to_string(),
+        })?;
+    let choices = match &reduced.derivation {
+        Some(derivation) => Some(SavedChoices {
+            grammar: grammar.fingerprint(),
+            bounds: saved.bounds,
+            choices: derivation.choices.clone(),
+        }),
+        None => parser.and_then(|p| choices_of_text(grammar, p, &reduced.text)),
+    };
+    Ok(Reproducer {
+        text: reduced.text,
+        choices,
+    })
+}
+
+/// The choices of `text` when it parses and its derivation renders back to exactly `text`.
+pub fn choices_of_text(grammar: &Grammar, parser: &Parser<'_>, text: &str) -> Option<SavedChoices> {
+    let parsed = parser
+        .parse_bytes(text.as_bytes(), ParseOptions::default())
+        .ok()?;
+    let mut sampler = Sampler::new(grammar, parsed.bounds).ok()?;
+    let mut sample = Sample::default();
+    sampler
+        .sample(
+            parsed.choices.as_slice(),
+            Replay::Strict,
+            &mut StdRand::with_seed(0),
+            &mut sample,
+        )
+        .ok()?;
+    (render(grammar, &sample.tree) == text).then(|| SavedChoices {
+        grammar: grammar.fingerprint(),
+        bounds: parsed.bounds,
+        choices: parsed.choices,
+    })
+}

@@ -1,0 +1,55 @@
+//! The criterion "the candidate still crashes the target the same way".
+
+use super::forked::ForkedRunner;
+use super::{Candidate, Criterion};
+use crate::feedback::{Fault, FaultKind};
+
+/// Holds when the target, run on the candidate, faults with the original's kind and
+/// signature: the same `panic!` location for a panic, the same innermost frame of the target
+/// for a signal or a hang, as `bonsai fuzz` tells faults apart. Any other outcome, including
+/// a different bug reached on the way, fails: a reproducer that drifts to an easier bug is
+/// the classic failure of crash reduction.
+pub struct SameCrash {
+    runner: ForkedRunner,
+    kind: FaultKind,
+    signature: u64,
+    original: Fault,
+}
+
+impl SameCrash {
+    /// Runs `original` and keeps its fault. Refused when it does not fault at all.
+    pub fn of_input(mut runner: ForkedRunner, original: &str) -> Result<Self, String> {
+        let outcome = runner.run(original);
+        let Some(fault) = outcome.fault else {
+            return Err(
+                "the input does not crash, hang or panic the target (it ran normally); \
+                 reduce it with --criterion coverage"
+                    .into(),
+            );
+        };
+        Ok(Self {
+            runner,
+            kind: fault.kind,
+            signature: fault.signature,
+            original: fault,
+        })
+    }
+
+    /// The fault every candidate must reproduce.
+    pub fn fault(&self) -> &Fault {
+        &self.original
+    }
+
+    pub fn runner_mut(&mut self) -> &mut ForkedRunner {
+        &mut self.runner
+    }
+}
+
+impl Criterion for SameCrash {
+    fn holds(&mut self, candidate: &Candidate<'_>) -> bool {
+        let outcome = self.runner.run(candidate.text);
+        outcome
+            .fault
+            .is_some_and(|f| f.kind == self.kind && f.signature == self.signature)
+    }
+}
