@@ -61,6 +61,11 @@ pub struct FuzzArgs {
     /// render, run) in the same process; the summary then reports the engine's overhead.
     #[arg(long, value_name = "N")]
     measure_overhead: Option<usize>,
+    /// Runs of the target each new crash may spend, after the run, on a reduced reproducer
+    /// crashes/NNNNNN.min.txt (HDD, then ddmin, keeping the crash's kind and signature);
+    /// 0 turns it off.
+    #[arg(long, value_name = "N", default_value_t = crate::fuzz::DEFAULT_CRASH_TESTS)]
+    reduce_crashes: u64,
     /// Print the final summary as one line of JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -110,6 +115,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.scheduler = args.scheduler;
     config.show_status = true;
     config.measure_overhead = args.measure_overhead;
+    config.reduce_crash_tests = args.reduce_crashes;
     let summary = crate::fuzz::run(config)?;
     if let Some(o) = &summary.overhead {
         eprintln!(

@@ -162,6 +162,7 @@ pub fn reduce_corpus(
             valid: outcome.is_valid(),
             edges: outcome.edges.len() as u32,
             new_edges,
+            parent: original.number.parse().ok(),
             mutator: format!("reduce-{}", options.strategy),
             found_at: started.elapsed().as_secs_f64(),
             ..EntryInfo::default()
@@ -171,11 +172,7 @@ pub fn reduce_corpus(
         if let Some(choices) = choices {
             crate::write_atomic_unsynced(&base.with_extension("choices"), &choices.to_bytes())?;
         }
-        let mut meta = info.to_text();
-        if let Some(number) = original.number.parse::<u32>().ok() {
-            meta = meta.replacen("parent=-", &format!("parent={number:06}"), 1);
-        }
-        crate::write_atomic_unsynced(&base.with_extension("meta"), meta.as_bytes())?;
+        crate::write_atomic_unsynced(&base.with_extension("meta"), info.to_text().as_bytes())?;
         summary.bytes_after += text.len();
         summary.written += 1;
     }

@@ -321,7 +321,7 @@ impl ForkedRunner {
                     frames,
                 }
             };
-        let outcome = match report.state {
+        match report.state {
             RETURNED => RunOutcome {
                 verdict: Some(match report.verdict {
                     0 => Verdict::Valid,
@@ -391,8 +391,7 @@ impl ForkedRunner {
                     edges: Vec::new(),
                 }
             }
-        };
-        outcome
+        }
     }
 }
 
