@@ -77,6 +77,10 @@ impl RunOutcome {
 /// Runs a linked target on one text at a time, each in a forked child.
 pub struct ForkedRunner {
     target: LinkedTarget,
+    /// Made once, in the parent, on the first run: each child starts from a copy of it, so a
+    /// target with expensive set-up (a standard library to load) pays for it once, not once per
+    /// test.
+    instance: Option<Box<dyn crate::target::Target>>,
     timeout: Duration,
     edges: EdgeObserver,
     symbols: SymbolCache,
@@ -110,6 +114,7 @@ impl ForkedRunner {
         }
         Ok(Self {
             target,
+            instance: None,
             timeout: timeout.max(Duration::from_millis(1)),
             edges,
             symbols: SymbolCache::default(),
@@ -132,6 +137,9 @@ impl ForkedRunner {
     /// Runs the target on `text` in a child and reports what it did.
     pub fn run(&mut self, text: &str) -> RunOutcome {
         self.runs += 1;
+        if self.instance.is_none() {
+            self.instance = Some((self.target.make)());
+        }
         // SAFETY: the mapping is ours and at least `size_of::<Report>()` long.
         unsafe {
             std::ptr::write_bytes(self.report.cast::<u8>(), 0, std::mem::size_of::<Report>());
@@ -238,12 +246,13 @@ impl ForkedRunner {
             }));
             let timeout = self.timeout;
             let target = self.target;
+            let prototype = &mut self.instance;
             let edges = &mut self.edges;
             let capacity = self.edge_capacity;
             let work = move || {
                 let _signal_stack = SignalStack::install();
                 libc::pthread_sigmask(libc::SIG_UNBLOCK, &alarm, std::ptr::null_mut());
-                let mut instance = (target.make)();
+                let mut instance = prototype.take().unwrap_or_else(|| (target.make)());
                 // Whatever the parent ran left hits in the counters.
                 edges.harvest();
                 (*report).state = STARTED;
