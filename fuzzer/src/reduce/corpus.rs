@@ -100,6 +100,9 @@ pub fn reduce_corpus(
         outcome
             .edges
             .retain(|e| again.edges.binary_search(e).is_ok());
+        // A run that faulted (a timeout on a loaded machine, too) says nothing about what the
+        // input covers: such an input is kept as it is.
+        let ran = outcome.fault.is_none() && again.fault.is_none();
         let mut required: Vec<u32> = outcome
             .edges
             .iter()
@@ -120,7 +123,7 @@ pub fn reduce_corpus(
         if required.is_empty() {
             required = outcome.edges.clone();
         }
-        requirements.push((required, must_be_valid, outcome.fault.is_none()));
+        requirements.push((required, must_be_valid, ran));
     }
 
     let mut summary = CorpusReduction {
