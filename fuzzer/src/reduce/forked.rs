@@ -11,8 +11,10 @@
 //! at the signal, which the parent symbolizes and hashes with the fuzz loop's own
 //! [`signature`](crate::feedback::signature).
 //!
-//! `bonsai replay` (`cli/replay.rs`) has an older forked run of its own that reports over a
-//! pipe and captures no stacks; this one is the one to keep when the two are unified.
+//! `crate::replay::ForkedRunner` (`bonsai replay`, export, golden checks) is a sibling written
+//! at the same time: it reports over a pipe and can capture the target's output, but captures
+//! no stacks, so it cannot give crash signatures. The two should become one runner with this
+//! one's fault capture and that one's output capture.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, Ordering};
