@@ -174,9 +174,9 @@ fn export_and_report(out: &Path, linked: Option<LinkedTarget>) -> Result<(), Fai
     let corpus = crate::report::corpus_dir(out);
     match linked.filter(|t| t.name == state.target) {
         Some(target) => {
-            let exported = crate::regression::export(out, &corpus, &target, true)?;
+            let exported = crate::regression::export(out, &corpus, &target, true, true)?;
             eprintln!(
-                "exported {} inputs ({} valid, {} edges) with their outputs to {}",
+                "exported {} inputs ({} valid, {} edges) with their outputs to {}: per edge the smallest input of the top corpus that covers it (bonsai export without --distill writes all of it)",
                 exported.inputs,
                 exported.valid,
                 exported.edges,

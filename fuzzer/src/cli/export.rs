@@ -20,6 +20,10 @@ pub struct ExportArgs {
     /// Also store each input's output (`Target::output`), so the corpus serves as golden tests.
     #[arg(long)]
     golden: bool,
+    /// Keep only the inputs that carry the queue's coverage: per edge the smallest valid input
+    /// covering it (or the smallest at all), plus every fault.
+    #[arg(long)]
+    distill: bool,
     /// Per-input timeout in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
@@ -41,6 +45,7 @@ pub fn run(args: ExportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         &args.out,
         &target,
         args.golden,
+        args.distill,
         Duration::from_millis(args.timeout_ms.max(1)),
     )?;
     println!(

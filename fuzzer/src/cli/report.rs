@@ -36,6 +36,7 @@ pub fn run(args: ReportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                 &corpus,
                 &target,
                 false,
+                false,
                 Duration::from_millis(1000),
             )?;
             eprintln!(

@@ -28,8 +28,16 @@ pub fn export(
     out: &Path,
     target: &LinkedTarget,
     golden: bool,
+    distill: bool,
 ) -> Result<ExportSummary, Diagnostics> {
-    export_with_timeout(dir, out, target, golden, crate::fuzz::DEFAULT_TIMEOUT)
+    export_with_timeout(
+        dir,
+        out,
+        target,
+        golden,
+        distill,
+        crate::fuzz::DEFAULT_TIMEOUT,
+    )
 }
 
 /// Writes `out/NNNN.<ext>` and `NNNN.choices` for every distinct input in the queue of
@@ -41,6 +49,7 @@ pub fn export_with_timeout(
     out: &Path,
     target: &LinkedTarget,
     golden: bool,
+    distill: bool,
     timeout: Duration,
 ) -> Result<ExportSummary, Diagnostics> {
     let source = Source::open(dir)?;
@@ -81,6 +90,18 @@ pub fn export_with_timeout(
             }
         })
         .collect();
+    let queue_inputs = entries.len();
+    let (entries, runs) = if distill {
+        let sizes: Vec<usize> = entries.iter().map(|e| e.text.len()).collect();
+        let kept = super::distill::distill(&runs, &sizes);
+        let mut entries: Vec<_> = entries.into_iter().map(Some).collect();
+        let mut runs: Vec<_> = runs.into_iter().map(Some).collect();
+        kept.iter()
+            .map(|&i| (entries[i].take().unwrap(), runs[i].take().unwrap()))
+            .unzip()
+    } else {
+        (entries, runs)
+    };
     let mut owners: HashMap<u32, usize> = HashMap::new();
     for run in &runs {
         for edge in &run.edges {
@@ -138,6 +159,8 @@ pub fn export_with_timeout(
         bounds: fuzz.bounds.clone(),
         source: dir.to_path_buf(),
         golden,
+        distilled: distill,
+        queue_inputs,
         edges: owners.len(),
         inputs,
     };

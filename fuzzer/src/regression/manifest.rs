@@ -26,6 +26,12 @@ pub struct CorpusManifest {
     pub source: PathBuf,
     /// Whether each entry stores the target's output.
     pub golden: bool,
+    /// Whether only the inputs that carry the queue's coverage were kept
+    /// ([`super::distill`]); `queue_inputs` is how many distinct inputs the queue held.
+    #[serde(default)]
+    pub distilled: bool,
+    #[serde(default)]
+    pub queue_inputs: usize,
     /// Edges the whole corpus covers.
     pub edges: usize,
     pub inputs: Vec<CorpusEntry>,

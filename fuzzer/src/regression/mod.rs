@@ -3,14 +3,16 @@
 //! a changed compiler shows every verdict or output that changed.
 //!
 //! `source` reads campaign and fuzzing directories, `manifest` is the corpus's
-//! `manifest.json`, `export` writes a corpus, `check` replays one against the manifest.
+//! `manifest.json`, `export` writes a corpus (all of the queue, or the `distill`ed inputs that carry its coverage), `check` replays one against the manifest.
 
 mod check;
+mod distill;
 mod export;
 mod manifest;
 mod source;
 
 pub use check::{Change, CheckReport, check};
+pub use distill::distill;
 pub use export::{ExportSummary, export, export_with_timeout, natural_extension};
 pub use manifest::{CORPUS_FORMAT, CORPUS_MANIFEST, CorpusEntry, CorpusManifest};
 pub use source::{
