@@ -154,7 +154,7 @@ pub fn export_with_timeout(
         format: CORPUS_FORMAT.to_string(),
         version: 1,
         target: fuzz.target.clone(),
-        grammar: fuzz.grammar.clone(),
+        grammar: relative_to_current_dir(&fuzz.grammar),
         grammar_fingerprint: fuzz.grammar_fingerprint.clone(),
         bounds: fuzz.bounds.clone(),
         source: dir.to_path_buf(),
@@ -179,6 +179,16 @@ pub fn export_with_timeout(
         faults: runs.iter().filter(|r| r.outcome.is_fault()).count(),
         removed,
     })
+}
+
+/// A corpus is committed next to the grammar it came from (`corpus/starlark/` beside
+/// `grammars/starlark.ebnf`); the path in its manifest should hold in every clone, not only on
+/// the machine that exported it.
+fn relative_to_current_dir(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 /// Refuses to write into a directory that holds anything but an earlier export, so that a
