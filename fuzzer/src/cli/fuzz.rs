@@ -61,6 +61,15 @@ pub struct FuzzArgs {
     /// render, run) in the same process; the summary then reports the engine's overhead.
     #[arg(long, value_name = "N")]
     measure_overhead: Option<usize>,
+    /// With --measure-overhead: start recording after this many executions, to measure the
+    /// steady state rather than the start of the run, where most inputs are saved.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        requires = "measure_overhead"
+    )]
+    measure_overhead_after: usize,
     /// Runs of the target each new crash may spend, after the run, on a reduced reproducer
     /// crashes/NNNNNN.min.txt (HDD, then ddmin, keeping the crash's kind and signature);
     /// 0 turns it off.
@@ -115,6 +124,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.scheduler = args.scheduler;
     config.show_status = true;
     config.measure_overhead = args.measure_overhead;
+    config.measure_overhead_after = args.measure_overhead_after;
     config.reduce_crash_tests = args.reduce_crashes;
     let summary = crate::fuzz::run(config)?;
     if let Some(o) = &summary.overhead {

@@ -42,6 +42,8 @@ pub struct FuzzConfig {
     /// Record this many executions and replay them through a bare loop at the end, to
     /// report the engine's overhead in the summary (`scripts/bench-overhead`).
     pub measure_overhead: Option<usize>,
+    /// Executions to let pass before recording starts (see [`super::Recorder`]).
+    pub measure_overhead_after: usize,
     /// Runs of the target each new crash may spend on its reduced reproducer
     /// (`crashes/NNNNNN.min.txt`) once the run has ended; 0 turns reduction off.
     pub reduce_crash_tests: u64,
@@ -64,6 +66,7 @@ impl FuzzConfig {
             initial_inputs: DEFAULT_INITIAL_INPUTS,
             show_status: false,
             measure_overhead: None,
+            measure_overhead_after: 0,
             reduce_crash_tests: super::DEFAULT_CRASH_TESTS,
         }
     }

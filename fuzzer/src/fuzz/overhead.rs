@@ -25,10 +25,14 @@ fn cpu_time() -> Duration {
     Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
 
-/// Records the first `limit` inputs the harness executes, with the CPU time it took the whole
-/// fuzzer (mutation, scheduling, feedback, corpus) to get through them.
+/// Records `limit` inputs the harness executes, after the first `skip`, with the CPU time it
+/// took the whole fuzzer (mutation, scheduling, feedback, corpus) to get through them. The
+/// start of a run saves an input every few executions, later ones rarely; skipping lets a
+/// measurement show the steady state an overnight campaign spends its time in.
 #[derive(Debug)]
 pub struct Recorder {
+    skip: usize,
+    skipped: usize,
     limit: usize,
     inputs: Vec<Vec<u32>>,
     started: Option<Duration>,
@@ -36,8 +40,10 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(limit: usize) -> Self {
+    pub fn new(limit: usize, skip: usize) -> Self {
         Self {
+            skip,
+            skipped: 0,
             limit,
             inputs: Vec::with_capacity(limit.min(1 << 20)),
             started: None,
@@ -47,7 +53,9 @@ impl Recorder {
 
     /// Called by the harness before each execution.
     pub fn record(&mut self, choices: &[u32]) {
-        if self.inputs.len() < self.limit {
+        if self.skipped < self.skip {
+            self.skipped += 1;
+        } else if self.inputs.len() < self.limit {
             self.started.get_or_insert_with(cpu_time);
             self.inputs.push(choices.to_vec());
         } else if self.finished.is_none() {
@@ -103,4 +111,26 @@ pub fn measure(
         bare_execs_per_sec: bare,
         ratio: fuzz / bare,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_the_window_after_the_skipped_executions() {
+        let mut recorder = Recorder::new(2, 3);
+        for i in 0..3 {
+            recorder.record(&[i]);
+        }
+        assert!(
+            recorder.started.is_none(),
+            "nothing recorded while skipping"
+        );
+        for i in 3..10 {
+            recorder.record(&[i]);
+        }
+        assert_eq!(recorder.inputs, vec![vec![3], vec![4]]);
+        assert!(recorder.started.is_some() && recorder.finished.is_some());
+    }
 }

@@ -333,7 +333,9 @@ where
         limit,
     )
     .map_err(|d| Error::illegal_argument(d.to_string()))?;
-    harness.recorder = config.measure_overhead.map(Recorder::new);
+    harness.recorder = config
+        .measure_overhead
+        .map(|limit| Recorder::new(limit, config.measure_overhead_after));
     let mut run_one = |input: &ChoiceInput| harness.run(input);
     let mut executor = InProcessExecutor::builder()
         .harness(&mut run_one)
