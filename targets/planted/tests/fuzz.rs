@@ -7,8 +7,11 @@
 //! `bonsai-planted fuzz --target planted --grammar grammars/planted.ebnf --bounds 2,3,4
 //! --execs 150000 --timeout-ms 50 --seed 2 --out DIR` and copy the matching entries.
 
+mod common;
+
+use common::{bonsai, fuzz, grammar_path};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use bonsai::choice::{Replay, SavedChoices};
 use bonsai::grammar::Grammar;
@@ -16,48 +19,6 @@ use bonsai::sampler::{Sample, Sampler};
 use bonsai::text::render;
 use libafl_bolts::rands::StdRand;
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn grammar_path() -> PathBuf {
-    root().join("grammars/planted.ebnf")
-}
-
-fn bonsai(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bonsai-planted"))
-        .args(args)
-        .env("BONSAI_LOG", "warn")
-        .output()
-        .expect("bonsai-planted runs")
-}
-
-/// Runs a campaign and returns its `--json` summary.
-fn fuzz(out: &Path, extra: &[&str]) -> Value {
-    let grammar = grammar_path();
-    let mut args = vec![
-        "fuzz",
-        "--target",
-        "planted",
-        "--grammar",
-        grammar.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let output = bonsai(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "fuzz failed: {}\n{stdout}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let line = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON summary ({e}): {stdout}"))
-}
 
 /// `(stem, metadata line and stack lines)` of every complete entry of `dir`.
 fn entries(dir: &Path) -> Vec<(String, String)> {

@@ -2,8 +2,11 @@
 //! coverage), `bonsai reduce --target`, `bonsai reduce-corpus`, and the reproducers `bonsai
 //! fuzz` writes for its crashes. Budgets are executions and test counts, never time.
 
+mod common;
+
+use common::{bonsai, fuzz, grammar_path};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::time::Duration;
 
 use bonsai::choice::{Replay, SavedChoices};
@@ -16,22 +19,6 @@ use bonsai::text::render;
 use bonsai_target_planted::Planted;
 use libafl_bolts::rands::StdRand;
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn grammar_path() -> PathBuf {
-    root().join("grammars/planted.ebnf")
-}
-
-fn bonsai(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bonsai-planted"))
-        .args(args)
-        .env("BONSAI_LOG", "warn")
-        .output()
-        .expect("bonsai-planted runs")
-}
 
 fn runner(timeout_ms: u64) -> ForkedRunner {
     let target = LinkedTarget {
@@ -253,31 +240,6 @@ fn reduce_with_the_target_keeps_the_crash_and_exits_2_on_bad_flags() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
         assert!(!output.stderr.is_empty());
     }
-}
-
-/// Runs `bonsai fuzz` and returns its `--json` summary.
-fn fuzz(out: &Path, extra: &[&str]) -> Value {
-    let grammar = grammar_path();
-    let mut args = vec![
-        "fuzz",
-        "--target",
-        "planted",
-        "--grammar",
-        grammar.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let output = bonsai(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "fuzz failed: {}\n{stdout}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap()
 }
 
 fn replay_text(grammar: &Grammar, path: &Path) -> String {

@@ -2,9 +2,13 @@
 //! lattice nodes fuzzed with `bonsai-planted fuzz` (the second seeded from the first) and a
 //! `campaign.json` written as `bonsai campaign` writes it. Budgets are executions, not time.
 
+mod common;
+
+use common::bonsai;
+
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
@@ -14,14 +18,6 @@ const TOP: &str = "m2-n2-d2-u";
 
 fn grammar_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../grammars/planted.ebnf")
-}
-
-fn bonsai(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bonsai-planted"))
-        .args(args)
-        .env("BONSAI_LOG", "warn")
-        .output()
-        .expect("bonsai-planted runs")
 }
 
 fn text(output: &Output) -> String {
