@@ -94,6 +94,22 @@ pub struct ParsedMeta {
     pub signature: Option<u64>,
 }
 
+/// Entries of `corpus` saved as valid: the valid share the status line, the coverage log and
+/// the summary all report. An entry that is borrowed at the moment (being mutated) is not
+/// counted rather than risking a panic in a display path.
+pub fn valid_entries<C: libafl::corpus::Corpus<crate::choice::ChoiceInput>>(corpus: &C) -> usize {
+    use libafl::HasMetadata;
+    corpus
+        .ids()
+        .filter(|&id| {
+            corpus.get(id).is_ok_and(|t| {
+                t.try_borrow()
+                    .is_ok_and(|t| t.metadata::<EntryInfo>().is_ok_and(|i| i.valid))
+            })
+        })
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ mod out_dir;
 mod seeds;
 mod store;
 
-pub use entry::{EntryInfo, ParsedMeta};
+pub use entry::{EntryInfo, ParsedMeta, valid_entries};
 pub use out_dir::{DIRECTORIES, MANIFEST, Manifest, OutDir, SUMMARY};
 pub use seeds::{Seed, Seeds, Skipped, input_directory};
 pub use store::{DiskCorpus, Role, next_free_number};

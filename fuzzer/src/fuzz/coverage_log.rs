@@ -11,7 +11,7 @@ use libafl::state::{HasCorpus, HasExecutions};
 
 use super::summary::Summary;
 use crate::choice::ChoiceInput;
-use crate::corpus::EntryInfo;
+use crate::corpus::valid_entries;
 use crate::diagnostic::Diagnostic;
 use crate::feedback::{CoverageHistory, SaveCriteria};
 
@@ -175,15 +175,7 @@ impl CoverageLog {
         }
         self.next = now + INTERVAL;
         let corpus = state.corpus();
-        let valid = corpus
-            .ids()
-            .filter(|&id| {
-                corpus.get(id).is_ok_and(|t| {
-                    t.try_borrow()
-                        .is_ok_and(|t| t.metadata::<EntryInfo>().is_ok_and(|i| i.valid))
-                })
-            })
-            .count();
+        let valid = valid_entries(corpus);
         let (crashes, hangs, ooms) = super::run::fault_counts(&self.out);
         let point = CoveragePoint {
             secs: self.offset.0 + self.started.elapsed().as_secs_f64(),

@@ -34,7 +34,9 @@ use super::status::Status;
 use super::stop::Stop;
 use super::summary::Summary;
 use crate::choice::ChoiceInput;
-use crate::corpus::{DiskCorpus, EntryInfo, Manifest, OutDir, Role, SUMMARY, Seed, Seeds};
+use crate::corpus::{
+    DiskCorpus, EntryInfo, Manifest, OutDir, Role, SUMMARY, Seed, Seeds, valid_entries,
+};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::feedback::{
     CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record,
@@ -457,14 +459,7 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
     let execs = *state.executions();
     let history = state.metadata::<CoverageHistory>().ok();
     let corpus = state.corpus();
-    let valid = corpus
-        .ids()
-        .filter(|&id| {
-            corpus
-                .get(id)
-                .is_ok_and(|t| t.borrow().metadata::<EntryInfo>().is_ok_and(|i| i.valid))
-        })
-        .count();
+    let valid = valid_entries(corpus);
     let faults = fault_counts(&prepared.out.root);
     let progress = state.metadata::<RunProgress>().cloned().unwrap_or_default();
     Summary {

@@ -10,7 +10,7 @@ use libafl::state::{HasCorpus, HasExecutions, HasLastFoundTime, HasSolutions};
 use libafl_bolts::current_time;
 
 use crate::choice::ChoiceInput;
-use crate::corpus::EntryInfo;
+use crate::corpus::valid_entries;
 use crate::feedback::CoverageHistory;
 
 /// Redraws at most this often on a terminal.
@@ -116,15 +116,7 @@ impl Status {
             .metadata::<CoverageHistory>()
             .map_or(0, |h| h.all_edges.max(h.valid_edges));
         let corpus = state.corpus();
-        let valid = corpus
-            .ids()
-            .filter(|&id| {
-                corpus.get(id).is_ok_and(|t| {
-                    t.try_borrow()
-                        .is_ok_and(|t| t.metadata::<EntryInfo>().is_ok_and(|i| i.valid))
-                })
-            })
-            .count();
+        let valid = valid_entries(corpus);
         let share = 100.0 * valid as f64 / corpus.count().max(1) as f64;
         let since = current_time().saturating_sub(*state.last_found_time());
         format!(
