@@ -43,13 +43,24 @@ pub struct DiskCorpus {
 }
 
 impl DiskCorpus {
+    /// Reads the next free numbers now: a hang or crash is saved from inside LibAFL's signal
+    /// handler, where listing a directory (glibc's `opendir` calls `malloc` directly) could
+    /// re-enter the allocator the signal interrupted.
     pub fn new(root: &Path, role: Role, grammar: u64) -> Self {
+        let directories: &[&str] = match role {
+            Role::Queue => &["queue"],
+            Role::Faults => &["crashes", "hangs"],
+        };
+        let next = directories
+            .iter()
+            .map(|d| (d.to_string(), next_free_number(&root.join(d))))
+            .collect();
         Self {
             inner: InMemoryCorpus::new(),
             root: root.to_path_buf(),
             role,
             grammar,
-            next: Vec::new(),
+            next,
         }
     }
 

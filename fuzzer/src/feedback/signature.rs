@@ -54,13 +54,57 @@ const MACHINERY_FILES: &[&str] = &[
     "/addr2line-",
     "/miniz_oxide-",
     "/object-0.",
+    // glibc's own sources, when its debug information is installed.
+    "./malloc/",
+    "./string/",
+    "/sysdeps/",
 ];
+
+/// A standard-library trait implemented for a built-in type (`<u8 as
+/// alloc::vec::spec_from_elem::SpecFromElem>::from_elem`): library code, even when the
+/// prebuilt library carries no file name. A target's own type is path-qualified
+/// (`<mycrate::Ty as core::fmt::Display>::fmt`) and stays a target frame.
+fn is_library_impl_for_builtin(function: &str) -> bool {
+    let Some(rest) = function.strip_prefix('<') else {
+        return false;
+    };
+    let Some((self_type, trait_path)) = rest.split_once(" as ") else {
+        return false;
+    };
+    !self_type.contains("::")
+        && ["alloc::", "core::", "std::"]
+            .iter()
+            .any(|library| trait_path.starts_with(library))
+}
 
 /// The engine's own sources: frames there are the harness, not the target.
 const ENGINE_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/");
 
+/// glibc's allocator, by exact name: a timeout often interrupts the target inside it, and the
+/// same hang must get the same signature wherever in `malloc` the timer landed.
+const ALLOCATOR: &[&str] = &[
+    "malloc",
+    "_int_malloc",
+    "sysmalloc",
+    "malloc_consolidate",
+    "calloc",
+    "realloc",
+    "_int_realloc",
+    "free",
+    "cfree",
+    "_int_free",
+    "unlink_chunk",
+    "_mid_memalign",
+    "_int_memalign",
+    "tcache_init",
+];
+
 fn is_machinery(function: &str, file: Option<&str>) -> bool {
-    if MACHINERY.iter().any(|prefix| function.starts_with(prefix)) {
+    let name = function.split('.').next().unwrap_or(function);
+    if ALLOCATOR.contains(&name)
+        || is_library_impl_for_builtin(function)
+        || MACHINERY.iter().any(|prefix| function.starts_with(prefix))
+    {
         return true;
     }
     let Some(file) = file else {
@@ -199,6 +243,25 @@ mod tests {
     #[inline(never)]
     fn a_function_of_the_test() -> Vec<String> {
         target_frames(&mut SymbolCache::default())
+    }
+
+    #[test]
+    fn allocator_and_library_frames_are_machinery_but_target_impls_are_not() {
+        assert!(is_machinery("_int_malloc", None));
+        assert!(is_machinery("unlink_chunk.constprop.0", None));
+        assert!(is_machinery(
+            "checked_request2size",
+            Some("./malloc/malloc.c")
+        ));
+        assert!(is_machinery(
+            "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem",
+            None
+        ));
+        assert!(!is_machinery(
+            "<mycrate::Ty as core::fmt::Display>::fmt",
+            Some("/src/mycrate/lib.rs")
+        ));
+        assert!(!is_machinery("mycrate::free", Some("/src/mycrate/lib.rs")));
     }
 
     #[test]

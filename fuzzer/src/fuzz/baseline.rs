@@ -182,6 +182,8 @@ where
         .state(&mut state)
         .event_mgr(manager)
         .build()?;
+    // The same guard as Bonsai's loop, so both fuzzers survive a timeout inside `malloc`.
+    super::signal_guard::install();
     // Panics are caught in the harness: silence their messages as Bonsai's hook does.
     std::panic::set_hook(Box::new(|_| {}));
     if fresh {

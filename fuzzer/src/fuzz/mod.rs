@@ -2,7 +2,8 @@
 //! from LibAFL components: `harness` runs one input, `stage` runs a parent's children, `run`
 //! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
 //! under a restarting manager; `crash_reduction` gives each saved crash a reduced reproducer
-//! afterwards; `config`, `stop`, `summary` and `status` are its interface.
+//! afterwards; `signal_guard` keeps LibAFL's fault handlers off an interrupted allocator;
+//! `config`, `stop`, `summary` and `status` are its interface.
 
 pub mod baseline;
 mod config;
@@ -11,6 +12,7 @@ mod crash_reduction;
 mod harness;
 mod overhead;
 mod run;
+mod signal_guard;
 mod stage;
 mod status;
 mod stop;

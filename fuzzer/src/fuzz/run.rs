@@ -87,7 +87,75 @@ struct Prepared {
 /// calling `run` again with the same `out` resumes from the saved queue. Once the fuzzing
 /// process has ended, the supervisor gives each new crash a reduced reproducer (see
 /// `crash_reduction`).
-pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
+pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
+    let started = Instant::now();
+    let coverage = config.out.join(super::COVERAGE_CSV);
+    let execs_logged = || {
+        super::read_coverage(&coverage)
+            .ok()
+            .and_then(|points| points.last().map(|p| p.execs))
+            .unwrap_or(0)
+    };
+    let execs_at_start = execs_logged();
+    let mut relaunches = 0;
+    loop {
+        let lost = match run_once(&config)? {
+            Launched::Finished(mut summary) => {
+                // Executions of fuzzing processes that were lost are in the log, not in the
+                // last process's count.
+                summary.execs = summary
+                    .execs
+                    .max(execs_logged().saturating_sub(execs_at_start));
+                summary.restarts += relaunches;
+                return Ok(*summary);
+            }
+            Launched::Lost(lost) => lost,
+        };
+        let remaining_time = config
+            .stop
+            .time
+            .map(|t| t.saturating_sub(started.elapsed()));
+        if relaunches >= MAX_RELAUNCHES || remaining_time.is_some_and(|t| t.is_zero()) {
+            return Err(Diagnostic::error(format!(
+                "the fuzzing process was lost ({lost}) and could not be restarted; \
+                 everything saved so far is in the output directory, and running again resumes it"
+            ))
+            .into());
+        }
+        relaunches += 1;
+        tracing::warn!(
+            "the fuzzing process was lost ({lost}); resuming from the saved queue \
+             ({relaunches} of at most {MAX_RELAUNCHES} times)"
+        );
+        config.stop.time = remaining_time;
+        config.stop.execs = config.stop.execs.map(|n| {
+            n.saturating_sub(execs_logged().saturating_sub(execs_at_start))
+                .max(1)
+        });
+        // The restarting manager finds its channel to the supervisor through this variable; a
+        // new launch must create a new one, as the first did.
+        // SAFETY: the supervisor is single-threaded; nothing reads the environment meanwhile.
+        unsafe { std::env::remove_var(RESTARTER_CHANNEL) };
+    }
+}
+
+/// How often a run is resumed in the same invocation after its fuzzing process was lost
+/// beyond LibAFL's own restarts (a fault inside a fault handler, the kernel's out-of-memory
+/// killer): enough for an overnight run, few enough that a fault that recurs at once ends it.
+const MAX_RELAUNCHES: u64 = 10;
+
+/// Where LibAFL's restarting manager (0.16) keeps its channel description.
+const RESTARTER_CHANNEL: &str = "_AFL_ENV_FUZZER_SENDER";
+
+/// What one launch of the restarting manager ended with, besides a configuration error.
+enum Launched {
+    Finished(Box<Summary>),
+    /// The fuzzing process died so that LibAFL could not restart it; why, in words.
+    Lost(String),
+}
+
+fn run_once(config: &FuzzConfig) -> Result<Launched, Diagnostics> {
+    let config = config.clone();
     let map_size = require_instrumented(config.target.name)?;
     quiet_library_backtraces();
     let imported = crate::import::load(&config.grammar)?;
@@ -145,12 +213,14 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
             std::process::exit(code);
         }
         Ok(Err(Error::ShuttingDown)) => {}
+        Ok(Err(Error::IllegalState(message, _))) if message.contains("crash handler") => {
+            return Ok(Launched::Lost("it faulted inside its fault handler".into()));
+        }
         Ok(Err(e)) => return Err(Diagnostic::error(format!("cannot run the fuzzer: {e}")).into()),
         Err(_) => {
-            return Err(Diagnostic::error(
-                "the fuzzing process died and could not be restarted (see the messages above)",
-            )
-            .into());
+            return Ok(Launched::Lost(
+                "it died without saving its state: killed, or out of memory".into(),
+            ));
         }
     }
     let text = std::fs::read_to_string(&summary_path).map_err(|_| {
@@ -173,7 +243,7 @@ pub fn run(config: FuzzConfig) -> Result<Summary, Diagnostics> {
             config.reduce_crash_tests,
         );
     }
-    Ok(summary)
+    Ok(Launched::Finished(Box::new(summary)))
 }
 
 /// A fuzzing process whose supervisor died has nobody to restart it or to read its summary,
@@ -351,6 +421,8 @@ where
     // the timeout fires between t and 2t, and two system calls per execution are saved.
     *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
     panic_record::install();
+    // After the executor: building it installed the handlers the guard wraps.
+    super::signal_guard::install();
 
     let trees = ParentTrees::new(prepared.grammar, bounds)
         .map_err(|d| Error::illegal_argument(d.to_string()))?

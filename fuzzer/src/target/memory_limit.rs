@@ -15,6 +15,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use super::emergency_heap;
+
 thread_local! {
     /// Bytes allocated minus bytes freed on this thread, since it started.
     static LIVE: Cell<isize> = const { Cell::new(0) };
@@ -22,6 +24,25 @@ thread_local! {
     static WINDOW: Cell<Option<(isize, isize)>> = const { Cell::new(None) };
     static TRIPPED: Cell<bool> = const { Cell::new(false) };
     static INSTALLED: Cell<bool> = const { Cell::new(false) };
+    /// Set while this thread is inside the system allocator (see [`in_system_allocator`]).
+    static IN_SYSTEM: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `call` (a call into the system allocator) with [`IN_SYSTEM`] set.
+#[inline]
+fn in_system<T>(call: impl FnOnce() -> T) -> T {
+    let _ = IN_SYSTEM.try_with(|flag| flag.set(true));
+    let result = call();
+    let _ = IN_SYSTEM.try_with(|flag| flag.set(false));
+    result
+}
+
+/// Whether the current thread was inside `malloc`, `free` or `realloc` when this is called:
+/// a signal handler asks it to learn whether the heap may be half-updated (see
+/// `emergency_heap`). Reading a const-initialized thread-local is a plain memory access,
+/// safe in a signal handler.
+pub fn in_system_allocator() -> bool {
+    IN_SYSTEM.try_with(Cell::get).unwrap_or(false)
 }
 
 /// The system allocator with accounting. Install with
@@ -54,14 +75,19 @@ impl MemoryLimit {
     }
 }
 
-// SAFETY: every method forwards to `System` with the same arguments; refusing an allocation by
-// returning null is allowed by the `GlobalAlloc` contract.
+// SAFETY: every method forwards to `System` with the same arguments, or, while a fault handler
+// runs on an interrupted system allocator, to the emergency arena, whose blocks are never
+// passed to `System`; refusing an allocation by returning null is allowed by the `GlobalAlloc`
+// contract.
 unsafe impl GlobalAlloc for MemoryLimit {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if emergency_heap::active() {
+            return emergency_heap::alloc(layout.size(), layout.align());
+        }
         if !Self::admit(layout.size()) {
             return std::ptr::null_mut();
         }
-        let ptr = unsafe { System.alloc(layout) };
+        let ptr = in_system(|| unsafe { System.alloc(layout) });
         if ptr.is_null() {
             Self::release(layout.size());
         }
@@ -69,10 +95,14 @@ unsafe impl GlobalAlloc for MemoryLimit {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if emergency_heap::active() {
+            // The arena is zeroed and never reused.
+            return emergency_heap::alloc(layout.size(), layout.align());
+        }
         if !Self::admit(layout.size()) {
             return std::ptr::null_mut();
         }
-        let ptr = unsafe { System.alloc_zeroed(layout) };
+        let ptr = in_system(|| unsafe { System.alloc_zeroed(layout) });
         if ptr.is_null() {
             Self::release(layout.size());
         }
@@ -80,16 +110,25 @@ unsafe impl GlobalAlloc for MemoryLimit {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if emergency_heap::active() || emergency_heap::owns(ptr) {
+            return;
+        }
         Self::release(layout.size());
-        unsafe { System.dealloc(ptr, layout) }
+        in_system(|| unsafe { System.dealloc(ptr, layout) })
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if emergency_heap::active() || emergency_heap::owns(ptr) {
+            // SAFETY: `ptr` holds `layout.size()` bytes, by the `GlobalAlloc` contract.
+            return unsafe {
+                emergency_heap::realloc(ptr, layout.size(), new_size, layout.align())
+            };
+        }
         let grow = new_size.saturating_sub(layout.size());
         if grow > 0 && !Self::admit(grow) {
             return std::ptr::null_mut();
         }
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        let new = in_system(|| unsafe { System.realloc(ptr, layout, new_size) });
         if new.is_null() {
             Self::release(grow);
         } else if new_size < layout.size() {

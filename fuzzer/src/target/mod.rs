@@ -1,6 +1,7 @@
 //! Stage 7: the target. The public API a user implements to fuzz their own compiler, and the
 //! check that it was built with coverage instrumentation.
 
+pub mod emergency_heap;
 mod instrumentation;
 mod linked;
 pub mod memory_limit;

@@ -303,10 +303,14 @@ fn planted_stack_overflow(n: u64) -> u64 {
     std::hint::black_box(planted_stack_overflow(std::hint::black_box(n + 1))) + 1
 }
 
+/// Allocates as it spins, as a compiler stuck in a loop does: the timeout then usually lands
+/// inside `malloc` or `free`, which is the case the engine's fault handling must survive.
 #[inline(never)]
 fn planted_hang() {
+    let mut size = 1usize;
     loop {
-        std::hint::spin_loop();
+        size = size % 4096 + 1;
+        std::hint::black_box(vec![0u8; size]);
     }
 }
 
