@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{bonsai, fuzz, grammar_path};
+use common::{bonsai, fuzz, fuzz_command, grammar_path, summary_of};
 
 use std::path::{Path, PathBuf};
 
@@ -276,29 +276,14 @@ fn survives_hundreds_of_timeouts_inside_the_allocator_and_saves_the_hang_once() 
 fn a_killed_fuzzing_process_is_resumed_without_losing_saved_inputs() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let grammar = grammar_path();
-    let supervisor = std::process::Command::new(env!("CARGO_BIN_EXE_bonsai-planted"))
-        .args([
-            "fuzz",
-            "--target",
-            "planted",
-            "--grammar",
-            grammar.to_str().unwrap(),
-            "--bounds",
-            "2,3,4",
-            "--time",
-            "6s",
-            "--timeout-ms",
-            "200",
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ])
-        .env("BONSAI_LOG", "warn")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let supervisor = fuzz_command(
+        &out,
+        &["--bounds", "2,3,4", "--time", "6s", "--timeout-ms", "200"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     let queue = out.join("queue");
     let saved = || {
         std::fs::read_dir(&queue).map_or(Vec::new(), |d| {
@@ -330,8 +315,7 @@ fn a_killed_fuzzing_process_is_resumed_without_losing_saved_inputs() {
     for name in &before {
         assert!(after.contains(name), "{name} was lost");
     }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let summary: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let summary = summary_of(&output.stdout);
     assert_eq!(summary["stop"], "time", "{summary}");
     assert!(summary["restarts"].as_u64().unwrap() >= 1, "{summary}");
 }
