@@ -55,9 +55,6 @@ impl Harness {
     }
 
     pub fn run(&mut self, input: &ChoiceInput) -> ExitKind {
-        if let Some(recorder) = &mut self.recorder {
-            recorder.record(input.choices.as_slice());
-        }
         {
             let mut replay = self.replay.borrow_mut();
             let replay = &mut *replay;
@@ -69,6 +66,11 @@ impl Harness {
                 &mut replay.sample,
             );
             render_into(self.grammar, &replay.sample.tree, &mut replay.text);
+            // The choices as replayed, fresh ones included: the bare loop must run the very
+            // same programs, not others drawn from its own random choices.
+            if let Some(recorder) = &mut self.recorder {
+                recorder.record(replay.sample.choices.as_slice());
+            }
         }
         let replay = self.replay.borrow();
         let target = &mut self.target;

@@ -51,7 +51,8 @@ impl Recorder {
         }
     }
 
-    /// Called by the harness before each execution.
+    /// Called by the harness for each execution, with the choices it replayed, before the
+    /// target runs.
     pub fn record(&mut self, choices: &[u32]) {
         if self.skipped < self.skip {
             self.skipped += 1;
@@ -74,8 +75,9 @@ pub struct Overhead {
     pub ratio: f64,
 }
 
-/// Replays what `recorder` saw through the bare pipeline (repairing replay, render, target)
-/// in this process, and compares the rates. The bare loop does exactly the work without
+/// Replays what `recorder` saw (the complete choices of each execution, so the replay draws
+/// nothing fresh and runs the same programs) through the bare pipeline (replay, render,
+/// target) in this process, and compares the rates. The bare loop does exactly the work without
 /// which there would be no execution at all; everything else the fuzzer does is overhead.
 pub fn measure(
     recorder: &Recorder,
