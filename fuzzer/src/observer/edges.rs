@@ -114,7 +114,9 @@ impl EdgeObserver {
         self.words.iter().map(|w| w.count()).sum()
     }
 
-    fn clear_all(&mut self) {
+    /// Zeroes every counter: after code that is not an input's execution ran (start-up, the
+    /// target's constructor).
+    pub fn clear_all(&mut self) {
         for region in &self.regions {
             // SAFETY: see `from_registered_counters`.
             unsafe { std::ptr::write_bytes(region.start, 0, region.len) };
