@@ -44,13 +44,7 @@ pub struct BaselineArgs {
 }
 
 pub fn run(args: BaselineArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    let Some(target) = linked.filter(|t| t.name == args.target) else {
-        return Err(Diagnostic::error(format!(
-            "target '{}' is not linked into this binary",
-            args.target
-        ))
-        .into());
-    };
+    let target = super::plugin::linked_named(linked, &args.target)?;
     if args.time.is_none() && args.execs.is_none() {
         return Err(Diagnostic::error("give a budget: --time or --execs").into());
     }

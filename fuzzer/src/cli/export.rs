@@ -6,7 +6,6 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{Failure, LinkedTarget};
-use crate::diagnostic::Diagnostic;
 use crate::target::require_instrumented;
 
 #[derive(Args)]
@@ -32,13 +31,7 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    let Some(target) = linked.filter(|t| t.name == args.target) else {
-        return Err(Diagnostic::error(format!(
-            "target '{}' is not linked into this binary",
-            args.target
-        ))
-        .into());
-    };
+    let target = super::plugin::linked_named(linked, &args.target)?;
     require_instrumented(target.name)?;
     let summary = crate::regression::export_with_timeout(
         &args.dir,

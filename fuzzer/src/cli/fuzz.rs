@@ -81,13 +81,7 @@ pub struct FuzzArgs {
 }
 
 pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    let Some(target) = linked.filter(|t| t.name == args.target) else {
-        return Err(Diagnostic::error(format!(
-            "target '{}' is not linked into this binary",
-            args.target
-        ))
-        .into());
-    };
+    let target = super::plugin::linked_named(linked, &args.target)?;
     if args.timeout_ms == 0 {
         return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
     }

@@ -119,6 +119,14 @@ fn exec(binary: &Path, args: &[OsString]) -> Diagnostic {
     }
 }
 
+/// The target linked into this binary, when it is the one `name`s: a command that runs a
+/// target cannot forward to another binary once its arguments are parsed.
+pub fn linked_named(linked: Option<LinkedTarget>, name: &str) -> Result<LinkedTarget, Diagnostic> {
+    linked
+        .filter(|t| t.name == name)
+        .ok_or_else(|| Diagnostic::error(format!("target '{name}' is not linked into this binary")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,13 +44,7 @@ pub struct ReduceCorpusArgs {
 }
 
 pub fn run(args: ReduceCorpusArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    let Some(target) = linked.filter(|t| t.name == args.target) else {
-        return Err(Diagnostic::error(format!(
-            "target '{}' is not linked into this binary",
-            args.target
-        ))
-        .into());
-    };
+    let target = super::plugin::linked_named(linked, &args.target)?;
     require_instrumented(target.name)?;
     if args.timeout_ms == 0 || args.max_tests == 0 {
         return Err(Diagnostic::error("--timeout-ms and --max-tests must be at least 1").into());

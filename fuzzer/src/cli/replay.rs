@@ -64,13 +64,7 @@ pub struct ReplayTotal {
 /// Each input runs in a forked child: an input that aborts, overflows the stack or hangs is
 /// reported as such, instead of ending the replay, and coverage cannot leak between inputs.
 pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    let Some(target) = linked.filter(|t| t.name == args.target) else {
-        return Err(Diagnostic::error(format!(
-            "target '{}' is not linked into this binary",
-            args.target
-        ))
-        .into());
-    };
+    let target = super::plugin::linked_named(linked, &args.target)?;
     require_instrumented(target.name)?;
     if !args.dir.is_dir() {
         return Err(Diagnostic::error("not a directory")

@@ -38,12 +38,7 @@ pub struct ValidityArgs {
 }
 
 pub fn run(args: ValidityArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    let linked = linked.filter(|l| l.name == args.target).ok_or_else(|| {
-        Diagnostic::error(format!(
-            "target '{}' is not linked into this binary",
-            args.target
-        ))
-    })?;
+    let linked = super::plugin::linked_named(linked, &args.target)?;
     let (grammar, _analysis) = load_grammar(&args.grammar)?;
     let mut target = (linked.make)();
     let validity = Validity::measure(
