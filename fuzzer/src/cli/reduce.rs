@@ -14,9 +14,10 @@ use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::parse::{ParseOptions, Parser};
 use crate::reduce::{
-    Candidate, ContainsText, Criterion, ForkedRunner, Hdd, Judge, Reduced, ReductionError,
-    SameCoverage, SameCrash, Strategy, ddmin,
+    Candidate, ContainsText, Criterion, Hdd, Judge, Reduced, ReductionError, SameCoverage,
+    SameCrash, Strategy, ddmin,
 };
+use crate::replay::ForkedRunner;
 use crate::sampler::Bounds;
 use crate::target::require_instrumented;
 

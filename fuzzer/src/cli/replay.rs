@@ -30,6 +30,11 @@ pub struct ReplayArgs {
     /// One JSON object per input and a total, instead of a table.
     #[arg(long)]
     json: bool,
+    /// Run every input N times, each in its own child, and report the edges that not all of
+    /// the runs hit ("unstable"): a check that the target's coverage repeats. Exit 1 if any
+    /// input is unstable.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
     /// DIR is an exported corpus (`bonsai export`): compare every verdict, message and stored
     /// output with its manifest; print each change; exit 1 if anything changed.
     #[arg(long, conflicts_with_all = ["grammar", "json"])]
@@ -51,6 +56,9 @@ pub struct InputReport {
     pub edges: usize,
     /// Edges no input before it in the listing covered.
     pub new_edges: usize,
+    /// With `--repeat`: edges some runs of this input hit and others did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unstable_edges: Option<usize>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -59,6 +67,9 @@ pub struct ReplayTotal {
     pub valid: usize,
     pub faults: usize,
     pub edges: usize,
+    /// With `--repeat`: inputs with unstable edges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unstable_inputs: Option<usize>,
 }
 
 /// Each input runs in a forked child: an input that aborts, overflows the stack or hangs is
@@ -96,7 +107,8 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         .into());
     }
     let timeout = Duration::from_millis(args.timeout_ms.max(1));
-    let mut runner = ForkedRunner::new(target, timeout);
+    let mut runner = ForkedRunner::new(target, timeout)
+        .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
     let mut covered = HashSet::new();
     let mut reports = Vec::new();
     for path in &inputs {
@@ -113,11 +125,23 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                     message,
                     edges: 0,
                     new_edges: 0,
+                    unstable_edges: None,
                 });
                 continue;
             }
         };
         let outcome = runner.run(text.as_bytes());
+        let unstable_edges = (args.repeat > 1).then(|| {
+            let mut union: HashSet<u32> = outcome.edges.iter().copied().collect();
+            let mut every: HashSet<u32> = union.clone();
+            for _ in 1..args.repeat {
+                let again = runner.run(text.as_bytes());
+                let edges: HashSet<u32> = again.edges.into_iter().collect();
+                every.retain(|e| edges.contains(e));
+                union.extend(edges);
+            }
+            union.len() - every.len()
+        });
         let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
         reports.push(InputReport {
             name,
@@ -125,6 +149,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
             message: outcome.message,
             edges: outcome.edges.len(),
             new_edges,
+            unstable_edges,
         });
     }
     let total = ReplayTotal {
@@ -135,8 +160,21 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
             .filter(|r| matches!(r.verdict.as_str(), "panic" | "crash" | "timeout"))
             .count(),
         edges: covered.len(),
+        unstable_inputs: (args.repeat > 1).then(|| {
+            reports
+                .iter()
+                .filter(|r| r.unstable_edges.is_some_and(|n| n > 0))
+                .count()
+        }),
     };
-    print_reports(&reports, &total, args.json)
+    print_reports(&reports, &total, args.json)?;
+    match total.unstable_inputs {
+        Some(unstable) if unstable > 0 => Err(Failure::Negative(format!(
+            "{unstable} of {} inputs covered different edges in {} runs",
+            total.inputs, args.repeat
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Replays an exported corpus against its manifest: a regression test for a changed compiler.
@@ -201,16 +239,24 @@ fn print_reports(reports: &[InputReport], total: &ReplayTotal, json: bool) -> Re
             } else {
                 format!("  {}", r.message)
             };
+            let unstable = match r.unstable_edges {
+                Some(n) => format!("  unstable {n:>3}"),
+                None => String::new(),
+            };
             writeln!(
                 out,
-                "{:<16} {:<8} edges {:>6}  new {:>5}{message}",
+                "{:<16} {:<8} edges {:>6}  new {:>5}{unstable}{message}",
                 r.name, r.verdict, r.edges, r.new_edges
             )
             .map_err(io)?;
         }
+        let unstable = match total.unstable_inputs {
+            Some(n) => format!(", {n} inputs with unstable edges"),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "total: {} inputs ({} valid, {} faults), {} edges covered",
+            "total: {} inputs ({} valid, {} faults), {} edges covered{unstable}",
             total.inputs, total.valid, total.faults, total.edges
         )
         .map_err(io)?;

@@ -15,7 +15,8 @@ use crate::choice::SavedChoices;
 use crate::corpus::EntryInfo;
 use crate::grammar::Grammar;
 use crate::parse::Parser;
-use crate::reduce::{ForkedRunner, Hdd, Judge, SameCrash, Strategy, reduce_recorded};
+use crate::reduce::{Hdd, Judge, SameCrash, Strategy, reduce_recorded};
+use crate::replay::ForkedRunner;
 use crate::target::LinkedTarget;
 
 /// Tests (runs of the target) per crash, by default. HDD then ddmin on a fuzzer-sized input

@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 use ahash::AHashSet;
 use serde::Serialize;
 
-use super::{ForkedRunner, Hdd, Judge, SameCoverage, Strategy, reduce_recorded};
+use super::{Hdd, Judge, SameCoverage, Strategy, reduce_recorded};
 use crate::choice::SavedChoices;
 use crate::corpus::{EntryInfo, MANIFEST, Manifest};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::parse::Parser;
+use crate::replay::ForkedRunner;
 use crate::target::LinkedTarget;
 
 /// How to reduce a corpus.
@@ -93,16 +94,16 @@ pub fn reduce_corpus(
     let mut covered_valid = AHashSet::new();
     let mut requirements = Vec::with_capacity(originals.len());
     for original in &originals {
-        let mut outcome = runner.run(&original.text);
+        let mut outcome = runner.run(original.text.as_bytes());
         // Only the edges two runs agree on: a target whose coverage varies from run to run
         // (hash seeds, caches) would otherwise fail its own criterion and stay unreduced.
-        let again = runner.run(&original.text);
+        let again = runner.run(original.text.as_bytes());
         outcome
             .edges
             .retain(|e| again.edges.binary_search(e).is_ok());
         // A run that faulted (a timeout on a loaded machine, too) says nothing about what the
         // input covers: such an input is kept as it is.
-        let ran = outcome.fault.is_none() && again.fault.is_none();
+        let ran = outcome.outcome.ran_normally() && again.outcome.ran_normally();
         let mut required: Vec<u32> = outcome
             .edges
             .iter()
@@ -167,7 +168,7 @@ pub fn reduce_corpus(
             summary.duplicates += 1;
             continue;
         }
-        let outcome = runner.run(&text);
+        let outcome = runner.run(text.as_bytes());
         summary.tests += 1;
         let info = EntryInfo {
             text: text.clone(),

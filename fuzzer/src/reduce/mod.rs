@@ -5,7 +5,7 @@
 //! Beside the pipeline: it uses the sampler (replay and minimal derivations), choice sequences,
 //! trees and the layout pass, and asks a [`Criterion`] through a [`Judge`] that caches and
 //! counts. The criteria that run a target ([`SameCoverage`], [`SameCrash`]) do so in a forked
-//! child per candidate ([`ForkedRunner`]); [`corpus`] reduces a whole fuzzing queue.
+//! child per candidate (`replay::ForkedRunner`); [`corpus`] reduces a whole fuzzing queue.
 
 mod candidate;
 mod contains;
@@ -13,7 +13,6 @@ pub mod corpus;
 mod criterion;
 pub mod ddmin;
 mod error;
-mod forked;
 mod hdd;
 mod judge;
 mod places;
@@ -28,7 +27,6 @@ pub use contains::ContainsText;
 pub use criterion::{Criterion, OnDerivation};
 pub use ddmin::{ddmin, reduce_text};
 pub use error::ReductionError;
-pub use forked::{ForkedRunner, RunOutcome};
 pub use hdd::{Hdd, HddOptions};
 pub use judge::Judge;
 pub use places::Places;

@@ -1,7 +1,7 @@
 //! The criterion "the candidate still covers these edges".
 
-use super::forked::{ForkedRunner, RunOutcome};
 use super::{Candidate, Criterion};
+use crate::replay::{Execution, ForkedRunner};
 
 /// Holds when the target, run on the candidate, ends normally (no panic, signal or timeout),
 /// hits every required edge and, when asked, accepts the candidate as valid.
@@ -27,14 +27,14 @@ impl SameCoverage {
     /// both runs hit are required, so that an edge the target hits only sometimes (a hash
     /// map's seed, a cache) cannot make every candidate fail.
     pub fn of_input(mut runner: ForkedRunner, original: &str) -> Result<Self, String> {
-        let first = runner.run(original);
+        let first = runner.run(original.as_bytes());
         if let Some(fault) = &first.fault {
             return Err(format!(
                 "the input does not run normally ({}: {}); reduce it with --criterion crash",
                 fault.kind, fault.message
             ));
         }
-        let second = runner.run(original);
+        let second = runner.run(original.as_bytes());
         let required = intersect(&first.edges, &second.edges);
         Ok(Self {
             runner,
@@ -60,8 +60,8 @@ impl SameCoverage {
     }
 
     /// Whether `outcome` keeps the property.
-    pub fn accepts(&self, outcome: &RunOutcome) -> bool {
-        outcome.fault.is_none()
+    pub fn accepts(&self, outcome: &Execution) -> bool {
+        outcome.outcome.ran_normally()
             && (!self.valid || outcome.is_valid())
             && covers(&outcome.edges, &self.required)
     }
@@ -77,7 +77,7 @@ impl SameCoverage {
 
 impl Criterion for SameCoverage {
     fn holds(&mut self, candidate: &Candidate<'_>) -> bool {
-        let outcome = self.runner.run(candidate.text);
+        let outcome = self.runner.run(candidate.text.as_bytes());
         self.accepts(&outcome)
     }
 }

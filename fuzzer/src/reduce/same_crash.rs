@@ -1,8 +1,8 @@
 //! The criterion "the candidate still crashes the target the same way".
 
-use super::forked::ForkedRunner;
 use super::{Candidate, Criterion};
 use crate::feedback::{Fault, FaultKind};
+use crate::replay::ForkedRunner;
 
 /// Holds when the target, run on the candidate, faults with the original's kind and
 /// signature: the same `panic!` location for a panic, the same innermost frame of the target
@@ -19,7 +19,7 @@ pub struct SameCrash {
 impl SameCrash {
     /// Runs `original` and keeps its fault. Refused when it does not fault at all.
     pub fn of_input(mut runner: ForkedRunner, original: &str) -> Result<Self, String> {
-        let outcome = runner.run(original);
+        let outcome = runner.run(original.as_bytes());
         let Some(fault) = outcome.fault else {
             return Err(
                 "the input does not crash, hang or panic the target (it ran normally); \
@@ -47,7 +47,7 @@ impl SameCrash {
 
 impl Criterion for SameCrash {
     fn holds(&mut self, candidate: &Candidate<'_>) -> bool {
-        let outcome = self.runner.run(candidate.text);
+        let outcome = self.runner.run(candidate.text.as_bytes());
         outcome
             .fault
             .is_some_and(|f| f.kind == self.kind && f.signature == self.signature)

@@ -56,7 +56,11 @@ pub fn check(
     if !missing.is_empty() {
         return Err(Diagnostics(missing));
     }
-    let mut runner = ForkedRunner::new(*target, timeout);
+    let mut runner = ForkedRunner::new(*target, timeout).map_err(|e| {
+        Diagnostics(vec![Diagnostic::error(format!(
+            "cannot set up the target's runs: {e}"
+        ))])
+    })?;
     let mut report = CheckReport {
         inputs: manifest.inputs.len(),
         expected_edges: manifest.edges,

@@ -50,6 +50,7 @@ mod tests {
             message: String::new(),
             edges: edges.to_vec(),
             output: None,
+            fault: None,
         }
     }
 

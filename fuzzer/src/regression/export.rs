@@ -79,7 +79,11 @@ pub fn export_with_timeout(
         .filter(|e| seen.insert(e.text.clone()))
         .collect();
     let finders = source.finders();
-    let mut runner = ForkedRunner::new(*target, timeout);
+    let mut runner = ForkedRunner::new(*target, timeout).map_err(|e| {
+        Diagnostics(vec![Diagnostic::error(format!(
+            "cannot set up the target's runs: {e}"
+        ))])
+    })?;
     let runs: Vec<Execution> = entries
         .iter()
         .map(|e| {

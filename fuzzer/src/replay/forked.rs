@@ -1,114 +1,101 @@
-//! One execution of the target in a child process.
+//! Runs of the target in forked children that repeat exactly.
+//!
+//! Everything outside the fuzzing loop asks "what does the target do with this input, and
+//! what does it cover?": `bonsai replay`, export and regression checks, the reducer's coverage
+//! and crash criteria, crash reproducers. Each input runs in a child forked from the caller,
+//! so that an abort, a stack overflow or a hang ends the child, not the caller, and no
+//! coverage leaks from one input to the next.
+//!
+//! A run must also give the same answer every time, or a reducer rejects reductions of
+//! inputs that "no longer cover what they covered" and every replayed figure wobbles. The
+//! causes are in the target's process, not in the input: hash seeds, heap addresses, the
+//! per-thread hash key counter of the standard library. So the target instance is built once,
+//! on a fresh thread, on the fixed heap (`target::fixed_heap`), which is then frozen; each
+//! child turns the fixed heap on again and runs the input on a fresh thread of the usual 8 MiB
+//! stack (so a stack overflow happens where it happens in `bonsai fuzz`). Every child thus
+//! starts from the same heap state at the same addresses with the same hash keys (the target
+//! binary's `getrandom` is fixed: `target::repeatable_random`), whatever the caller did before.
+//!
+//! The budget counts CPU time (`ITIMER_PROF`), so that a loaded machine does not turn a slow
+//! input into a timeout; a wall-clock timer at ten times the budget catches an input that
+//! blocks without computing, and the parent kills a child that outlives even that.
 
-use std::fmt;
-use std::io::{Read, Write};
-use std::os::fd::FromRawFd;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
+use super::execution::{Execution, Outcome};
+use super::report_page::{self, PANICKED, RETURNED, ReportPage, SIGNALED, STARTED};
+use crate::feedback::{Fault, FaultKind, SymbolCache, describe_frames, signature};
 use crate::observer::EdgeObserver;
-use crate::target::{LinkedTarget, Verdict};
+use crate::target::{LinkedTarget, Target, Verdict, fixed_heap};
 
-/// How an execution ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Valid,
-    Invalid,
-    Reject,
-    /// The target panicked (the message is the panic's).
-    Panic,
-    /// The child died of a signal other than the timer's (abort, stack overflow, segfault).
-    Crash,
-    Timeout,
-    /// The input could not be run at all (no pipe, unreadable file, ...).
-    Error,
-}
+/// The stack the target runs on in the child: the usual main-thread stack, as in `bonsai fuzz`.
+const TARGET_STACK: usize = 8 << 20;
+/// The stack signal handlers run on, so that a stack overflow can still be reported.
+const SIGNAL_STACK: usize = 1 << 20;
+/// The wall-clock timer, in multiples of the CPU budget.
+const WALL_FACTOR: u32 = 10;
 
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Valid => "valid",
-            Outcome::Invalid => "invalid",
-            Outcome::Reject => "reject",
-            Outcome::Panic => "panic",
-            Outcome::Crash => "crash",
-            Outcome::Timeout => "timeout",
-            Outcome::Error => "error",
-        }
-    }
-
-    pub fn is_fault(self) -> bool {
-        matches!(self, Outcome::Panic | Outcome::Crash | Outcome::Timeout)
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What one input did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Execution {
-    pub outcome: Outcome,
-    /// The target's message for `invalid`, the panic message, `signal N` for a crash, `timed
-    /// out`, or why the input could not be run.
-    pub message: String,
-    /// Indices of the edge counters the input hit, ascending. Empty when the child died.
-    pub edges: Vec<u32>,
-    /// [`crate::target::Target::output`] of the input, when asked for and the child survived.
-    pub output: Option<String>,
-}
-
-impl Execution {
-    pub fn error(message: impl Into<String>) -> Self {
-        Self {
-            outcome: Outcome::Error,
-            message: message.into(),
-            edges: Vec::new(),
-            output: None,
-        }
-    }
-}
-
-/// Runs inputs through a target, each in a fresh child of this process, so that an input that
-/// aborts, overflows its stack or hangs is reported as such instead of ending the caller, and
-/// no coverage leaks from one input to the next. Keep one runner for many inputs: it holds the
-/// view of the counter map.
+/// Runs a linked target on one input at a time, each in a forked child. Keep one runner for
+/// many inputs: it holds the target instance every child starts from, the view of the counter
+/// map and the shared page.
 pub struct ForkedRunner {
     target: LinkedTarget,
+    /// Made on the first run (see the module documentation).
+    instance: Option<Box<dyn Target>>,
     timeout: Duration,
     edges: EdgeObserver,
+    symbols: SymbolCache,
+    page: ReportPage,
+    runs: u64,
 }
 
 impl ForkedRunner {
-    /// `target` must be linked into this binary (its counters registered in this process).
-    pub fn new(target: LinkedTarget, timeout: Duration) -> Self {
-        Self {
+    /// A runner for `target`, whose every run is stopped after `timeout` of CPU time. The edge
+    /// counters are those registered in this process: build the runner in a binary with the
+    /// target linked in and instrumented.
+    pub fn new(target: LinkedTarget, timeout: Duration) -> std::io::Result<Self> {
+        let edges = EdgeObserver::from_registered_counters();
+        let page = ReportPage::new(edges.size())?;
+        Ok(Self {
             target,
+            instance: None,
             timeout: timeout.max(Duration::from_millis(1)),
-            edges: EdgeObserver::from_registered_counters(),
-        }
+            edges,
+            symbols: SymbolCache::default(),
+            page,
+            runs: 0,
+        })
     }
 
-    /// Verdict, message and covered edges of `input`.
+    pub fn target(&self) -> LinkedTarget {
+        self.target
+    }
+
+    /// Runs so far: one fork each.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
+    /// Verdict, message, covered edges and, for a fault, its signature.
     pub fn run(&mut self, input: &[u8]) -> Execution {
         self.execute(input, false)
     }
 
-    /// Like [`Self::run`], and also the target's output (for golden tests). The output comes
-    /// from a second call on the same instance, after the coverage was taken.
+    /// Like [`Self::run`], and also the target's output (for golden tests), from a second call
+    /// on the same instance after the coverage was taken.
     pub fn run_with_output(&mut self, input: &[u8]) -> Execution {
         self.execute(input, true)
     }
 
     fn execute(&mut self, input: &[u8], output: bool) -> Execution {
+        self.runs += 1;
+        if self.instance.is_none() {
+            self.instance = Some(make_instance(self.target));
+        }
+        self.page.reset();
         let mut fds = [0i32; 2];
-        // SAFETY: plain POSIX calls; the child only runs the target, writes to the pipe and
-        // leaves with `_exit`, so no destructor or atexit handler of the parent runs twice.
+        // SAFETY: plain POSIX calls. The child runs only the target and the reporting, then
+        // leaves with `_exit`, never returning into the caller's code.
         unsafe {
             if libc::pipe(fds.as_mut_ptr()) != 0 {
                 return Execution::error("cannot create a pipe");
@@ -121,117 +108,209 @@ impl ForkedRunner {
             }
             if pid == 0 {
                 libc::close(fds[0]);
-                let result = self.child(input, output);
-                let body = serde_json::to_vec(&result).unwrap_or_default();
-                let mut pipe = std::fs::File::from_raw_fd(fds[1]);
-                let _ = pipe.write_all(&body);
-                drop(pipe);
-                libc::_exit(0);
+                self.child(input, output);
             }
             libc::close(fds[1]);
-            let mut pipe = std::fs::File::from_raw_fd(fds[0]);
-            let mut body = Vec::new();
-            let _ = pipe.read_to_end(&mut body);
+            // The pipe closes when the child ends, however it ends. Past the wall-clock timer
+            // and a second (the child's own timers failed to stop it) it is killed.
+            let grace = self.timeout * (WALL_FACTOR + 1) + Duration::from_secs(1);
+            let mut poll = libc::pollfd {
+                fd: fds[0],
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let killed = loop {
+                let ready =
+                    libc::poll(&mut poll, 1, grace.as_millis().min(i32::MAX as u128) as i32);
+                if ready < 0
+                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                {
+                    continue;
+                }
+                if ready == 0 {
+                    libc::kill(pid, libc::SIGKILL);
+                    break true;
+                }
+                break false;
+            };
+            libc::close(fds[0]);
             let mut status = 0;
-            libc::waitpid(pid, &mut status, 0);
-            if libc::WIFSIGNALED(status) {
-                let signal = libc::WTERMSIG(status);
-                let timeout = signal == libc::SIGALRM || signal == libc::SIGPROF;
-                return Execution {
-                    outcome: if timeout {
-                        Outcome::Timeout
-                    } else {
-                        Outcome::Crash
-                    },
-                    // Which of the two timers fired depends on the machine's load; the
-                    // message must not.
-                    message: if timeout {
-                        "timed out".to_string()
-                    } else {
-                        format!("signal {signal}")
-                    },
-                    edges: Vec::new(),
-                    output: None,
-                };
+            while libc::waitpid(pid, &mut status, 0) < 0
+                && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+            {
             }
-            serde_json::from_slice(&body).unwrap_or_else(|_| {
-                Execution::error(format!(
-                    "the child exited with status {} without a result",
-                    libc::WEXITSTATUS(status)
-                ))
-            })
+            self.read_report(killed, status)
         }
     }
 
-    /// In the child: arm the timers, run, collect.
-    fn child(&mut self, input: &[u8], output: bool) -> Execution {
-        // The runtime's own last words (`has overflowed its stack`) would interleave with the
-        // caller's output; the outcome carries what matters.
-        // SAFETY: redirecting this child's stderr.
+    /// The child: set up reporting, run the target on a fresh thread, exit.
+    unsafe fn child(&mut self, input: &[u8], output: bool) -> ! {
+        // SAFETY (whole block): the child is single-threaded until it spawns the worker, and
+        // waits for it; the handlers and the hook write only into the shared page.
         unsafe {
+            // The runtime's own last words (`has overflowed its stack`) would interleave with
+            // the caller's output; the report carries what matters.
             let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
             if null >= 0 {
                 libc::dup2(null, 2);
                 libc::close(null);
             }
-        }
-        self.arm_timers();
-        std::panic::set_hook(Box::new(|_| {}));
-        let mut instance = (self.target.make)();
-        // Whatever the constructor (or the parent) left in the counters is not the input's.
-        self.edges.harvest();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instance.run(input)));
-        self.edges.harvest();
-        let edges: Vec<u32> = self.edges.edges().collect();
-        let (outcome, message) = match result {
-            Ok(Verdict::Valid) => (Outcome::Valid, String::new()),
-            Ok(Verdict::Invalid(m)) => (Outcome::Invalid, m),
-            Ok(Verdict::Reject) => (Outcome::Reject, String::new()),
-            Err(payload) => (Outcome::Panic, crate::target::panic_message(&*payload)),
-        };
-        let output = (output && outcome != Outcome::Panic)
-            .then(|| {
-                self.arm_timers();
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instance.output(input)))
-                    .ok()
-            })
-            .flatten();
-        Execution {
-            outcome,
-            message,
-            edges,
-            output,
+            fixed_heap::enter();
+            self.page.adopt_in_child();
+            for signal in [
+                libc::SIGSEGV,
+                libc::SIGBUS,
+                libc::SIGABRT,
+                libc::SIGILL,
+                libc::SIGFPE,
+                libc::SIGALRM,
+                libc::SIGPROF,
+            ] {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = report_page::on_signal as extern "C" fn(libc::c_int) as usize;
+                action.sa_flags = libc::SA_ONSTACK;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+            // The timers' signals must reach the worker, to see where the target loops.
+            let mut timers: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut timers);
+            libc::sigaddset(&mut timers, libc::SIGALRM);
+            libc::sigaddset(&mut timers, libc::SIGPROF);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &timers, std::ptr::null_mut());
+            report_page::install_panic_hook();
+
+            let timeout = self.timeout;
+            let instance = self.instance.as_mut().expect("made before forking");
+            let edges = &mut self.edges;
+            let page = &self.page;
+            let work = move || {
+                let _signal_stack = SignalStack::install();
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &timers, std::ptr::null_mut());
+                // Whatever the parent ran left hits in the counters.
+                edges.harvest();
+                page.set_state(STARTED);
+                arm_timers(timeout);
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instance.run(input)));
+                arm_timers(Duration::ZERO);
+                edges.harvest();
+                page.set_edges(edges.edges());
+                let Ok(verdict) = result else { return };
+                match &verdict {
+                    Verdict::Valid => page.set_verdict(0, ""),
+                    Verdict::Invalid(message) => page.set_verdict(1, message),
+                    Verdict::Reject => page.set_verdict(2, ""),
+                }
+                if output {
+                    arm_timers(timeout);
+                    let text = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        instance.output(input)
+                    }));
+                    arm_timers(Duration::ZERO);
+                    if let Ok(text) = text {
+                        page.set_output(&text);
+                    }
+                }
+                page.set_state(RETURNED);
+            };
+            let code = match run_on_fresh_thread(work) {
+                Some(()) => 0,
+                None => 3,
+            };
+            libc::_exit(code)
         }
     }
-}
 
-impl ForkedRunner {
-    /// The budget counts CPU time (`ITIMER_PROF`, user and system), so that a loaded machine
-    /// does not turn a slow input into a timeout; a wall-clock timer at ten times the budget
-    /// catches an input that blocks without computing.
-    fn arm_timers(&self) {
-        let timer = |budget: Duration| libc::itimerval {
-            it_interval: libc::timeval {
-                tv_sec: 0,
-                tv_usec: 0,
-            },
-            it_value: libc::timeval {
-                tv_sec: budget.as_secs() as libc::time_t,
-                tv_usec: budget.subsec_micros() as libc::suseconds_t,
-            },
+    fn read_report(&mut self, killed: bool, status: i32) -> Execution {
+        let message = self.page.message();
+        let edges = self.page.edges();
+        let head = self.page.head();
+        let (state, verdict, signal) = (head.state, head.verdict, head.signal);
+        let fault = |kind: FaultKind, location: Option<&str>, message: String, this: &mut Self| {
+            let frames = describe_frames(this.page.addresses(), &mut this.symbols);
+            Fault {
+                kind,
+                signature: signature(&kind.to_string(), location, &frames),
+                message,
+                frames,
+            }
         };
-        // SAFETY: setting this process's own timers.
-        unsafe {
-            libc::setitimer(
-                libc::ITIMER_PROF,
-                &timer(self.timeout),
-                std::ptr::null_mut(),
-            );
-            libc::setitimer(
-                libc::ITIMER_REAL,
-                &timer(self.timeout * 10),
-                std::ptr::null_mut(),
-            );
+        let ended = |outcome: Outcome, message: String, fault: Fault| Execution {
+            outcome,
+            message,
+            edges: Vec::new(),
+            output: None,
+            fault: Some(fault),
+        };
+        match state {
+            RETURNED => Execution {
+                outcome: match verdict {
+                    0 => Outcome::Valid,
+                    1 => Outcome::Invalid,
+                    _ => Outcome::Reject,
+                },
+                message,
+                edges,
+                output: self.page.output(),
+                fault: None,
+            },
+            PANICKED => {
+                let location = self.page.location();
+                let location = (!location.is_empty()).then_some(location);
+                let shown = match &location {
+                    Some(l) => format!("{message} at {l}"),
+                    None => message.clone(),
+                };
+                let fault = fault(FaultKind::Panic, location.as_deref(), shown, self);
+                Execution {
+                    outcome: Outcome::Panic,
+                    message,
+                    edges,
+                    output: None,
+                    fault: Some(fault),
+                }
+            }
+            // Which of the two timers fired depends on the machine's load; the message must
+            // not.
+            SIGNALED if signal == libc::SIGALRM || signal == libc::SIGPROF => {
+                let why = "the target did not finish in time".to_string();
+                let fault = fault(FaultKind::Timeout, None, why, self);
+                ended(Outcome::Timeout, "timed out".into(), fault)
+            }
+            SIGNALED => {
+                let why = format!("the target crashed with signal {signal}");
+                let fault = fault(FaultKind::Crash, None, why, self);
+                ended(Outcome::Crash, format!("signal {signal}"), fault)
+            }
+            _ if killed => ended(
+                Outcome::Timeout,
+                "timed out".into(),
+                Fault {
+                    kind: FaultKind::Timeout,
+                    signature: signature("timeout", None, &[]),
+                    message: "the target did not finish in time and was killed".into(),
+                    frames: Vec::new(),
+                },
+            ),
+            _ => {
+                let how = if libc::WIFSIGNALED(status) {
+                    format!("killed by signal {}", libc::WTERMSIG(status))
+                } else {
+                    format!("exit status {}", libc::WEXITSTATUS(status))
+                };
+                let message = format!("the run ended without a report ({how})");
+                ended(
+                    Outcome::Crash,
+                    message.clone(),
+                    Fault {
+                        kind: FaultKind::Crash,
+                        signature: signature("crash", Some(&how), &[]),
+                        message,
+                        frames: Vec::new(),
+                    },
+                )
+            }
         }
     }
 }
@@ -243,6 +322,108 @@ pub fn run_forked(
     timeout: Duration,
     output: bool,
 ) -> Execution {
-    let mut runner = ForkedRunner::new(target, timeout);
-    runner.execute(input, output)
+    match ForkedRunner::new(target, timeout) {
+        Ok(mut runner) => runner.execute(input, output),
+        Err(e) => Execution::error(format!("cannot map the report page: {e}")),
+    }
+}
+
+/// Builds the instance every child starts from: on a fresh thread, so that the hash keys it
+/// draws do not depend on what this thread did before, and on the fixed heap, frozen after.
+fn make_instance(target: LinkedTarget) -> Box<dyn Target> {
+    let fixed = fixed_heap::enter();
+    let mut made = None;
+    let slot = &mut made;
+    // SAFETY: the closure only writes into `made`, which outlives the joined thread.
+    let ran = unsafe { run_on_fresh_thread(move || *slot = Some((target.make)())) };
+    if fixed {
+        fixed_heap::freeze();
+    }
+    match (ran, made) {
+        (Some(()), Some(instance)) => instance,
+        // The thread could not be spawned: build it here, repeatable or not.
+        _ => (target.make)(),
+    }
+}
+
+/// Runs `work` on a new thread with the usual main-thread stack and waits for it; `None` if
+/// the thread could not be spawned or `work` panicked.
+///
+/// # Safety
+/// `work` may borrow from the caller's stack and need not be `Send`: the caller must not touch
+/// what it borrows until this returns, which it ensures by joining.
+unsafe fn run_on_fresh_thread<'a>(work: impl FnOnce() + 'a) -> Option<()> {
+    let work = AssertSend(work);
+    // SAFETY: the thread is joined before anything it borrows goes away.
+    let spawned = unsafe {
+        std::thread::Builder::new()
+            .stack_size(TARGET_STACK)
+            .spawn_unchecked(move || work.call())
+    };
+    spawned.ok()?.join().ok()
+}
+
+fn arm_timers(budget: Duration) {
+    let timer = |budget: Duration| libc::itimerval {
+        it_interval: libc::timeval {
+            tv_sec: 0,
+            tv_usec: 0,
+        },
+        it_value: libc::timeval {
+            tv_sec: budget.as_secs() as libc::time_t,
+            tv_usec: budget.subsec_micros() as libc::suseconds_t,
+        },
+    };
+    // SAFETY: setting this process's own timers.
+    unsafe {
+        libc::setitimer(libc::ITIMER_PROF, &timer(budget), std::ptr::null_mut());
+        libc::setitimer(
+            libc::ITIMER_REAL,
+            &timer(budget * WALL_FACTOR),
+            std::ptr::null_mut(),
+        );
+    }
+}
+
+/// Lets the worker thread take what the caller lends it: the caller waits for the worker, and
+/// no other thread could race with it (in the child there is none).
+struct AssertSend<F>(F);
+
+// SAFETY: see the type's documentation.
+unsafe impl<F> Send for AssertSend<F> {}
+
+impl<F: FnOnce()> AssertSend<F> {
+    fn call(self) {
+        (self.0)()
+    }
+}
+
+/// An alternate signal stack for the current thread, so that the handler can run after a
+/// stack overflow.
+struct SignalStack;
+
+impl SignalStack {
+    fn install() -> Self {
+        // SAFETY: a private anonymous mapping handed to sigaltstack; the child never unmaps it
+        // (it ends with `_exit`).
+        unsafe {
+            let stack = libc::mmap(
+                std::ptr::null_mut(),
+                SIGNAL_STACK,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if stack != libc::MAP_FAILED {
+                let alt = libc::stack_t {
+                    ss_sp: stack,
+                    ss_flags: 0,
+                    ss_size: SIGNAL_STACK,
+                };
+                libc::sigaltstack(&alt, std::ptr::null_mut());
+            }
+        }
+        SignalStack
+    }
 }

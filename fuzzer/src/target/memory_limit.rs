@@ -15,7 +15,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use super::emergency_heap;
+use super::{emergency_heap, fixed_heap};
 
 thread_local! {
     /// Bytes allocated minus bytes freed on this thread, since it started.
@@ -73,12 +73,43 @@ impl MemoryLimit {
     fn release(size: usize) {
         let _ = LIVE.try_with(|live| live.set(live.get() - size as isize));
     }
+
+    /// `realloc` where the fixed heap is involved (the block is one of its own, or new blocks
+    /// must come from it): keep the block if its size class still fits, else allocate anew
+    /// (from whichever heap serves allocations now), copy and free the old block.
+    ///
+    /// # Safety
+    /// As `GlobalAlloc::realloc`.
+    unsafe fn move_block(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if fixed_heap::owns(ptr) && fixed_heap::fits(layout.size(), layout.align(), new_size) {
+            let grow = new_size.saturating_sub(layout.size());
+            if grow > 0 && !Self::admit(grow) {
+                return std::ptr::null_mut();
+            }
+            Self::release(layout.size().saturating_sub(new_size));
+            return ptr;
+        }
+        let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: a non-zero-size layout (realloc's contract), then a copy of the bytes both
+        // blocks hold and the old block freed with its own layout.
+        unsafe {
+            let new = self.alloc(new_layout);
+            if !new.is_null() {
+                std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+                self.dealloc(ptr, layout);
+            }
+            new
+        }
+    }
 }
 
 // SAFETY: every method forwards to `System` with the same arguments, or, while a fault handler
-// runs on an interrupted system allocator, to the emergency arena, whose blocks are never
-// passed to `System`; refusing an allocation by returning null is allowed by the `GlobalAlloc`
-// contract.
+// runs on an interrupted system allocator, to the emergency arena, or, while a forked run is
+// being made repeatable, to the fixed heap; blocks of the two arenas are never passed to
+// `System`, which `owns` tells apart by address. Refusing an allocation by returning null is
+// allowed by the `GlobalAlloc` contract.
 unsafe impl GlobalAlloc for MemoryLimit {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if emergency_heap::active() {
@@ -86,6 +117,11 @@ unsafe impl GlobalAlloc for MemoryLimit {
         }
         if !Self::admit(layout.size()) {
             return std::ptr::null_mut();
+        }
+        if fixed_heap::active()
+            && let Some((ptr, _)) = in_system(|| fixed_heap::alloc(layout.size(), layout.align()))
+        {
+            return ptr;
         }
         let ptr = in_system(|| unsafe { System.alloc(layout) });
         if ptr.is_null() {
@@ -102,6 +138,16 @@ unsafe impl GlobalAlloc for MemoryLimit {
         if !Self::admit(layout.size()) {
             return std::ptr::null_mut();
         }
+        if fixed_heap::active()
+            && let Some((ptr, fresh)) =
+                in_system(|| fixed_heap::alloc(layout.size(), layout.align()))
+        {
+            if !fresh {
+                // SAFETY: the block holds at least `layout.size()` bytes.
+                unsafe { std::ptr::write_bytes(ptr, 0, layout.size()) };
+            }
+            return ptr;
+        }
         let ptr = in_system(|| unsafe { System.alloc_zeroed(layout) });
         if ptr.is_null() {
             Self::release(layout.size());
@@ -114,6 +160,11 @@ unsafe impl GlobalAlloc for MemoryLimit {
             return;
         }
         Self::release(layout.size());
+        if fixed_heap::owns(ptr) {
+            // SAFETY: the block came from the fixed heap with this layout.
+            in_system(|| unsafe { fixed_heap::dealloc(ptr, layout.size(), layout.align()) });
+            return;
+        }
         in_system(|| unsafe { System.dealloc(ptr, layout) })
     }
 
@@ -123,6 +174,10 @@ unsafe impl GlobalAlloc for MemoryLimit {
             return unsafe {
                 emergency_heap::realloc(ptr, layout.size(), new_size, layout.align())
             };
+        }
+        if fixed_heap::owns(ptr) || fixed_heap::active() {
+            // SAFETY: forwarded under the `GlobalAlloc` contract of `realloc`.
+            return unsafe { self.move_block(ptr, layout, new_size) };
         }
         let grow = new_size.saturating_sub(layout.size());
         if grow > 0 && !Self::admit(grow) {

@@ -12,7 +12,8 @@ use std::time::Duration;
 use bonsai::choice::{Replay, SavedChoices};
 use bonsai::feedback::FaultKind;
 use bonsai::grammar::Grammar;
-use bonsai::reduce::{Candidate, Criterion, ForkedRunner, SameCoverage, SameCrash};
+use bonsai::reduce::{Candidate, Criterion, SameCoverage, SameCrash};
+use bonsai::replay::ForkedRunner;
 use bonsai::sampler::{Sample, Sampler};
 use bonsai::target::LinkedTarget;
 use bonsai::text::render;
@@ -35,19 +36,19 @@ fn holds(criterion: &mut impl Criterion, text: &str) -> bool {
 #[test]
 fn forked_runs_tell_each_planted_fault_apart() {
     let mut runner = runner(200);
-    let valid = runner.run("let a = 1; print a;");
+    let valid = runner.run(b"let a = 1; print a;");
     assert!(valid.fault.is_none() && valid.is_valid(), "{valid:?}");
     assert!(
         !valid.edges.is_empty(),
         "no edges: is the target instrumented?"
     );
 
-    let panic = runner.run("while 1 { if 1 { print 1; } }");
+    let panic = runner.run(b"while 1 { if 1 { print 1; } }");
     let fault = panic.fault.unwrap();
     assert_eq!(fault.kind, FaultKind::Panic);
     assert!(fault.message.contains("planted panic"), "{}", fault.message);
 
-    let abort = runner.run("print (((1)));").fault.unwrap();
+    let abort = runner.run(b"print (((1)));").fault.unwrap();
     assert_eq!(abort.kind, FaultKind::Crash);
     assert!(
         abort
@@ -58,7 +59,7 @@ fn forked_runs_tell_each_planted_fault_apart() {
     );
 
     let overflow = runner
-        .run("if 1 { if 1 { let x = x * x; } }")
+        .run(b"if 1 { if 1 { let x = x * x; } }")
         .fault
         .unwrap();
     assert_eq!(overflow.kind, FaultKind::Crash);
@@ -70,14 +71,14 @@ fn forked_runs_tell_each_planted_fault_apart() {
         "{overflow:?}"
     );
 
-    let hang = runner.run("while 7 { let a = 1; }").fault.unwrap();
+    let hang = runner.run(b"while 7 { let a = 1; }").fault.unwrap();
     assert_eq!(hang.kind, FaultKind::Timeout);
     assert!(
         hang.frames.iter().any(|f| f.contains("planted_hang")),
         "{hang:?}"
     );
     // The runner survives all of them.
-    assert!(runner.run("print 2;").is_valid());
+    assert!(runner.run(b"print 2;").is_valid());
 }
 
 #[test]

@@ -1,0 +1,96 @@
+//! What one run of the target on one input did.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::feedback::Fault;
+use crate::target::Verdict;
+
+/// How an execution ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Valid,
+    Invalid,
+    Reject,
+    /// The target panicked (the message is the panic's).
+    Panic,
+    /// The child died of a signal other than the timer's (abort, stack overflow, segfault),
+    /// or ended without reporting.
+    Crash,
+    Timeout,
+    /// The input could not be run at all (no fork, no shared page, ...).
+    Error,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Valid => "valid",
+            Outcome::Invalid => "invalid",
+            Outcome::Reject => "reject",
+            Outcome::Panic => "panic",
+            Outcome::Crash => "crash",
+            Outcome::Timeout => "timeout",
+            Outcome::Error => "error",
+        }
+    }
+
+    pub fn is_fault(self) -> bool {
+        matches!(self, Outcome::Panic | Outcome::Crash | Outcome::Timeout)
+    }
+
+    /// Whether the target returned a verdict.
+    pub fn ran_normally(self) -> bool {
+        matches!(self, Outcome::Valid | Outcome::Invalid | Outcome::Reject)
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What one input did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Execution {
+    pub outcome: Outcome,
+    /// The target's message for `invalid`, the panic message, `signal N` for a crash, `timed
+    /// out`, or why the input could not be run.
+    pub message: String,
+    /// Indices of the edge counters the input hit, ascending. Empty when the child died.
+    pub edges: Vec<u32>,
+    /// [`crate::target::Target::output`] of the input, when asked for and the target returned.
+    pub output: Option<String>,
+    /// For a panic, crash or timeout: its kind and signature, as `bonsai fuzz` files it in
+    /// `crashes/*.meta` and `hangs/*.meta`, with the symbolized frames.
+    pub fault: Option<Fault>,
+}
+
+impl Execution {
+    pub fn error(message: impl Into<String>) -> Self {
+        Self {
+            outcome: Outcome::Error,
+            message: message.into(),
+            edges: Vec::new(),
+            output: None,
+            fault: None,
+        }
+    }
+
+    pub fn is_valid(&self) -> bool {
+        self.outcome == Outcome::Valid
+    }
+
+    /// The target's verdict, when it returned one.
+    pub fn verdict(&self) -> Option<Verdict> {
+        match self.outcome {
+            Outcome::Valid => Some(Verdict::Valid),
+            Outcome::Invalid => Some(Verdict::Invalid(self.message.clone())),
+            Outcome::Reject => Some(Verdict::Reject),
+            _ => None,
+        }
+    }
+}
