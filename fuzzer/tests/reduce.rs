@@ -101,7 +101,7 @@ fn assert_hdd_one_minimal(
     let places = Places::new(grammar, tree);
     let mut minimal = MinimalDerivations::new(grammar, bounds());
     let mut sampler = Sampler::new(grammar, bounds()).unwrap();
-    let mut counts = Vec::new();
+    let mut above = Vec::new();
     let mut try_edit = |edited: Vec<u32>, what: String| {
         let mut sample = Sample::default();
         if sampler
@@ -126,10 +126,10 @@ fn assert_hdd_one_minimal(
     for (i, node) in tree.nodes().iter().enumerate() {
         let id = NodeId(i as u32);
         let span = node.choices_start as usize..node.choices_end as usize;
-        places.named_above(grammar, tree, id, &mut counts);
+        tree.named_ancestors(grammar, id, &mut above);
         let mut shortest = Vec::new();
         minimal
-            .symbol(&places.symbol(id), &counts, &mut shortest)
+            .symbol(&places.symbol(id), &above, &mut shortest)
             .unwrap();
         if shortest != base[span.clone()] {
             let edited = [&base[..span.start], &shortest, &base[span.end..]].concat();
@@ -344,9 +344,11 @@ fn an_input_that_does_not_satisfy_the_criterion_is_refused() {
         );
     }
     // Under smaller bounds the input may not replay at all.
-    let big = inputs(&grammar, 2, 1, |_, s| s.tree.nesting_depth(&grammar) == 3)
-        .remove(0)
-        .0;
+    let big = inputs(&grammar, 2, 1, |_, s| {
+        common::nesting_depth(&grammar, &s.tree) == 3
+    })
+    .remove(0)
+    .0;
     let mut small = Hdd::new(&grammar, Bounds::new(3, 3, 1).unwrap()).unwrap();
     let mut judge = Judge::new(|_: &Candidate<'_>| true);
     assert!(matches!(

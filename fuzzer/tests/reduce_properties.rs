@@ -107,15 +107,15 @@ proptest! {
         let sample = generate(grammar, b, seed);
         let places = Places::new(grammar, &sample.tree);
         let mut minimal = MinimalDerivations::new(grammar, b);
-        let mut counts = Vec::new();
+        let mut above = Vec::new();
         let base = sample.choices.as_slice();
         // Each check replays the whole input: 40 nodes spread over the tree keep this fast.
         let stride = (sample.tree.len() / 40).max(1);
         for (i, node) in sample.tree.nodes().iter().enumerate().step_by(stride) {
             let id = NodeId(i as u32);
-            places.named_above(grammar, &sample.tree, id, &mut counts);
+            sample.tree.named_ancestors(grammar, id, &mut above);
             let mut shortest = Vec::new();
-            let length = minimal.symbol(&places.symbol(id), &counts, &mut shortest);
+            let length = minimal.symbol(&places.symbol(id), &above, &mut shortest);
             let length = length.ok_or_else(|| TestCaseError::fail(format!("no minimal derivation at node {i}")))?;
             let span = node.choices_start as usize..node.choices_end as usize;
             let edited = [&base[..span.start], &shortest, &base[span.end..]].concat();

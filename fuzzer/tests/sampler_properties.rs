@@ -1,10 +1,10 @@
-//! Property tests of the bounded sampler on every shipped grammar: determinism, bounds, and
-//! replay stability across bounds.
+//! Property tests of the bounded sampler on every shipped grammar, under both depth measures
+//! (`%depth rule` and `%depth cycle`): determinism, bounds, and replay stability across bounds.
 
 mod common;
 
 use bonsai::choice::Replay;
-use bonsai::grammar::Grammar;
+use bonsai::grammar::{DepthMeasure, Grammar};
 use bonsai::sampler::{Bound, Bounds, Sample, Sampler};
 use bonsai::text::render;
 use common::{SHIPPED, check_bounds, shipped};
@@ -12,8 +12,21 @@ use libafl_bolts::rands::{Rand, StdRand};
 use proptest::prelude::*;
 use std::sync::LazyLock;
 
-static GRAMMARS: LazyLock<Vec<Grammar>> =
-    LazyLock::new(|| SHIPPED.iter().map(|g| shipped(g)).collect());
+/// Each shipped grammar as written, then with the other depth measure.
+static GRAMMARS: LazyLock<Vec<Grammar>> = LazyLock::new(|| {
+    let written: Vec<Grammar> = SHIPPED.iter().map(|g| shipped(g)).collect();
+    let other = written.iter().map(|g| {
+        let mut g = g.clone();
+        g.depth = match g.depth {
+            DepthMeasure::Rule => DepthMeasure::Cycle,
+            DepthMeasure::Cycle => DepthMeasure::Rule,
+        };
+        g
+    });
+    written.iter().cloned().chain(other).collect()
+});
+
+const GRAMMAR_COUNT: usize = 2 * SHIPPED.len();
 
 fn bounds() -> impl Strategy<Value = Bounds> {
     (1u32..=4, 1u32..=4, 1u32..=4).prop_map(|(m, n, d)| Bounds::new(m, n, d).unwrap())
@@ -48,7 +61,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn generation_is_deterministic(g in 0..SHIPPED.len(), b in bounds(), seed: u64) {
+    fn generation_is_deterministic(g in 0..GRAMMAR_COUNT, b in bounds(), seed: u64) {
         let grammar = &GRAMMARS[g];
         let first = generate(grammar, b, seed);
         let second = generate(grammar, b, seed);
@@ -57,7 +70,7 @@ proptest! {
     }
 
     #[test]
-    fn every_output_respects_all_three_bounds(g in 0..SHIPPED.len(), b in bounds(), seed: u64) {
+    fn every_output_respects_all_three_bounds(g in 0..GRAMMAR_COUNT, b in bounds(), seed: u64) {
         let grammar = &GRAMMARS[g];
         let sample = generate(grammar, b, seed);
         prop_assert_eq!(check_bounds(grammar, &sample.tree, b), Ok(()));
@@ -65,7 +78,7 @@ proptest! {
 
     #[test]
     fn a_recording_replays_identically_under_every_larger_bound(
-        g in 0..SHIPPED.len(), b in bounds(), grow in (0u32..3, 0u32..3, 0u32..3), seed: u64,
+        g in 0..GRAMMAR_COUNT, b in bounds(), grow in (0u32..3, 0u32..3, 0u32..3), seed: u64,
     ) {
         let grammar = &GRAMMARS[g];
         let recorded = generate(grammar, b, seed);
@@ -78,7 +91,7 @@ proptest! {
 
     #[test]
     fn under_smaller_bounds_a_recording_replays_identically_or_is_out_of_bounds(
-        g in 0..SHIPPED.len(), b in bounds(), smaller in bounds(), seed: u64,
+        g in 0..GRAMMAR_COUNT, b in bounds(), smaller in bounds(), seed: u64,
     ) {
         let grammar = &GRAMMARS[g];
         let recorded = generate(grammar, b, seed);
@@ -101,7 +114,7 @@ proptest! {
 
     #[test]
     fn repaired_random_sequences_stay_in_bounds_and_normalize(
-        g in 0..SHIPPED.len(), b in bounds(), seed: u64, len in 0usize..200,
+        g in 0..GRAMMAR_COUNT, b in bounds(), seed: u64, len in 0usize..200,
     ) {
         let grammar = &GRAMMARS[g];
         let mut rng = StdRand::with_seed(seed);
@@ -115,7 +128,7 @@ proptest! {
     }
 
     #[test]
-    fn subtrees_own_contiguous_choice_spans(g in 0..SHIPPED.len(), b in bounds(), seed: u64) {
+    fn subtrees_own_contiguous_choice_spans(g in 0..GRAMMAR_COUNT, b in bounds(), seed: u64) {
         let grammar = &GRAMMARS[g];
         let sample = generate(grammar, b, seed);
         let nodes = sample.tree.nodes();

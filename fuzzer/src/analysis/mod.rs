@@ -1,6 +1,7 @@
 //! Stage 2: analysis. Facts about the grammar that every later stage relies on: which symbols
 //! are usable, how fast each rule can close a tree, which terminals can meet.
 
+mod cycles;
 mod first_follow;
 mod height;
 mod min_context;
@@ -10,6 +11,7 @@ mod reachability;
 
 use fixedbitset::FixedBitSet;
 
+pub use cycles::{Cycles, NOT_RECURSIVE};
 pub use first_follow::{Direction, TerminalSets};
 pub use height::{Heights, UNREACHABLE_HEIGHT};
 pub use min_context::{ContextStep, MinContext};

@@ -143,6 +143,9 @@ impl<'g> Writer<'g> {
         if g.layout.indent != crate::grammar::Layout::default().indent {
             let _ = writeln!(out, "%indent {};", quote(&g.layout.indent));
         }
+        if g.depth != crate::grammar::DepthMeasure::default() {
+            let _ = writeln!(out, "%depth {};", g.depth);
+        }
         out.push('\n');
         for r in 0..g.named_rules {
             let name = &self.rule_names[r];

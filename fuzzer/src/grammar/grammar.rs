@@ -2,7 +2,7 @@
 
 use std::hash::Hasher;
 
-use super::{Layout, Pool, Rule, RuleId, Symbol, Terminal, TerminalId};
+use super::{DepthMeasure, Layout, Pool, Rule, RuleId, Symbol, Terminal, TerminalId};
 use crate::diagnostic::SourceFile;
 
 #[derive(Clone, Debug)]
@@ -17,6 +17,8 @@ pub struct Grammar {
     pub pools: Vec<Pool>,
     pub start: RuleId,
     pub layout: Layout,
+    /// What one level of the depth bound is (`%depth`).
+    pub depth: DepthMeasure,
 }
 
 impl Grammar {
@@ -59,6 +61,11 @@ impl Grammar {
             h.write_u8(0);
         };
         write(&self.start.0.to_string());
+        // Choices replay to other inputs under another measure. Per rule, the measure that
+        // came first, adds nothing, so files recorded before `%depth` existed still load.
+        if self.depth != DepthMeasure::Rule {
+            write(&format!("%depth {}", self.depth));
+        }
         for rule in &self.rules {
             write(&rule.name);
             write(if rule.lexical { "L" } else { "S" });

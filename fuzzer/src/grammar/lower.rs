@@ -9,8 +9,8 @@ use super::pool::{POOL_CAPACITY, shortlex_words};
 use super::regex;
 use super::syntax::{Expr, GrammarFile, LayoutSetting, PoolDef, PoolSource};
 use super::{
-    Alternative, CharClass, Grammar, Layout, LayoutToken, Pool, PoolId, Rule, RuleId, RuleKind,
-    Separator, Symbol, Terminal, TerminalId,
+    Alternative, CharClass, DepthMeasure, Grammar, Layout, LayoutToken, Pool, PoolId, Rule, RuleId,
+    RuleKind, Separator, Symbol, Terminal, TerminalId,
 };
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
 
@@ -64,6 +64,7 @@ pub(crate) fn lower(
     }
     let pools = b.pools(&file.pools);
     let layout = b.layout(&file);
+    let depth = b.depth(&file);
     let start = b.start(&file);
     if !b.errors.is_empty() {
         return Err(Diagnostics(b.errors));
@@ -78,6 +79,7 @@ pub(crate) fn lower(
         pools,
         start,
         layout,
+        depth,
     })
 }
 
@@ -485,6 +487,19 @@ impl Builder<'_> {
             layout.indent = indent.clone();
         }
         layout
+    }
+
+    fn depth(&mut self, file: &GrammarFile) -> DepthMeasure {
+        let Some((name, span)) = &file.depth else {
+            return DepthMeasure::default();
+        };
+        DepthMeasure::parse(name).unwrap_or_else(|| {
+            self.error(
+                *span,
+                format!("unknown depth measure '{name}'; expected rule or cycle"),
+            );
+            DepthMeasure::default()
+        })
     }
 
     fn start(&mut self, file: &GrammarFile) -> RuleId {

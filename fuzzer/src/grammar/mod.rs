@@ -3,6 +3,7 @@
 //! and regex terminals lower to.
 
 mod alternative;
+mod depth_measure;
 #[allow(clippy::module_inception)]
 mod grammar;
 mod layout;
@@ -19,6 +20,7 @@ mod terminal;
 use std::path::Path;
 
 pub use alternative::Alternative;
+pub use depth_measure::DepthMeasure;
 pub use grammar::Grammar;
 pub use layout::{Layout, Separator};
 pub use lower::is_lexical_name;

@@ -141,6 +141,7 @@ impl Parser<'_> {
             "start" => file.start.is_some(),
             "layout" => file.layout.is_some(),
             "indent" => file.indent.is_some(),
+            "depth" => file.depth.is_some(),
             _ => false,
         };
         if given_twice {
@@ -179,6 +180,10 @@ impl Parser<'_> {
                 self.advance();
                 file.indent = Some(unit);
             }
+            "depth" => {
+                let measure = self.name("rule or cycle after '%depth'")?;
+                file.depth = Some(measure);
+            }
             "pool" => {
                 let (name, name_span) = self.name("the pool's name after '%pool'")?;
                 self.expect(TokenKind::Defines, "'=' after the pool's name")?;
@@ -192,7 +197,7 @@ impl Parser<'_> {
             other => {
                 return Err(self.source.error(
                     span,
-                    format!("unknown directive '%{other}'; known directives are %start, %layout, %indent and %pool"),
+                    format!("unknown directive '%{other}'; known directives are %start, %layout, %indent, %depth and %pool"),
                 ));
             }
         }

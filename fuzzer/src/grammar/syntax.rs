@@ -67,4 +67,6 @@ pub struct GrammarFile {
     pub start: Option<(String, Span)>,
     pub layout: Option<LayoutSetting>,
     pub indent: Option<String>,
+    /// `%depth rule|cycle`: the name and where it was written.
+    pub depth: Option<(String, Span)>,
 }

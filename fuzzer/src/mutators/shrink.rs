@@ -12,25 +12,10 @@ use libafl_bolts::{Error, Named};
 use super::parent::{ParentTrees, nodes_with_choices, symbol_of};
 use super::{Mutation, SharedTrees, record, replace_span};
 use crate::choice::ChoiceInput;
-use crate::grammar::{Grammar, Symbol};
+use crate::grammar::{RuleId, Symbol};
 use crate::sampler::Sample;
 use crate::text::render_into;
-use crate::tree::{DerivationTree, NodeId, NodeKind};
-
-/// Occurrences of each named rule on the path from the root down to `id`'s parent: where the
-/// depth bound stands at `id`, which decides which minimal derivation replays there unchanged.
-fn named_above(grammar: &Grammar, tree: &DerivationTree, id: NodeId, counts: &mut Vec<u32>) {
-    counts.clear();
-    counts.resize(grammar.named_rules, 0);
-    for node in &tree.nodes()[..id.index()] {
-        if node.end as usize > id.index()
-            && let NodeKind::Rule { rule, .. } = node.kind
-            && rule.index() < grammar.named_rules
-        {
-            counts[rule.index()] += 1;
-        }
-    }
-}
+use crate::tree::NodeKind;
 
 /// Replaces one subtree's span by the choices of its minimal derivation, and keeps the mutant
 /// only if its text is no longer than the parent's. The check matters where the depth bound
@@ -41,7 +26,9 @@ pub struct ShrinkMutator {
     trees: SharedTrees,
     scratch: Sample,
     text: String,
-    above: Vec<u32>,
+    /// The named rules above the replaced node: where the depth bound stands there, which
+    /// decides which minimal derivation replays unchanged.
+    above: Vec<RuleId>,
     minimal: Vec<u32>,
 }
 
@@ -90,7 +77,7 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for ShrinkMutator {
             let Some(symbol) = symbol else {
                 continue;
             };
-            named_above(grammar, &parent.tree, id, &mut self.above);
+            parent.tree.named_ancestors(grammar, id, &mut self.above);
             self.minimal.clear();
             if minimal
                 .symbol(&symbol, &self.above, &mut self.minimal)

@@ -33,7 +33,7 @@ use super::splice::{self, Splice};
 use super::{Candidate, Criterion, Judge, ReductionError, ddmin};
 use crate::choice::{Replay, UNBOUNDED};
 use crate::diagnostic::Diagnostic;
-use crate::grammar::{Grammar, Symbol};
+use crate::grammar::{Grammar, RuleId, Symbol};
 use crate::sampler::{Bounds, MinimalDerivations, OutOfBounds, Sample, Sampler};
 use crate::text::render_into;
 use crate::tree::{DerivationTree, NodeId, NodeKind};
@@ -103,7 +103,8 @@ pub struct Hdd<'g> {
     scratch: Sample,
     text: String,
     choices: Vec<u32>,
-    counts: Vec<u32>,
+    /// The named rules above the node being replaced (see `DerivationTree::named_ancestors`).
+    above: Vec<RuleId>,
     /// Every sequence attempted in this reduction. One attempted before can never be accepted
     /// now: it was either not interesting, or not smaller than the best input of the time (which
     /// only shrinks since), or accepted and thus no smaller than the best input now. ddmin
@@ -123,7 +124,7 @@ impl<'g> Hdd<'g> {
             scratch: Sample::default(),
             text: String::new(),
             choices: Vec::new(),
-            counts: Vec::new(),
+            above: Vec::new(),
             attempted: AHashSet::new(),
         })
     }
@@ -239,10 +240,10 @@ impl<'g> Hdd<'g> {
         if span.is_empty() {
             return None;
         }
-        places.named_above(self.grammar, tree, id, &mut self.counts);
+        tree.named_ancestors(self.grammar, id, &mut self.above);
         let mut minimal = Vec::new();
         self.minimal
-            .symbol(&places.symbol(id), &self.counts, &mut minimal)?;
+            .symbol(&places.symbol(id), &self.above, &mut minimal)?;
         (minimal != base[span.clone()]).then(|| Splice::new(span, minimal))
     }
 
@@ -374,7 +375,7 @@ impl<'g> Hdd<'g> {
             return false;
         }
         let span = &base[node.choices_start as usize..node.choices_end as usize];
-        places.named_above(self.grammar, tree, id, &mut self.counts);
+        tree.named_ancestors(self.grammar, id, &mut self.above);
         let mut candidates: Vec<(NodeId, Vec<u32>)> = Vec::new();
         let (mut before, mut after) = (Vec::new(), Vec::new());
         let mut inside = id.0 + 1;
@@ -388,7 +389,7 @@ impl<'g> Hdd<'g> {
             after.clear();
             let fits = self
                 .minimal
-                .context(rule, other, &self.counts, &mut before, &mut after)
+                .context(rule, other, &self.above, &mut before, &mut after)
                 .is_some_and(|cost| cost <= self.options.max_context);
             if !fits {
                 inside += 1;

@@ -81,26 +81,4 @@ impl Places {
     pub fn symbol(&self, id: NodeId) -> Symbol {
         self.symbol[id.index()]
     }
-
-    /// Occurrences of each named rule on the path from the root to `id`, `id` excluded: the
-    /// context the depth bound is checked in (see [`crate::sampler::MinimalDerivations`]).
-    pub fn named_above(
-        &self,
-        grammar: &Grammar,
-        tree: &DerivationTree,
-        id: NodeId,
-        counts: &mut Vec<u32>,
-    ) {
-        counts.clear();
-        counts.resize(grammar.named_rules, 0);
-        let mut at = self.parent(id);
-        while let Some(ancestor) = at {
-            if let NodeKind::Rule { rule, .. } = tree.node(ancestor).kind
-                && rule.index() < grammar.named_rules
-            {
-                counts[rule.index()] += 1;
-            }
-            at = self.parent(ancestor);
-        }
-    }
 }

@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::DepthTracker;
 use crate::grammar::{Grammar, Terminal};
 use crate::tree::{DerivationTree, NodeKind};
 
@@ -16,7 +17,9 @@ pub struct Bounds {
     /// n: how many items a `*`/`+` group may have in total (a group whose own minimum is
     /// larger keeps its minimum; see [`Bounds::item_limit`]).
     pub items: u32,
-    /// d: how many times one named rule may occur on a root-to-leaf path.
+    /// d: how deep nesting may go, as the grammar's `%depth` measures it (see
+    /// [`DepthTracker`]): by default, how many times one named rule may occur on a
+    /// root-to-leaf path.
     pub depth: u32,
 }
 
@@ -65,7 +68,7 @@ impl Bounds {
         Bounds {
             idents: idents.max(1),
             items: items.max(1),
-            depth: tree.nesting_depth(grammar).max(1),
+            depth: DepthTracker::depth_of(grammar, tree).max(1),
         }
     }
 

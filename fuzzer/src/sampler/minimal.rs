@@ -24,7 +24,7 @@ use ahash::AHashMap;
 
 use fixedbitset::FixedBitSet;
 
-use super::Bounds;
+use super::{Bounds, DepthTracker};
 use crate::analysis::{MinContext, MinYield, NO_YIELD};
 use crate::choice::UNBOUNDED;
 use crate::grammar::{Grammar, RuleId, Separator, Symbol, Terminal};
@@ -32,7 +32,6 @@ use crate::grammar::{Grammar, RuleId, Separator, Symbol, Terminal};
 /// Computes shortest derivations and contexts under bounds.
 pub struct MinimalDerivations<'g> {
     grammar: &'g Grammar,
-    depth: u32,
     /// Pool values a derivation may use: indices below m.
     idents: u32,
     yields: Vec<MinYield>,
@@ -45,10 +44,9 @@ pub struct MinimalDerivations<'g> {
     by_saturated: AHashMap<FixedBitSet, usize>,
     /// Shortest contexts, per hole rule, computed on first use.
     contexts: AHashMap<RuleId, MinContext>,
-    /// Walk state: occurrences of each named rule on the current path, the saturated ones,
-    /// and the slot of `yields` that belongs to them.
-    counts: Vec<u32>,
-    saturated: FixedBitSet,
+    /// Walk state: the depth bound along the current path, and the slot of `yields` that
+    /// belongs to its saturated rules.
+    depth: DepthTracker,
     slot: usize,
 }
 
@@ -78,15 +76,13 @@ impl<'g> MinimalDerivations<'g> {
         by_saturated.insert(empty.clone(), 0);
         let mut this = Self {
             grammar,
-            depth,
             idents,
             yields: vec![MinYield::compute_weighted(grammar, &empty, token_weight)],
             token_weight,
             ranks: Vec::new(),
             by_saturated,
             contexts: AHashMap::new(),
-            counts: vec![0; grammar.named_rules],
-            saturated: empty,
+            depth: DepthTracker::new(grammar, depth),
             slot: 0,
         };
         this.ranks.push(shortest_ranks(grammar, &this.yields[0]));
@@ -94,18 +90,18 @@ impl<'g> MinimalDerivations<'g> {
     }
 
     /// The choices of the shortest derivation of `rule` at a place below the named rules
-    /// counted in `above` (occurrences per named rule id on the path from the root down to the
-    /// parent of the place; empty means the root). Appends them to `out` and returns the length
+    /// `above` (the path from the root down to the parent of the place, root first, as
+    /// `DerivationTree::named_ancestors` gives it; empty means the root). Appends them to `out` and returns the length
     /// in characters of the word they derive (separators aside), or `None` if the rule derives
     /// no word there; `out` is left as it was in that case.
-    pub fn rule(&mut self, rule: RuleId, above: &[u32], out: &mut Vec<u32>) -> Option<u64> {
+    pub fn rule(&mut self, rule: RuleId, above: &[RuleId], out: &mut Vec<u32>) -> Option<u64> {
         self.symbol(&Symbol::Rule(rule), above, out)
     }
 
     /// As [`Self::rule`], for any symbol of an alternative: an optional is left out, a
     /// repetition gets its least item count, a class its first character and a pool its
     /// shortest allowed value.
-    pub fn symbol(&mut self, symbol: &Symbol, above: &[u32], out: &mut Vec<u32>) -> Option<u64> {
+    pub fn symbol(&mut self, symbol: &Symbol, above: &[RuleId], out: &mut Vec<u32>) -> Option<u64> {
         self.enter(above);
         let mark = out.len();
         let result = self.walk_symbol(symbol, out);
@@ -131,7 +127,7 @@ impl<'g> MinimalDerivations<'g> {
         &mut self,
         from: RuleId,
         hole: RuleId,
-        above: &[u32],
+        above: &[RuleId],
         before: &mut Vec<u32>,
         after: &mut Vec<u32>,
     ) -> Option<u64> {
@@ -211,27 +207,24 @@ impl<'g> MinimalDerivations<'g> {
         })
     }
 
-    fn enter(&mut self, above: &[u32]) {
-        self.counts.fill(0);
-        self.saturated.clear();
-        for (r, &count) in above.iter().enumerate().take(self.grammar.named_rules) {
-            self.counts[r] = count;
-            if count >= self.depth {
-                self.saturated.insert(r);
-            }
+    fn enter(&mut self, above: &[RuleId]) {
+        self.depth.reset();
+        for rule in above {
+            self.depth.enter(rule.index());
         }
         self.slot = self.slot_for_saturated();
     }
 
     fn slot_for_saturated(&mut self) -> usize {
-        if let Some(&slot) = self.by_saturated.get(&self.saturated) {
+        let saturated = self.depth.saturated();
+        if let Some(&slot) = self.by_saturated.get(saturated) {
             return slot;
         }
         let slot = self.yields.len();
-        let yields = MinYield::compute_weighted(self.grammar, &self.saturated, self.token_weight);
+        let yields = MinYield::compute_weighted(self.grammar, saturated, self.token_weight);
         self.ranks.push(shortest_ranks(self.grammar, &yields));
         self.yields.push(yields);
-        self.by_saturated.insert(self.saturated.clone(), slot);
+        self.by_saturated.insert(saturated.clone(), slot);
         slot
     }
 
@@ -240,20 +233,12 @@ impl<'g> MinimalDerivations<'g> {
         let r = id.index();
         let outer_slot = self.slot;
         let named = r < self.grammar.named_rules;
-        let mut newly_saturated = false;
-        if named {
-            self.counts[r] += 1;
-            if self.counts[r] >= self.depth && !self.saturated.put(r) {
-                newly_saturated = true;
-                self.slot = self.slot_for_saturated();
-            }
+        if named && self.depth.enter(r).saturates {
+            self.slot = self.slot_for_saturated();
         }
         let result = body(self);
         if named {
-            self.counts[r] -= 1;
-            if newly_saturated {
-                self.saturated.set(r, false);
-            }
+            self.depth.exit();
         }
         self.slot = outer_slot;
         result
@@ -438,8 +423,8 @@ mod tests {
         assert_eq!(minimal.rule(e, &[], &mut choices), Some(1));
         assert_eq!(choices, vec![0, 1]);
 
-        let mut above = vec![0; grammar.named_rules];
-        above[k.index()] = 1;
+        // The place is below the root s and a k.
+        let above = vec![id("s"), k];
         choices.clear();
         assert_eq!(minimal.rule(e, &above, &mut choices), Some(4));
         assert_eq!(choices, vec![1]);
@@ -473,8 +458,7 @@ mod tests {
         let id =
             |name: &str| RuleId(grammar.rules.iter().position(|r| r.name == name).unwrap() as u32);
         let (s, b, e) = (id("s"), id("b"), id("e"));
-        let mut above = vec![0; grammar.named_rules];
-        above[s.index()] = 1;
+        let above = vec![s];
         let splice = |bounds: Bounds, hole: &[u32]| {
             let mut minimal = MinimalDerivations::new(&grammar, bounds);
             let (mut before, mut after) = (vec![0], Vec::new());

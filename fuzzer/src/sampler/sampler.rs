@@ -2,12 +2,11 @@
 
 use std::num::NonZeroUsize;
 
-use fixedbitset::FixedBitSet;
 use libafl_bolts::rands::Rand;
 
 use super::feasibility::Feasibility;
 use super::steps::{Step, Steps, TerminalStep};
-use super::{Bound, Bounds, OutOfBounds};
+use super::{Bound, Bounds, DepthTracker, OutOfBounds};
 use crate::choice::{Allowed, ChoiceCursor, ChoiceSequence, Rejected, Replay, UNBOUNDED};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{Grammar, PoolId, RuleId};
@@ -39,11 +38,9 @@ pub struct Sampler<'g> {
     bounds: Bounds,
     steps: Steps,
     feasibility: Feasibility,
-    /// Occurrences of each named rule on the current root-to-node path.
-    counts: Vec<u32>,
-    /// Named rules whose count has reached the depth bound.
-    saturated: FixedBitSet,
-    /// Feasibility slot for the current `saturated` set.
+    /// The depth bound along the current root-to-node path.
+    depth: DepthTracker,
+    /// Feasibility slot for the tracker's saturated set.
     slot: usize,
     /// Why sampling stopped, when it did.
     rejection: Option<Rejection>,
@@ -70,8 +67,7 @@ impl<'g> Sampler<'g> {
             bounds,
             steps: Steps::new(grammar),
             feasibility,
-            counts: vec![0; grammar.named_rules],
-            saturated: FixedBitSet::with_capacity(grammar.rules.len()),
+            depth: DepthTracker::new(grammar, bounds.depth),
             slot: 0,
             rejection: None,
             budget: MAX_NODE_BUDGET,
@@ -112,8 +108,7 @@ impl<'g> Sampler<'g> {
         out: &mut Sample,
     ) -> Result<(), OutOfBounds> {
         out.tree.clear();
-        self.counts.fill(0);
-        self.saturated.clear();
+        self.depth.reset();
         self.slot = 0;
         let (low, high) = self.budget_range;
         let span = (high as f64 / low as f64).ln();
@@ -143,17 +138,14 @@ impl<'g> Sampler<'g> {
         let start = cursor.position();
         let named = r < self.grammar.named_rules;
         let outer_slot = self.slot;
-        let mut newly_saturated = false;
         let mut count = 0;
         if named {
-            let occurrences = &mut self.counts[r];
-            *occurrences += 1;
-            count = *occurrences;
-            if count >= self.bounds.depth && !self.saturated.put(r) {
-                newly_saturated = true;
-                self.slot = self
-                    .feasibility
-                    .saturate(self.grammar, self.slot, r, &self.saturated);
+            let entered = self.depth.enter(r);
+            count = entered.depth;
+            if entered.saturates {
+                self.slot =
+                    self.feasibility
+                        .saturate(self.grammar, self.slot, r, self.depth.saturated());
             }
         }
         let alternative = self.alternative(id, count, cursor, tree)?;
@@ -168,18 +160,15 @@ impl<'g> Sampler<'g> {
             self.step(self.steps.get(index), cursor, tree)?;
         }
         if named {
-            if newly_saturated {
-                self.saturated.remove(r);
-            }
             self.slot = outer_slot;
-            self.counts[r] -= 1;
+            self.depth.exit();
         }
         tree.close(node, cursor.position());
         Ok(())
     }
 
-    /// Which alternative of `id` to expand; `count` is the rule's occurrences on the path,
-    /// itself included (0 for groups). Always inlined: it runs at nearly every node, and LLVM
+    /// Which alternative of `id` to expand; `count` is the rule's depth on the path, itself
+    /// included (0 for groups). Always inlined: it runs at nearly every node, and LLVM
     /// otherwise keeps it out of the recursive `rule`.
     #[inline(always)]
     fn alternative<R: Rand>(

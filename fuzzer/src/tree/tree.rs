@@ -1,7 +1,7 @@
 //! A derivation tree as a pre-order arena.
 
 use super::{Node, NodeId, NodeKind};
-use crate::grammar::{Grammar, Symbol};
+use crate::grammar::{Grammar, RuleId, Symbol};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DerivationTree {
@@ -116,29 +116,19 @@ impl DerivationTree {
         })
     }
 
-    /// The Bonsai depth of the tree: the largest number of times one named rule occurs on a
-    /// single root-to-leaf path.
-    pub fn nesting_depth(&self, grammar: &Grammar) -> u32 {
-        let mut counts = vec![0u32; grammar.named_rules];
-        let mut open: Vec<(u32, Option<usize>)> = Vec::new();
-        let mut deepest = 0;
-        for (i, node) in self.nodes.iter().enumerate() {
-            while open.last().is_some_and(|&(end, _)| end as usize <= i) {
-                if let Some((_, Some(r))) = open.pop() {
-                    counts[r] -= 1;
-                }
+    /// The named rules on the path from the root down to `id`'s parent, root first: where the
+    /// depth bound stands at `id` (see `sampler::DepthTracker`), which decides what may replace
+    /// `id` there.
+    pub fn named_ancestors(&self, grammar: &Grammar, id: NodeId, out: &mut Vec<RuleId>) {
+        out.clear();
+        for node in &self.nodes[..id.index()] {
+            if node.end as usize > id.index()
+                && let NodeKind::Rule { rule, .. } = node.kind
+                && rule.index() < grammar.named_rules
+            {
+                out.push(rule);
             }
-            let named = match node.kind {
-                NodeKind::Rule { rule, .. } if rule.index() < grammar.named_rules => {
-                    counts[rule.index()] += 1;
-                    deepest = deepest.max(counts[rule.index()]);
-                    Some(rule.index())
-                }
-                _ => None,
-            };
-            open.push((node.end, named));
         }
-        deepest
     }
 }
 

@@ -5,7 +5,7 @@ pub mod tree_sitter_crates;
 
 use std::path::PathBuf;
 
-use bonsai::grammar::{Grammar, Symbol, Terminal};
+use bonsai::grammar::{DepthMeasure, Grammar, Symbol, Terminal};
 use bonsai::sampler::Bounds;
 use bonsai::tree::{DerivationTree, NodeId, NodeKind};
 
@@ -73,6 +73,67 @@ pub fn shipped(name: &str) -> Grammar {
     Grammar::from_file(&grammar_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// The depth of `tree` under the grammar's `%depth` measure, computed the slow and obvious
+/// way, independently of `sampler::DepthTracker`: every root-to-leaf path's named rules are
+/// listed; per rule, its count on the path; per cycle (rules that reach each other, found by
+/// a transitive closure), the number of segments the path's rules of that cycle fall into when
+/// a segment ends just before a rule it already holds.
+pub fn nesting_depth(grammar: &Grammar, tree: &DerivationTree) -> u32 {
+    let n = grammar.rules.len();
+    let mut reaches = vec![vec![false; n]; n];
+    for (r, rule) in grammar.rules.iter().enumerate() {
+        for symbol in rule.alternatives.iter().flat_map(|a| &a.symbols) {
+            if let Some(next) = Grammar::referenced_rule(symbol) {
+                reaches[r][next.index()] = true;
+            }
+        }
+    }
+    for k in 0..n {
+        let via = reaches[k].clone();
+        for row in reaches.iter_mut().filter(|row| row[k]) {
+            for (cell, &onward) in row.iter_mut().zip(&via) {
+                *cell |= onward;
+            }
+        }
+    }
+    let nodes = tree.nodes();
+    let mut deepest = 0;
+    for leaf in 0..nodes.len() {
+        if nodes[leaf].end as usize != leaf + 1 {
+            continue;
+        }
+        let path: Vec<usize> = (0..=leaf)
+            .filter(|&i| nodes[i].end as usize > leaf)
+            .filter_map(|i| match nodes[i].kind {
+                NodeKind::Rule { rule, .. } if rule.index() < grammar.named_rules => {
+                    Some(rule.index())
+                }
+                _ => None,
+            })
+            .collect();
+        for &r in &path {
+            let depth = match grammar.depth {
+                DepthMeasure::Rule => path.iter().filter(|&&p| p == r).count() as u32,
+                DepthMeasure::Cycle if !reaches[r][r] => 1,
+                DepthMeasure::Cycle => {
+                    let mut level = 1;
+                    let mut segment: Vec<usize> = Vec::new();
+                    for &p in path.iter().filter(|&&p| reaches[r][p] && reaches[p][r]) {
+                        if segment.contains(&p) {
+                            level += 1;
+                            segment.clear();
+                        }
+                        segment.push(p);
+                    }
+                    level
+                }
+            };
+            deepest = deepest.max(depth);
+        }
+    }
+    deepest
+}
+
 /// Checks a tree against all three bounds by walking it independently of the sampler:
 /// children of a rule node are matched against the symbols of its alternative.
 pub fn check_bounds(
@@ -80,7 +141,7 @@ pub fn check_bounds(
     tree: &DerivationTree,
     bounds: Bounds,
 ) -> Result<(), String> {
-    let depth = tree.nesting_depth(grammar);
+    let depth = nesting_depth(grammar, tree);
     if depth > bounds.depth {
         return Err(format!(
             "nesting depth {depth} exceeds d = {}",
