@@ -30,6 +30,10 @@ pub struct ReplayArgs {
     /// One JSON object per input and a total, instead of a table.
     #[arg(long)]
     json: bool,
+    /// With --json, also each input's golden output (`Target::output`), as `output`: what
+    /// `export --golden` stores and scripts/mutation-score compares.
+    #[arg(long, requires = "json")]
+    output: bool,
     /// DIR is an exported corpus (`bonsai export`): compare every verdict, message and stored
     /// output with its manifest; print each change; exit 1 if anything changed.
     #[arg(long, conflicts_with_all = ["grammar", "json"])]
@@ -51,6 +55,9 @@ pub struct InputReport {
     pub edges: usize,
     /// Edges no input before it in the listing covered.
     pub new_edges: usize,
+    /// The target's output, with `--output` (absent when the run panicked or died).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -98,45 +105,54 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     let timeout = Duration::from_millis(args.timeout_ms.max(1));
     let mut runner = ForkedRunner::new(target, timeout);
     let mut covered = HashSet::new();
-    let mut reports = Vec::new();
+    let mut printer = Printer::new(args.json);
+    let mut total = ReplayTotal {
+        inputs: 0,
+        valid: 0,
+        faults: 0,
+        edges: 0,
+    };
     for path in &inputs {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let text = match input_text(path, grammar.as_ref()) {
-            Ok(text) => text,
-            Err(message) => {
-                reports.push(InputReport {
+        let report = match input_text(path, grammar.as_ref()) {
+            Ok(text) => {
+                let outcome = if args.output {
+                    runner.run_with_output(text.as_bytes())
+                } else {
+                    runner.run(text.as_bytes())
+                };
+                let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
+                InputReport {
                     name,
-                    verdict: "error".into(),
-                    message,
-                    edges: 0,
-                    new_edges: 0,
-                });
-                continue;
+                    verdict: outcome.outcome.to_string(),
+                    message: outcome.message,
+                    edges: outcome.edges.len(),
+                    new_edges,
+                    output: outcome.output,
+                }
             }
+            Err(message) => InputReport {
+                name,
+                verdict: "error".into(),
+                message,
+                edges: 0,
+                new_edges: 0,
+                output: None,
+            },
         };
-        let outcome = runner.run(text.as_bytes());
-        let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
-        reports.push(InputReport {
-            name,
-            verdict: outcome.outcome.to_string(),
-            message: outcome.message,
-            edges: outcome.edges.len(),
-            new_edges,
-        });
+        total.inputs += 1;
+        total.valid += usize::from(report.verdict == "valid");
+        total.faults += usize::from(matches!(
+            report.verdict.as_str(),
+            "panic" | "crash" | "timeout"
+        ));
+        printer.report(&report)?;
     }
-    let total = ReplayTotal {
-        inputs: reports.len(),
-        valid: reports.iter().filter(|r| r.verdict == "valid").count(),
-        faults: reports
-            .iter()
-            .filter(|r| matches!(r.verdict.as_str(), "panic" | "crash" | "timeout"))
-            .count(),
-        edges: covered.len(),
-    };
-    print_reports(&reports, &total, args.json)
+    total.edges = covered.len();
+    printer.total(&total)
 }
 
 /// Replays an exported corpus against its manifest: a regression test for a changed compiler.
@@ -184,36 +200,52 @@ fn manifest_grammar(dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
     Ok(Some(manifest.grammar))
 }
 
-fn print_reports(reports: &[InputReport], total: &ReplayTotal, json: bool) -> Result<(), Failure> {
-    let mut out = std::io::BufWriter::new(std::io::stdout());
-    let io = |e: std::io::Error| {
-        Failure::from(Diagnostic::error(format!("cannot write to stdout: {e}")))
-    };
-    if json {
-        for r in reports {
-            writeln!(out, "{}", serde_json::to_string(r).expect("plain data")).map_err(io)?;
+/// Prints each input's line as soon as it ran, flushed: a reader of `--json` can stop the
+/// replay at the first line it cares about (scripts/mutation-score stops at the first
+/// changed verdict), and lines a child process writes to the shared stdout stay next to the
+/// input that caused them.
+struct Printer {
+    json: bool,
+    out: std::io::Stdout,
+}
+
+impl Printer {
+    fn new(json: bool) -> Self {
+        Self {
+            json,
+            out: std::io::stdout(),
         }
-        writeln!(out, "{}", serde_json::json!({ "total": total })).map_err(io)?;
-    } else {
-        for r in reports {
-            let message = if r.message.is_empty() {
-                String::new()
-            } else {
-                format!("  {}", r.message)
-            };
-            writeln!(
-                out,
-                "{:<16} {:<8} edges {:>6}  new {:>5}{message}",
-                r.name, r.verdict, r.edges, r.new_edges
-            )
-            .map_err(io)?;
+    }
+
+    fn write(&mut self, line: &str) -> Result<(), Failure> {
+        let mut out = self.out.lock();
+        writeln!(out, "{line}")
+            .and_then(|()| out.flush())
+            .map_err(|e| Diagnostic::error(format!("cannot write to stdout: {e}")).into())
+    }
+
+    fn report(&mut self, r: &InputReport) -> Result<(), Failure> {
+        if self.json {
+            return self.write(&serde_json::to_string(r).expect("plain data"));
         }
-        writeln!(
-            out,
+        let message = if r.message.is_empty() {
+            String::new()
+        } else {
+            format!("  {}", r.message)
+        };
+        self.write(&format!(
+            "{:<16} {:<8} edges {:>6}  new {:>5}{message}",
+            r.name, r.verdict, r.edges, r.new_edges
+        ))
+    }
+
+    fn total(&mut self, total: &ReplayTotal) -> Result<(), Failure> {
+        if self.json {
+            return self.write(&serde_json::json!({ "total": total }).to_string());
+        }
+        self.write(&format!(
             "total: {} inputs ({} valid, {} faults), {} edges covered",
             total.inputs, total.valid, total.faults, total.edges
-        )
-        .map_err(io)?;
+        ))
     }
-    out.flush().map_err(io)
 }
