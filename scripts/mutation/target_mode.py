@@ -10,8 +10,8 @@ Everything built from registry code lives in the work directory (default
   target/              its cargo target directory; bin/ the built binary
   manifests/, exclude/ the schemata manifests and the ids dropped as unviable
   corpora/HASH/        each corpus as numbered text files
-  results/BUILD/HASH/  the reference run and one JSON file per mutant: the cache that makes a
-                       second run resume where the first stopped
+  results/BUILD-tMS/HASH/  per binary, per-input budget and corpus: the reference run and one
+                       JSON file per mutant, the cache that makes a second run resume
 """
 import fnmatch, glob, hashlib, json, os, random, shutil, signal, subprocess, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
@@ -202,6 +202,19 @@ def enabled_features(ws, crates):
     return features
 
 
+def restore_pristine(src, mutated):
+    """Undoes the rewrite of files a previous selection mutated. A plain copy gives them a new
+    modification time: restoring the registry's older one would let cargo keep the stale build."""
+    for dirpath, _, names in os.walk(src):
+        for name in names:
+            if not name.endswith(".rs"):
+                continue
+            original = os.path.join(dirpath, name)
+            copy = os.path.join(mutated, os.path.relpath(original, src))
+            if not os.path.exists(copy) or open(copy, "rb").read() != open(original, "rb").read():
+                shutil.copy(original, copy)
+
+
 def select_files(crate_dir, crate, globs):
     files = []
     for pattern in globs:
@@ -327,6 +340,7 @@ def build(opts, work, cfg, target):
             path = os.path.join(work, "exclude", f"{crate}.txt")
             if os.path.exists(path):
                 os.remove(path)
+            restore_pristine(os.path.join(work, "src", crate), os.path.join(work, "mutated", crate))
         write_if_changed(selection_path, selection)
     ws = prepare_workspace(cfg, work, target)
     tool = build_tool(work)
@@ -595,11 +609,14 @@ def main(argv):
         f"({t_build:.0f} s)")
 
     runner = Runner(exe, target, opts["timeout"])
+    # Results depend on the binary and on the per-input budget, which can turn a slow input
+    # into a timeout.
+    run_id = f"{build_id}-t{runner.timeout_ms}"
     corpora = []
     t1 = time.time()
     for name, path in opts["corpora"]:
         digest, corpus_dir = normalize(work, name, path)
-        results = os.path.join(work, "results", build_id, digest)
+        results = os.path.join(work, "results", run_id, digest)
         os.makedirs(results, exist_ok=True)
         ref = reference(runner, corpus_dir, os.path.join(results, "reference.json"))
         unstable = sum(1 for i in ref["inputs"].values() if not i["stable"])
@@ -655,7 +672,7 @@ def main(argv):
             mu = mutants[mutant]
             survivors[name].append(f"{mutant}\t{mu['crate']}/{mu['file']}:{mu['line']}:"
                                    f"{mu['column']}\t{mu['original']} -> {mu['replacement'] or '(deleted)'}")
-    report_dir = os.path.join(work, "results", build_id)
+    report_dir = os.path.join(work, "results", run_id)
     for name, lines in survivors.items():
         with open(os.path.join(report_dir, f"survivors-{name}.tsv"), "w") as f:
             f.write("\n".join(lines) + "\n")
