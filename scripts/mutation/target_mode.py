@@ -4,7 +4,7 @@ target's compiler, with mutant schemata (see the header of scripts/mutation-scor
 Everything built from registry code lives in the work directory (default
 /tmp/bonsai-mutation-TARGET), never in the repository:
 
-  src/CRATE-VERSION/   pristine copy of the crate's registry source
+  src/CRATE/           pristine copy of the crate's registry source (its version in CRATE.version)
   mutated/CRATE/       the copy the schemata tool writes into (a [patch.crates-io] path)
   ws/                  a copy of the workspace (Cargo.toml with the patch, the engine, the target)
   target/              its cargo target directory; bin/ the built binary
@@ -320,9 +320,18 @@ def build(opts, work, cfg, target):
     versions = {c: locked_version(c) for c in cfg["crates"]}
     for crate, version in versions.items():
         src = os.path.join(work, "src", crate)
+        stamp = src + ".version"
+        if os.path.isdir(src) and (not os.path.exists(stamp) or open(stamp).read() != version):
+            # The workspace moved to another release of the crate: start its copies over.
+            shutil.rmtree(src)
+            shutil.rmtree(os.path.join(work, "mutated", crate), ignore_errors=True)
+            for stale in ("exclude/files.json", f"exclude/{crate}.txt"):
+                if os.path.exists(os.path.join(work, stale)):
+                    os.remove(os.path.join(work, stale))
         if not os.path.isdir(src):
             shutil.copytree(registry_dir(crate, version), src + ".tmp", dirs_exist_ok=True)
             os.replace(src + ".tmp", src)
+            write_if_changed(stamp, version)
         mutated = os.path.join(work, "mutated", crate)
         if not os.path.isdir(mutated):
             copy_tree(src, mutated)
