@@ -30,6 +30,10 @@ pub struct ReplayArgs {
     /// One JSON object per input and a total, instead of a table.
     #[arg(long)]
     json: bool,
+    /// With --json, also each input's golden output (`Target::output`), as `output`: what
+    /// `export --golden` stores and scripts/mutation-score compares.
+    #[arg(long, requires = "json")]
+    output: bool,
     /// Run every input N times, each in its own child, and report the edges that not all of
     /// the runs hit ("unstable"): a check that the target's coverage repeats. Exit 1 if any
     /// input is unstable.
@@ -56,6 +60,9 @@ pub struct InputReport {
     pub edges: usize,
     /// Edges no input before it in the listing covered.
     pub new_edges: usize,
+    /// The target's output, with `--output` (absent when the run panicked or died).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// With `--repeat`: edges some runs of this input hit and others did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unstable_edges: Option<usize>,
@@ -110,64 +117,71 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     let mut runner = ForkedRunner::new(target, timeout)
         .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
     let mut covered = HashSet::new();
-    let mut reports = Vec::new();
+    let mut printer = Printer::new(args.json);
+    let mut total = ReplayTotal {
+        inputs: 0,
+        valid: 0,
+        faults: 0,
+        edges: 0,
+        unstable_inputs: (args.repeat > 1).then_some(0),
+    };
     for path in &inputs {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let text = match input_text(path, grammar.as_ref()) {
-            Ok(text) => text,
-            Err(message) => {
-                reports.push(InputReport {
-                    name,
-                    verdict: "error".into(),
-                    message,
-                    edges: 0,
-                    new_edges: 0,
-                    unstable_edges: None,
+        let report = match input_text(path, grammar.as_ref()) {
+            Ok(text) => {
+                let outcome = if args.output {
+                    runner.run_with_output(text.as_bytes())
+                } else {
+                    runner.run(text.as_bytes())
+                };
+                let unstable_edges = (args.repeat > 1).then(|| {
+                    let mut union: HashSet<u32> = outcome.edges.iter().copied().collect();
+                    let mut every = union.clone();
+                    for _ in 1..args.repeat {
+                        let again: HashSet<u32> =
+                            runner.run(text.as_bytes()).edges.into_iter().collect();
+                        every.retain(|e| again.contains(e));
+                        union.extend(again);
+                    }
+                    union.len() - every.len()
                 });
-                continue;
+                let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
+                InputReport {
+                    name,
+                    verdict: outcome.outcome.to_string(),
+                    message: outcome.message,
+                    edges: outcome.edges.len(),
+                    new_edges,
+                    output: outcome.output,
+                    unstable_edges,
+                }
             }
+            Err(message) => InputReport {
+                name,
+                verdict: "error".into(),
+                message,
+                edges: 0,
+                new_edges: 0,
+                output: None,
+                unstable_edges: None,
+            },
         };
-        let outcome = runner.run(text.as_bytes());
-        let unstable_edges = (args.repeat > 1).then(|| {
-            let mut union: HashSet<u32> = outcome.edges.iter().copied().collect();
-            let mut every: HashSet<u32> = union.clone();
-            for _ in 1..args.repeat {
-                let again = runner.run(text.as_bytes());
-                let edges: HashSet<u32> = again.edges.into_iter().collect();
-                every.retain(|e| edges.contains(e));
-                union.extend(edges);
-            }
-            union.len() - every.len()
-        });
-        let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
-        reports.push(InputReport {
-            name,
-            verdict: outcome.outcome.to_string(),
-            message: outcome.message,
-            edges: outcome.edges.len(),
-            new_edges,
-            unstable_edges,
-        });
+        total.inputs += 1;
+        total.valid += usize::from(report.verdict == "valid");
+        total.faults += usize::from(matches!(
+            report.verdict.as_str(),
+            "panic" | "crash" | "timeout"
+        ));
+        if let (Some(unstable), Some(n)) = (&mut total.unstable_inputs, report.unstable_edges) {
+            *unstable += usize::from(n > 0);
+        }
+        printer.report(&report)?;
     }
-    let total = ReplayTotal {
-        inputs: reports.len(),
-        valid: reports.iter().filter(|r| r.verdict == "valid").count(),
-        faults: reports
-            .iter()
-            .filter(|r| matches!(r.verdict.as_str(), "panic" | "crash" | "timeout"))
-            .count(),
-        edges: covered.len(),
-        unstable_inputs: (args.repeat > 1).then(|| {
-            reports
-                .iter()
-                .filter(|r| r.unstable_edges.is_some_and(|n| n > 0))
-                .count()
-        }),
-    };
-    print_reports(&reports, &total, args.json)?;
+    total.edges = covered.len();
+    printer.total(&total)?;
     match total.unstable_inputs {
         Some(unstable) if unstable > 0 => Err(Failure::Negative(format!(
             "{unstable} of {} inputs covered different edges in {} runs",
@@ -222,44 +236,60 @@ fn manifest_grammar(dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
     Ok(Some(manifest.grammar))
 }
 
-fn print_reports(reports: &[InputReport], total: &ReplayTotal, json: bool) -> Result<(), Failure> {
-    let mut out = std::io::BufWriter::new(std::io::stdout());
-    let io = |e: std::io::Error| {
-        Failure::from(Diagnostic::error(format!("cannot write to stdout: {e}")))
-    };
-    if json {
-        for r in reports {
-            writeln!(out, "{}", serde_json::to_string(r).expect("plain data")).map_err(io)?;
+/// Prints each input's line as soon as it ran, flushed: a reader of `--json` can stop the
+/// replay at the first line it cares about (scripts/mutation-score stops at the first
+/// changed verdict), and lines a child process writes to the shared stdout stay next to the
+/// input that caused them.
+struct Printer {
+    json: bool,
+    out: std::io::Stdout,
+}
+
+impl Printer {
+    fn new(json: bool) -> Self {
+        Self {
+            json,
+            out: std::io::stdout(),
         }
-        writeln!(out, "{}", serde_json::json!({ "total": total })).map_err(io)?;
-    } else {
-        for r in reports {
-            let message = if r.message.is_empty() {
-                String::new()
-            } else {
-                format!("  {}", r.message)
-            };
-            let unstable = match r.unstable_edges {
-                Some(n) => format!("  unstable {n:>3}"),
-                None => String::new(),
-            };
-            writeln!(
-                out,
-                "{:<16} {:<8} edges {:>6}  new {:>5}{unstable}{message}",
-                r.name, r.verdict, r.edges, r.new_edges
-            )
-            .map_err(io)?;
+    }
+
+    fn write(&mut self, line: &str) -> Result<(), Failure> {
+        let mut out = self.out.lock();
+        writeln!(out, "{line}")
+            .and_then(|()| out.flush())
+            .map_err(|e| Diagnostic::error(format!("cannot write to stdout: {e}")).into())
+    }
+
+    fn report(&mut self, r: &InputReport) -> Result<(), Failure> {
+        if self.json {
+            return self.write(&serde_json::to_string(r).expect("plain data"));
+        }
+        let message = if r.message.is_empty() {
+            String::new()
+        } else {
+            format!("  {}", r.message)
+        };
+        let unstable = match r.unstable_edges {
+            Some(n) => format!("  unstable {n:>3}"),
+            None => String::new(),
+        };
+        self.write(&format!(
+            "{:<16} {:<8} edges {:>6}  new {:>5}{unstable}{message}",
+            r.name, r.verdict, r.edges, r.new_edges
+        ))
+    }
+
+    fn total(&mut self, total: &ReplayTotal) -> Result<(), Failure> {
+        if self.json {
+            return self.write(&serde_json::json!({ "total": total }).to_string());
         }
         let unstable = match total.unstable_inputs {
             Some(n) => format!(", {n} inputs with unstable edges"),
             None => String::new(),
         };
-        writeln!(
-            out,
+        self.write(&format!(
             "total: {} inputs ({} valid, {} faults), {} edges covered{unstable}",
             total.inputs, total.valid, total.faults, total.edges
-        )
-        .map_err(io)?;
+        ))
     }
-    out.flush().map_err(io)
 }
