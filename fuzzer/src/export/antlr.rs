@@ -825,12 +825,24 @@ impl<'g> Builder<'g> {
             .filter(|(p, _)| self.g.pools[p.index()].pattern.is_some())
             .map(|(_, &d)| d)
             .collect();
+        // A pool of listed values that are all literals of the grammar is never read as its
+        // own token: the literals are, and its rule would be dead.
+        for (p, &d) in &self.pools {
+            let pool = &self.g.pools[p.index()];
+            if pool.pattern.is_none() && pool.values.iter().all(|v| self.literals.contains(v)) {
+                self.defs[d].dead = true;
+            }
+        }
         for (position, &token) in order.iter().enumerate() {
             if !used.contains(&token) || layout.contains(&token) {
                 continue;
             }
             let language = &languages[&token];
-            let own = single_literal(&self.defs[token].alts);
+            // A token that is one literal is that literal's token type (ANTLR aliases them).
+            let own = match self.defs[token].dead {
+                true => None,
+                false => single_literal(&self.defs[token].alts),
+            };
             let mut rivals: Vec<Expr> = Vec::new();
             if !regex_pools.contains(&token) {
                 for literal in &self.literals {
@@ -840,7 +852,8 @@ impl<'g> Builder<'g> {
                 }
             }
             for &earlier in &order[..position] {
-                if !layout.contains(&earlier) && languages[&earlier].overlaps(language) {
+                let live = !layout.contains(&earlier) && !self.defs[earlier].dead;
+                if live && languages[&earlier].overlaps(language) {
                     rivals.push(Expr::Ref(earlier));
                 }
             }
@@ -854,7 +867,11 @@ impl<'g> Builder<'g> {
                 self.defs[token].origin
             );
             let def = self.add(name, Kind::Parser, origin);
-            let mut alts = vec![vec![Expr::Ref(token)]];
+            let mut alts = if self.defs[token].dead {
+                Vec::new()
+            } else {
+                vec![vec![Expr::Ref(token)]]
+            };
             alts.extend(rivals.into_iter().map(|r| vec![r]));
             self.defs[def].alts = alts;
             self.rivals_rule.insert(token, def);
@@ -1627,6 +1644,14 @@ mod tests {
             text.starts_with("//") && text.contains("bonsai_start : s EOF ;"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_pool_of_keywords_only_is_the_keywords() {
+        let text = export(r#"s = "let" "a" "=" ID ";" ; %pool ID = "a" ;"#);
+        assert_eq!(rule_line(&text, "s"), "s : 'let' 'a' '=' id_token ';' ;");
+        assert_eq!(rule_line(&text, "id_token"), "id_token : 'a' ;");
+        assert!(!text.contains("ID :"), "{text}");
     }
 
     #[test]
