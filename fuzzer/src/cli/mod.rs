@@ -3,6 +3,7 @@
 
 mod baseline;
 mod campaign;
+mod covers;
 mod export;
 mod fuzz;
 mod generate;
@@ -57,6 +58,9 @@ enum Command {
     Reduce(reduce::ReduceArgs),
     /// Reduce every input of a fuzzing queue, each keeping the coverage it contributed.
     ReduceCorpus(reduce_corpus::ReduceCorpusArgs),
+    /// Exit 0 if a candidate keeps an original input's coverage (reduce's criterion), 1 if not:
+    /// the test command of an external reducer.
+    Covers(covers::CoversArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
     /// Run the Bonsai lattice of fuzzers: every F(m,n,d,v) up to max bounds, seeded by its
@@ -136,6 +140,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Validity(args) => validity::run(args, linked),
         Command::Reduce(args) => reduce::run(args, linked),
         Command::ReduceCorpus(args) => reduce_corpus::run(args, linked),
+        Command::Covers(args) => covers::run(args, linked),
         Command::Fuzz(args) => fuzz::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
         Command::BaselineNautilus(args) => baseline::run(args, linked),

@@ -1,18 +1,24 @@
 //! Grammars written out for people and other tools. Export only reads a [`Grammar`]; it never
 //! changes one.
 //!
-//! `to_ebnf` writes the native format back. The Nautilus rules go through two steps any
+//! `to_ebnf` writes the native format back; `to_antlr` writes an ANTLR4 grammar with a lexer
+//! of its own, for ANTLR-based tools. The Nautilus rules go through two steps any
 //! concatenating generator's format would share: `plain` desugars the EBNF operators, pools and
 //! classes into plain context-free rules, and `text_grammar` compiles the layout pass into
 //! them, so that a generator that only concatenates writes the text Bonsai would render.
 //!
 //! [`Grammar`]: crate::grammar::Grammar
 
+mod antlr;
 mod ebnf;
 mod nautilus;
 mod plain;
 mod text_grammar;
+mod token_overlap;
 
+pub use antlr::{
+    AntlrGrammar, DEDENT_MARK, INDENT_MARK, MAX_SPELLED_COUNT, is_antlr_identifier, to_antlr,
+};
 pub use ebnf::to_ebnf;
 pub use nautilus::nautilus_rules;
 pub use plain::CLASS_CAPACITY;
