@@ -8,7 +8,8 @@ use crate::sampler::Bounds;
 /// How long each node fuzzes: the first budget reached stops it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NodeBudget {
-    /// Fixed wall time; always set, so that a node that never saturates still ends.
+    /// Fixed wall time; always set, so that a node that never saturates still ends. With a
+    /// campaign budget, the most any one node gets.
     pub time: Duration,
     /// Saturation: no new edge for this long.
     pub saturate_time: Option<Duration>,
@@ -25,6 +26,9 @@ pub struct NewCampaign {
     pub grammar: PathBuf,
     pub max_bounds: Bounds,
     pub budget: NodeBudget,
+    /// Node-seconds for the whole lattice, shared out as nodes start (see
+    /// `CampaignState::budget_secs`).
+    pub total: Option<Duration>,
     pub jobs: usize,
     pub seed: u64,
     pub timeout_ms: u64,

@@ -145,6 +145,7 @@ fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Dia
         saturate_secs: new.budget.saturate_time.map(|t| t.as_secs_f64()),
         saturate_execs: new.budget.saturate_execs,
         node_execs: new.budget.execs,
+        budget_secs: new.total.map(|t| t.as_secs_f64()),
         jobs: new.jobs,
         seed: new.seed,
         timeout_ms: new.timeout_ms,

@@ -43,6 +43,9 @@ pub struct NodeState {
     pub elapsed_secs: f64,
     /// Why the last finished run stopped: `time`, `saturated` or `execs`.
     pub stop: Option<String>,
+    /// Under a campaign budget: the time this node was given when it first started.
+    #[serde(default)]
+    pub allotted_secs: Option<f64>,
     pub summary: Option<Summary>,
 }
 
@@ -60,6 +63,11 @@ pub struct CampaignState {
     /// A fixed execution budget per node, when given (reproducible runs and tests).
     #[serde(default)]
     pub node_execs: Option<u64>,
+    /// `--budget`: node-seconds for the whole lattice. Each node, as it starts, gets an even
+    /// share of what is left (at most `node_time_secs`), so time a node did not use because it
+    /// saturated goes to the nodes after it, the top node last.
+    #[serde(default)]
+    pub budget_secs: Option<f64>,
     pub jobs: usize,
     pub seed: u64,
     pub timeout_ms: u64,
@@ -85,6 +93,7 @@ impl CampaignState {
                 finished_unix: None,
                 elapsed_secs: 0.0,
                 stop: None,
+                allotted_secs: None,
                 summary: None,
             })
             .collect()
@@ -191,6 +200,7 @@ mod tests {
             saturate_secs: None,
             saturate_execs: Some(10),
             node_execs: None,
+            budget_secs: None,
             jobs: 1,
             seed: 0,
             timeout_ms: 100,

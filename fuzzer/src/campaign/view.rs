@@ -156,6 +156,17 @@ pub fn render(state: &CampaignState, running: &[RunningNode], jobs: usize) -> St
 /// less than the chain of lattice levels still to climb, which must run one after another.
 /// `None` when nothing says how long a node takes (an execution budget and no node done).
 pub fn estimate_left(state: &CampaignState, running: &[RunningNode], jobs: usize) -> Option<f64> {
+    if let Some(total) = state.budget_secs {
+        // Under a budget the lattice spends the budget, however the nodes share it.
+        let spent: f64 = state
+            .nodes
+            .iter()
+            .filter(|n| n.state == NodeStatus::Done)
+            .map(|n| n.elapsed_secs)
+            .chain(running.iter().map(|r| r.elapsed_secs))
+            .sum();
+        return Some((total - spent).max(0.0) / jobs.max(1) as f64);
+    }
     let done: Vec<f64> = state
         .nodes
         .iter()
@@ -224,6 +235,7 @@ mod tests {
             saturate_secs: None,
             saturate_execs: None,
             node_execs: None,
+            budget_secs: None,
             jobs: 2,
             seed: 0,
             timeout_ms: 1,

@@ -260,16 +260,42 @@ impl WorkList<'_> {
             if running.len() >= self.jobs {
                 break;
             }
-            let process = self.start(node)?;
+            let process = self.start(node, running)?;
             running.push(process);
         }
         Ok(())
     }
 
+    /// The time node `name` gets as it starts for the first time: the node time, or under a
+    /// campaign budget an even share of what the finished nodes left and the running ones have
+    /// not been promised, among the nodes still to start (this one included).
+    fn share(&self, name: &str, running: &[NodeProcess]) -> f64 {
+        let cap = self.state.node_time_secs;
+        let Some(total) = self.state.budget_secs else {
+            return cap;
+        };
+        let mut spent = 0.0;
+        let mut to_start = 0usize;
+        for node in &self.state.nodes {
+            let runs = running.iter().any(|p| p.name == node.name);
+            if node.state == NodeStatus::Done {
+                spent += node.elapsed_secs;
+            } else if runs {
+                spent += node.allotted_secs.unwrap_or(cap).max(node.elapsed_secs);
+            } else if node.name == name || node.allotted_secs.is_none() {
+                to_start += 1;
+            } else {
+                // Interrupted and waiting to resume: its promise still stands.
+                spent += node.allotted_secs.unwrap_or(cap).max(node.elapsed_secs);
+            }
+        }
+        ((total - spent) / to_start.max(1) as f64).clamp(1.0, cap)
+    }
+
     /// Merges the predecessors' queues into the node's seeds, records the node as running
     /// and starts its fuzzer. A node that ran before resumes from its own queue (same
     /// `--out`) with the rest of its time budget.
-    fn start(&mut self, node: Node) -> Result<NodeProcess, Diagnostic> {
+    fn start(&mut self, node: Node, running: &[NodeProcess]) -> Result<NodeProcess, Diagnostic> {
         let name = node.slug();
         let index = self
             .lattice
@@ -294,7 +320,10 @@ impl WorkList<'_> {
         super::node_dir::clear_unstarted(&out)?;
         let record = self.state.node(&name).expect("lattice nodes exist").clone();
         let mut budget = self.budget();
-        let left = (self.state.node_time_secs - record.elapsed_secs).max(1.0);
+        let allotted = record
+            .allotted_secs
+            .unwrap_or_else(|| self.share(&name, running));
+        let left = (allotted - record.elapsed_secs).max(1.0);
         budget.time = Duration::from_secs_f64(left);
         let command = NodeCommand {
             program: self.program.clone(),
@@ -310,7 +339,11 @@ impl WorkList<'_> {
             log: self.dir.join(LOGS_DIR).join(format!("{name}.log")),
         };
         {
+            let shared = self.state.budget_secs.is_some();
             let entry = self.state.node_mut(&name).expect("lattice nodes exist");
+            if shared {
+                entry.allotted_secs = Some(allotted);
+            }
             entry.state = NodeStatus::Running;
             entry.attempts += 1;
             entry.started_unix = Some(unix_now());

@@ -11,11 +11,12 @@ use crate::diagnostic::Diagnostic;
 use crate::fuzz::parse_duration;
 use crate::sampler::Bounds;
 
-const NEW: [&str; 9] = [
+const NEW: [&str; 10] = [
     "target",
     "grammar",
     "max_bounds",
     "node_time",
+    "budget",
     "saturate",
     "saturate_execs",
     "node_execs",
@@ -34,9 +35,14 @@ pub struct CampaignArgs {
     /// The top of the lattice M,N,D: nodes F(m,n,d,v) for every m<=M, n<=N, d<=D, v in {r,u}.
     #[arg(long, value_name = "M,N,D", default_value = "3,3,3")]
     max_bounds: Bounds,
-    /// Time budget of each node: 30s, 10m, 2h.
+    /// Time budget of each node: 30s, 10m, 2h. With --budget, the most one node gets.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "60m")]
     node_time: Duration,
+    /// Node-time for the whole lattice (10m: ten minutes of one core, whatever --jobs is).
+    /// Each node, as it starts, gets an even share of what is left, so the time a saturated
+    /// node leaves (--saturate) goes to the nodes above it, the top node last.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    budget: Option<Duration>,
     /// Stop a node early when it found no new edge for this long (saturation).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     saturate: Option<Duration>,
@@ -92,8 +98,10 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
             if args.timeout_ms == 0 {
                 return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
             }
-            if args.node_time.is_zero() {
-                return Err(Diagnostic::error("--node-time must be more than 0").into());
+            if args.node_time.is_zero() || args.budget.is_some_and(|b| b.is_zero()) {
+                return Err(
+                    Diagnostic::error("--node-time and --budget must be more than 0").into(),
+                );
             }
             if !grammar.is_file() {
                 return Err(Diagnostic::error("grammar file not found")
@@ -110,6 +118,7 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                     saturate_execs: args.saturate_execs,
                     execs: args.node_execs,
                 },
+                total: args.budget,
                 jobs: args.jobs.unwrap_or_else(default_jobs),
                 seed: args.seed,
                 timeout_ms: args.timeout_ms,

@@ -225,6 +225,61 @@ fn a_small_lattice_runs_end_to_end_and_seeds_each_node_with_its_predecessors() {
     assert!(log.contains("campaign complete"));
 }
 
+/// Under `--budget`, nodes share one pot of time: each node is promised an even share of
+/// what is left as it starts, so what saturating nodes leave goes to the ones above them. The
+/// shares are checked against the recorded times (arithmetic on what the campaign wrote), not
+/// against a clock.
+#[test]
+fn a_campaign_budget_passes_the_time_saturated_nodes_leave_up_to_the_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut args = new_campaign_args(
+        &out,
+        &[
+            "--max-bounds",
+            "1,1,2",
+            "--budget",
+            "12s",
+            "--saturate-execs",
+            "300",
+            "--no-report",
+        ],
+    );
+    // One node at a time, so that every share is decided by finished nodes alone.
+    let jobs = args.iter().position(|a| a == "--jobs").unwrap();
+    args[jobs + 1] = "1".into();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = bonsai(&args);
+    assert!(run.status.success(), "{run:?}");
+    let state = state(&out);
+    assert_eq!(state["budget_secs"].as_f64(), Some(12.0));
+    let nodes = nodes(&state);
+    assert_eq!(nodes.len(), 4);
+    let mut spent = 0.0;
+    let mut started: Vec<&Value> = nodes.iter().collect();
+    started.sort_by(|a, b| {
+        a["started_unix"]
+            .as_f64()
+            .unwrap()
+            .total_cmp(&b["started_unix"].as_f64().unwrap())
+    });
+    for (i, node) in started.iter().enumerate() {
+        let share = ((12.0 - spent) / (nodes.len() - i) as f64).max(1.0);
+        let allotted = node["allotted_secs"].as_f64().unwrap();
+        assert!(
+            (allotted - share).abs() < 1e-6,
+            "{} was given {allotted} s, its share is {share} s",
+            node["name"]
+        );
+        spent += node["elapsed_secs"].as_f64().unwrap();
+    }
+    // The planted lattice saturates long before its shares run out, so the last node (the
+    // top) was given more than an even quarter.
+    let top = started.last().unwrap();
+    assert_eq!(top["name"], "m1-n1-d2-u");
+    assert!(top["allotted_secs"].as_f64().unwrap() > 3.0, "{top}");
+}
+
 /// Live (not zombie) processes in process group `group`.
 fn live_in_group(group: u32) -> Vec<u32> {
     let mut out = Vec::new();
