@@ -43,8 +43,8 @@ use crate::feedback::{
 };
 use crate::grammar::Grammar;
 use crate::mutators::{
-    HavocMutator, LastMutation, Mutation, ParentTrees, RegenerateMutator, RepetitionEdit,
-    RepetitionMutator, ShrinkMutator, SpliceMutator,
+    HavocMutator, LastMutation, Mutation, ParentTrees, RecursionMutator, RegenerateMutator,
+    RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator,
 };
 use crate::observer::{EdgeObserver, Replay, ReplayObserver};
 use crate::schedule::{Energy, MinimizerQueue, Ownership, SchedulerKind, ZestScheduler};
@@ -438,6 +438,7 @@ where
         RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Delete),
         RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Duplicate),
         ShrinkMutator::new(Rc::clone(&trees)),
+        RecursionMutator::new(Rc::clone(&trees)),
     ));
     let stop = Stop::new(config.stop, prepared.started);
     let status = Status::new(config.show_status, prepared.started);
