@@ -139,8 +139,11 @@ fn saves_each_fault_once_with_a_reproducer_and_bonsais_signature() {
             "8000",
             "--seed",
             "0",
+            // Not shorter: in this unoptimized build the batched timer, which also runs while
+            // the fuzzer itself works, then fires outside the target now and then, and
+            // the saved "hang" (stack: `main`) does not reproduce.
             "--timeout-ms",
-            "50",
+            "200",
         ],
     );
     let crashes = saved(&nautilus.join("crashes"));
@@ -254,11 +257,9 @@ fn saves_each_fault_once_with_a_reproducer_and_bonsais_signature() {
         .collect();
     assert!(rows.len() >= 2, "{csv}");
     for pair in rows.windows(2) {
-        for column in 0..7 {
-            assert!(
-                pair[0][column] <= pair[1][column],
-                "column {column} went back: {csv}"
-            );
+        assert_eq!(pair[1].len(), 7, "{csv}");
+        for (column, (before, after)) in pair[0].iter().zip(&pair[1]).enumerate() {
+            assert!(before <= after, "column {column} went back: {csv}");
         }
     }
     let last = rows.last().unwrap();
