@@ -38,6 +38,7 @@ use crate::corpus::{
     DiskCorpus, EntryInfo, Manifest, OutDir, Role, SUMMARY, Seed, Seeds, valid_entries,
 };
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::dir_lock::DirLock;
 use crate::feedback::{
     CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record,
 };
@@ -86,7 +87,8 @@ struct Prepared {
 /// Everything on disk is written as the run goes, so a killed run loses nothing it saved, and
 /// calling `run` again with the same `out` resumes from the saved queue. Once the fuzzing
 /// process has ended, the supervisor gives each new crash a reduced reproducer (see
-/// `crash_reduction`).
+/// `crash_reduction`). One run at a time writes into `out`: a second is refused
+/// ([`DirLock`]).
 pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let started = Instant::now();
     let coverage = config.out.join(super::COVERAGE_CSV);
@@ -98,8 +100,11 @@ pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     };
     let execs_at_start = execs_logged();
     let mut relaunches = 0;
+    // Taken by the first launch once the grammar has been checked, and held until the run
+    // (relaunches and crash reduction included) is over.
+    let mut lock = None;
     loop {
-        let lost = match run_once(&config)? {
+        let lost = match run_once(&config, &mut lock)? {
             Launched::Finished(mut summary) => {
                 // Executions of fuzzing processes that were lost are in the log, not in the
                 // last process's count.
@@ -154,7 +159,7 @@ enum Launched {
     Lost(String),
 }
 
-fn run_once(config: &FuzzConfig) -> Result<Launched, Diagnostics> {
+fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched, Diagnostics> {
     let config = config.clone();
     let map_size = require_instrumented(config.target.name)?;
     quiet_library_backtraces();
@@ -176,6 +181,12 @@ fn run_once(config: &FuzzConfig) -> Result<Launched, Diagnostics> {
         bounds: config.bounds.to_string(),
         valid_only: config.criteria == SaveCriteria::ValidOnly,
     };
+    if lock.is_none() {
+        // Before anything is read or written there: two runs that both found the directory
+        // empty would otherwise both write a manifest and number entries from the same start.
+        crate::create_dir(&config.out)?;
+        *lock = Some(DirLock::acquire(&config.out, "bonsai fuzz")?);
+    }
     let out = OutDir::prepare(&config.out, &manifest)?;
     let (seeds, seeds_skipped) = load_seeds(&config, grammar, &out)?;
     let seen = out.seen_faults();

@@ -320,6 +320,60 @@ fn a_killed_fuzzing_process_is_resumed_without_losing_saved_inputs() {
     assert!(summary["restarts"].as_u64().unwrap() >= 1, "{summary}");
 }
 
+/// Two runs on one output directory would number their entries from the same start and
+/// overwrite each other's files: while one runs, a second is refused with the directory's
+/// name; a run killed with `kill -9` leaves no lock behind, so the output can be resumed.
+#[test]
+fn a_second_run_on_one_output_is_refused_and_a_killed_run_can_be_resumed() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut first = fuzz_command(
+        &out,
+        &[
+            "--bounds",
+            "2,3,3",
+            "--execs",
+            "1000000000",
+            "--timeout-ms",
+            "200",
+        ],
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .process_group(0)
+    .spawn()
+    .unwrap();
+    let group = first.id();
+    let meta_written = || {
+        std::fs::read_dir(out.join("queue")).is_ok_and(|d| {
+            d.filter_map(Result::ok)
+                .any(|e| e.path().extension().is_some_and(|x| x == "meta"))
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !meta_written() {
+        assert!(std::time::Instant::now() < deadline, "nothing saved");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let second = fuzz_command(&out, &["--bounds", "2,3,3", "--execs", "100"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(out.to_str().unwrap()) && stderr.contains("another `bonsai fuzz`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    unsafe { libc::killpg(group as i32, libc::SIGKILL) };
+    first.wait().unwrap();
+    common::wait_for_group_to_end(group);
+    let resumed = fuzz(&out, &["--bounds", "2,3,3", "--execs", "100"]);
+    assert!(resumed["seeds_loaded"].as_u64().unwrap() >= 1, "{resumed}");
+}
+
 #[test]
 fn a_memory_limit_turns_big_allocations_into_oom_entries() {
     let dir = tempfile::tempdir().unwrap();
