@@ -124,8 +124,10 @@ impl DiskCorpus {
     }
 }
 
-/// One more than the highest `NNNNNN` among the files of `dir` (0 for an empty or missing
-/// directory).
+/// One more than the highest number among the files of `dir` (0 for an empty or missing
+/// directory). Names have at least six digits and grow a seventh past 999999, so a name of
+/// any length counts: counting only six-digit names would hand out 1000000 again on every
+/// resume, over the entry already there.
 pub fn next_free_number(dir: &Path) -> u32 {
     std::fs::read_dir(dir)
         .into_iter()
@@ -135,7 +137,7 @@ pub fn next_free_number(dir: &Path) -> u32 {
             let name = e.file_name();
             let name = name.to_string_lossy();
             let stem = name.split('.').next()?;
-            (stem.len() == 6)
+            (!stem.is_empty() && stem.bytes().all(|b| b.is_ascii_digit()))
                 .then(|| stem.parse::<u32>().ok())
                 .flatten()
         })
@@ -289,6 +291,35 @@ mod tests {
             "old"
         );
         assert!(!dir.path().join("queue/000006.txt").exists());
+    }
+
+    #[test]
+    fn numbering_goes_on_past_six_digits() {
+        let dir = tempfile::tempdir().unwrap();
+        let queue = dir.path().join("queue");
+        std::fs::create_dir_all(&queue).unwrap();
+        for name in [
+            "999999.txt",
+            "1000000.txt",
+            "1000000.choices",
+            "1000000.meta",
+        ] {
+            std::fs::write(queue.join(name), "old").unwrap();
+        }
+        // Not entries: a temporary file and a name that is not a number.
+        std::fs::write(queue.join(".2000000.txt.tmp17"), "").unwrap();
+        std::fs::write(queue.join("notes.txt"), "").unwrap();
+        assert_eq!(next_free_number(&queue), 1_000_001);
+        let mut store = DiskCorpus::new(dir.path(), Role::Queue, 7);
+        store.add(entry("print 1;", vec![1, 0, 2], None)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(queue.join("1000000.txt")).unwrap(),
+            "old"
+        );
+        assert_eq!(
+            std::fs::read_to_string(queue.join("1000001.txt")).unwrap(),
+            "print 1;"
+        );
     }
 
     #[test]
