@@ -374,6 +374,109 @@ fn a_second_run_on_one_output_is_refused_and_a_killed_run_can_be_resumed() {
     assert!(resumed["seeds_loaded"].as_u64().unwrap() >= 1, "{resumed}");
 }
 
+/// Names of the files of `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A run that fills the disk ends with one located message (not LibAFL's respawner panic
+/// and its backtrace) and leaves no temporary file; once there is room again, the resumed
+/// run completes the entry it was writing, reports no skipped seed and loses nothing.
+///
+/// The disk is a 256 KiB tmpfs, mounted in a private mount namespace (`unshare`), most of
+/// it taken by a filler file; for the resume the filesystem is grown.
+#[test]
+fn a_full_disk_ends_the_run_with_one_message_and_the_resume_completes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    let script = r#"
+        set -u
+        bin=$1; grammar=$2; disk=$3; outside=$4
+        mount -t tmpfs -o size=256k tmpfs "$disk" || exit 99
+        dd if=/dev/zero of="$disk/fill" bs=4k count=40 2>/dev/null
+        run() {
+            BONSAI_LOG=warn "$bin" fuzz --target planted --grammar "$grammar" --bounds 2,3,3 \
+                --execs "$1" --timeout-ms 200 --out "$disk/out" >"$outside/stdout$2" 2>"$outside/stderr$2"
+            echo $? >"$outside/code$2"
+            cp -a "$disk/out" "$outside/after$2"
+        }
+        run 1000000 1
+        rm "$disk/fill"
+        mount -o remount,size=20m "$disk"
+        run 300 2
+    "#;
+    let status = std::process::Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(env!("CARGO_BIN_EXE_bonsai-planted"))
+        .arg(grammar_path())
+        .arg(&disk)
+        .arg(dir.path())
+        .status();
+    if let Err(e) = status {
+        eprintln!("skipped: cannot run unshare ({e})");
+        return;
+    }
+    if !dir.path().join("code1").exists() {
+        eprintln!("skipped: cannot mount a tmpfs in a private user and mount namespace here");
+        return;
+    }
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let stderr = read("stderr1");
+    assert_eq!(read("code1").trim(), "2", "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one message: {stderr}");
+    assert!(
+        stderr.contains("No space left on device") && stderr.contains("/out/queue/0000"),
+        "{stderr}"
+    );
+    let after1 = dir.path().join("after1");
+    let after2 = dir.path().join("after2");
+    for sub in ["", "queue", "crashes", "hangs"] {
+        for name in names(&after1.join(sub)) {
+            assert!(!name.contains(".tmp"), "{sub}/{name} was left behind");
+        }
+    }
+
+    let stderr = read("stderr2");
+    assert_eq!(read("code2").trim(), "0", "{stderr}");
+    assert!(!stderr.contains("skipped seed"), "{stderr}");
+    let saved = names(&after1.join("queue"));
+    assert!(saved.len() >= 6, "{saved:?}");
+    for name in &saved {
+        assert_eq!(
+            std::fs::read(after1.join("queue").join(name)).unwrap(),
+            std::fs::read(after2.join("queue").join(name)).unwrap(),
+            "{name} changed or was lost"
+        );
+    }
+    for name in names(&after2.join("queue")) {
+        let stem = name.split('.').next().unwrap();
+        for extension in ["txt", "choices", "meta"] {
+            assert!(
+                after2
+                    .join("queue")
+                    .join(format!("{stem}.{extension}"))
+                    .exists(),
+                "{stem}.{extension} is missing after the resume"
+            );
+        }
+    }
+    assert_choices_replay_to_text(&after2.join("queue"));
+}
+
 #[test]
 fn a_memory_limit_turns_big_allocations_into_oom_entries() {
     let dir = tempfile::tempdir().unwrap();
