@@ -184,6 +184,9 @@ fn export_and_report(out: &Path, linked: Option<LinkedTarget>) -> Result<(), Fai
     match linked.filter(|t| t.name == state.target) {
         Some(target) => {
             let exported = crate::regression::export(out, &corpus, &target, true, true)?;
+            for note in &exported.notes {
+                eprintln!("warning: {note}");
+            }
             eprintln!(
                 "exported {} inputs ({} valid, {} edges) with their outputs to {}: per edge the smallest input of the top corpus that covers it (bonsai export without --distill writes all of it)",
                 exported.inputs,
