@@ -110,3 +110,23 @@ pub fn generated_inputs(binary: &str, grammar: &Path, count: u32, seed: u64) -> 
     assert!(status.success());
     dir
 }
+
+/// The check for a target without a committed corpus: 150 generated inputs replay identically
+/// in two processes, and the largest of them in ten forked runs.
+pub fn assert_generated_inputs_repeat(binary: &str, target: &str, grammar: &Path) {
+    let inputs = generated_inputs(binary, grammar, 150, 11);
+    assert_corpus_replays_identically(binary, target, grammar, inputs.path());
+    let largest = std::fs::read_dir(inputs.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .max_by_key(|p| (std::fs::metadata(p).unwrap().len(), p.clone()))
+        .unwrap();
+    assert_input_repeats(
+        binary,
+        target,
+        grammar,
+        &largest.with_extension("choices"),
+        10,
+    );
+}
