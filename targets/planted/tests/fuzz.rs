@@ -717,3 +717,69 @@ fn replay_reports_verdicts_coverage_and_faults() {
     ]);
     assert!(String::from_utf8_lossy(&hangs.stdout).contains(" timeout "));
 }
+
+/// `replay DIR/crashes` said "replaying .choices files needs the grammar" although `fuzz.json`
+/// one level up names it, and a single input could not be replayed at all ("not a
+/// directory"). Both now work as they do for a whole output.
+#[test]
+fn replay_takes_one_file_and_finds_the_grammar_of_a_crashes_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--execs",
+            "200",
+            "--timeout-ms",
+            "100",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    );
+    let replay = |path: &Path, extra: &[&str]| {
+        let mut args = vec!["replay", "--target", "planted", "--timeout-ms", "200"];
+        args.extend_from_slice(extra);
+        args.push(path.to_str().unwrap());
+        bonsai(&args)
+    };
+    let crashes = out.join("crashes");
+    let listed = replay(&crashes, &[]);
+    let table = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.status.success(),
+        "{table}{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(
+        table.lines().filter(|l| l.contains(" crash ")).count() >= 2,
+        "{table}"
+    );
+
+    let (stem, meta) = entries(&crashes).into_iter().next().unwrap();
+    let one = replay(&crashes.join(format!("{stem}.choices")), &["--json"]);
+    let stdout = String::from_utf8_lossy(&one.stdout);
+    assert!(
+        one.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "one input and the total: {stdout}");
+    assert_eq!(lines[0]["name"], format!("{stem}.choices"));
+    assert_eq!(lines[0]["verdict"], "crash", "{stdout}\n{meta}");
+
+    let text = replay(&crashes.join(format!("{stem}.txt")), &["--json"]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(stdout.contains("\"verdict\":\"crash\""), "{stdout}");
+
+    let check = replay(&crashes.join(format!("{stem}.txt")), &["--check"]);
+    assert_eq!(check.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&check.stderr).contains("not a file"));
+}
