@@ -563,3 +563,53 @@ fn bad_flags_and_corrupt_state_are_usage_errors() {
         "corrupt campaign state",
     );
 }
+
+/// `campaign --resume DIR` names no target, so the plain `bonsai` binary (no target linked
+/// in) resumed the campaign itself and then skipped the export "for want of the target",
+/// exiting 0. It now hands the command to `bonsai-TARGET`, found as for every other command,
+/// or fails. A binary with another target linked in stands for the plain one here: the
+/// campaign's target is renamed to `fake`, whose binary is a script on PATH.
+#[test]
+fn resume_runs_in_the_binary_of_the_campaigns_target_or_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("campaign");
+    let args = new_campaign_args(
+        &out,
+        &["--max-bounds", "1,1,1", "--node-execs", "30", "--no-report"],
+    );
+    let first = bonsai(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let mut state = state(&out);
+    state["target"] = "fake".into();
+    std::fs::write(out.join("campaign.json"), state.to_string()).unwrap();
+
+    let resume = ["campaign", "--resume", out.to_str().unwrap()];
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let without = command(&resume).env("PATH", &bin).output().unwrap();
+    assert_usage_error(&without, "unknown target 'fake'");
+
+    let called = dir.path().join("called");
+    let script = bin.join("bonsai-fake");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" > {}\n", called.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let with = command(&resume).env("PATH", &bin).output().unwrap();
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&called).unwrap().trim_end(),
+        resume.join(" ")
+    );
+}
