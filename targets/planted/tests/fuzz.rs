@@ -783,3 +783,87 @@ fn replay_takes_one_file_and_finds_the_grammar_of_a_crashes_directory() {
     assert_eq!(check.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&check.stderr).contains("not a file"));
 }
+
+/// One fault, one name: the stack overflow was "the target overflowed its stack" in
+/// `crashes/*.meta`, "signal 11" in `replay` and "the target crashed with signal 11" in
+/// `reduce` (and the abort was "a signal (abort, segmentation fault or similar)" in the
+/// fuzzer, "signal 6" elsewhere). Every command now names each fault as the fuzzer saved it.
+#[test]
+fn a_fault_has_one_name_in_fuzz_replay_and_reduce() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--execs",
+            "30",
+            "--timeout-ms",
+            "100",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    );
+    let crashes = out.join("crashes");
+    let message = |meta: &str| {
+        let first = meta.lines().next().unwrap();
+        let at = first.find("message=\"").unwrap() + "message=\"".len();
+        first[at..first.len() - 1].to_string()
+    };
+    let mut names = Vec::new();
+    for (stem, meta) in entries(&crashes) {
+        if field(&meta, "kind") != "crash" {
+            continue;
+        }
+        let saved = message(&meta);
+        let choices = crashes.join(format!("{stem}.choices"));
+        let replay = bonsai(&[
+            "replay",
+            "--target",
+            "planted",
+            "--json",
+            choices.to_str().unwrap(),
+        ]);
+        let first: Value = serde_json::from_str(
+            String::from_utf8_lossy(&replay.stdout)
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(first["message"], saved.as_str(), "replay of {stem}");
+
+        let reduce = bonsai(&[
+            "reduce",
+            grammar_path().to_str().unwrap(),
+            choices.to_str().unwrap(),
+            "--criterion",
+            "crash",
+            "--target",
+            "planted",
+            "--max-tests",
+            "1",
+            "--out",
+            dir.path().join("reduced").to_str().unwrap(),
+        ]);
+        let said = String::from_utf8_lossy(&reduce.stderr);
+        assert!(
+            said.contains(&format!(
+                "kept: crash with signature {} ({saved})",
+                field(&meta, "signature")
+            )),
+            "reduce of {stem} ({saved}): {said}"
+        );
+        names.push(saved);
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "the target aborted (signal 6)",
+            "the target overflowed its stack (or crashed in deep recursion)"
+        ]
+    );
+}

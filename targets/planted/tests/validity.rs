@@ -45,7 +45,7 @@ fn faults_of_the_target_are_counted_not_fatal() {
     let faults = count("crash");
     assert!(faults > 0, "{stdout}");
     assert!(
-        stdout.contains("crash: the target crashed with signal 6"),
+        stdout.contains("crash: the target aborted (signal 6)"),
         "the abort is named: {stdout}"
     );
     let invalid = count("invalid");
