@@ -200,11 +200,8 @@ mod tests {
             ]
         );
         assert_eq!(inputs[2].origin, queue.join("000002.choices"));
-        let noted = |stem: &str, needle: &str| {
-            notes
-                .iter()
-                .any(|n| n.contains(&format!("{stem}")) && n.contains(needle))
-        };
+        let noted =
+            |stem: &str, needle: &str| notes.iter().any(|n| n.contains(stem) && n.contains(needle));
         assert!(noted("000001.txt", "corrupt"), "{notes:#?}");
         assert!(noted("000002.choices", "replay to"), "{notes:#?}");
         assert!(noted("000003", "not exported"), "{notes:#?}");
