@@ -38,6 +38,11 @@ pub struct ReduceCorpusArgs {
     /// Per-run timeout of the target in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
+    /// Reduce only every K-th input, to estimate a full reduction's sizes in 1/K of its time.
+    /// Every input is still replayed, so each sampled one keeps exactly what it contributed to
+    /// the whole queue; only the sample is written.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    sample_every: usize,
     /// Print the summary as one line of JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -46,8 +51,11 @@ pub struct ReduceCorpusArgs {
 pub fn run(args: ReduceCorpusArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
     let target = super::plugin::linked_named(linked, &args.target)?;
     require_instrumented(target.name)?;
-    if args.timeout_ms == 0 || args.max_tests == 0 {
-        return Err(Diagnostic::error("--timeout-ms and --max-tests must be at least 1").into());
+    if args.timeout_ms == 0 || args.max_tests == 0 || args.sample_every == 0 {
+        return Err(Diagnostic::error(
+            "--timeout-ms, --max-tests and --sample-every must be at least 1",
+        )
+        .into());
     }
     let manifest_path = args.dir.join(MANIFEST);
     let text = std::fs::read_to_string(&manifest_path).map_err(|e| {
@@ -83,6 +91,7 @@ pub fn run(args: ReduceCorpusArgs, linked: Option<LinkedTarget>) -> Result<(), F
         strategy: args.reducer,
         max_tests_per_input: args.max_tests,
         timeout: Duration::from_millis(args.timeout_ms),
+        sample_every: args.sample_every,
     };
     let queue = args.dir.join("queue");
     let summary = with_large_stack(|| {
@@ -94,10 +103,15 @@ pub fn run(args: ReduceCorpusArgs, linked: Option<LinkedTarget>) -> Result<(), F
             serde_json::to_string(&summary).expect("plain data serializes")
         );
     }
+    let sample = if summary.sample_every > 1 {
+        format!(" (a sample: every {}th)", summary.sample_every)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "reduced {} inputs with {}: {} bytes to {} ({:.1}% smaller), {} written ({} duplicates \
+        "reduced {} inputs{sample} with {}: {} bytes to {} ({:.1}% smaller), {} written ({} duplicates \
          dropped, {} unreduced), {} runs of the target, {:.1} s; output in {}",
-        summary.inputs,
+        summary.sampled,
         summary.reducer,
         summary.bytes_before,
         summary.bytes_after,

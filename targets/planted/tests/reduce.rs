@@ -406,3 +406,89 @@ fn reduce_corpus_keeps_the_coverage_of_a_fuzzing_queue() {
     ]);
     assert_eq!(again.status.code(), Some(2));
 }
+
+#[test]
+fn a_sampled_corpus_reduction_reduces_every_kth_input_as_the_full_one_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fuzz");
+    fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,3,3",
+            "--execs",
+            "400",
+            "--seed",
+            "5",
+            "--timeout-ms",
+            "200",
+            "--reduce-crashes",
+            "0",
+        ],
+    );
+    let reduce = |name: &str, extra: &[&str]| -> (Value, PathBuf) {
+        let reduced = dir.path().join(name);
+        let mut args = vec![
+            "reduce-corpus",
+            "--target",
+            "planted",
+            out.to_str().unwrap(),
+            "--out",
+            reduced.to_str().unwrap(),
+            "--max-tests",
+            "60",
+            "--timeout-ms",
+            "1000",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let output = bonsai(&args);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let summary = serde_json::from_str(String::from_utf8_lossy(&output.stdout).trim()).unwrap();
+        (summary, reduced)
+    };
+    let (full, full_dir) = reduce("full", &[]);
+    let (sample, sample_dir) = reduce("sample", &["--sample-every", "3"]);
+    let inputs = full["inputs"].as_u64().unwrap();
+    assert!(inputs >= 6, "{full}");
+    assert_eq!(sample["inputs"], full["inputs"]);
+    assert_eq!(full["sampled"].as_u64().unwrap(), inputs);
+    assert_eq!(sample["sampled"].as_u64().unwrap(), inputs.div_ceil(3));
+    assert_eq!(sample["sample_every"], 3);
+
+    let texts = |queue: &Path| -> Vec<(String, String)> {
+        let mut names: Vec<_> = std::fs::read_dir(queue)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".txt"))
+            .collect();
+        names.sort();
+        names
+            .into_iter()
+            .map(|n| {
+                let text = std::fs::read_to_string(queue.join(&n)).unwrap();
+                (n, text)
+            })
+            .collect()
+    };
+    let originals: Vec<String> = texts(&out.join("queue"))
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let expected: Vec<&String> = originals.iter().step_by(3).collect();
+    let sampled = texts(&sample_dir.join("queue"));
+    let full = texts(&full_dir.join("queue"));
+    assert!(!sampled.is_empty());
+    for (name, text) in &sampled {
+        assert!(expected.contains(&name), "{name} is not every third input");
+        // The whole queue was replayed first, so the sampled input had to keep exactly what it
+        // contributed there: its reduction is the one the full run made.
+        if let Some((_, in_full)) = full.iter().find(|(n, _)| n == name) {
+            assert_eq!(text, in_full, "{name}");
+        }
+    }
+}
