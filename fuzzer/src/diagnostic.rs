@@ -172,6 +172,8 @@ impl fmt::Display for Diagnostics {
     }
 }
 
+impl std::error::Error for Diagnostic {}
+
 impl std::error::Error for Diagnostics {}
 
 impl From<Diagnostic> for Diagnostics {

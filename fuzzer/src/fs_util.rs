@@ -29,19 +29,89 @@ fn write_through_rename(path: &Path, bytes: &[u8], sync: bool) -> Result<(), Dia
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let mut file = std::fs::File::create(&tmp).map_err(fail)?;
-    file.write_all(bytes).map_err(fail)?;
-    if sync {
-        file.sync_all().map_err(fail)?;
-    }
-    std::fs::rename(&tmp, path).map_err(|e| {
+    let written = std::fs::File::create(&tmp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        if sync {
+            file.sync_all()?;
+        }
+        std::fs::rename(&tmp, path)
+    });
+    written.map_err(|e| {
+        // A full disk fails the write, not the creation: the empty or partial temporary file
+        // would otherwise stay, and take room, for good.
         let _ = std::fs::remove_file(&tmp);
         fail(e)
     })
+}
+
+/// Whether `name` is one of the temporary files [`write_atomic`] writes (`.NAME.tmpPID`).
+/// One found in a directory that no process writes into any more was left by a process that
+/// died (or met a full disk) between creating it and renaming it into place.
+pub fn is_temporary(name: &str) -> bool {
+    name.starts_with('.')
+        && name
+            .rsplit_once(".tmp")
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Removes the temporary files of interrupted writes from `dir` (not its subdirectories);
+/// the number removed. Only for a directory the caller holds the lock of: another writer's
+/// temporary file is its write in progress.
+pub fn remove_temporaries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| is_temporary(&e.file_name().to_string_lossy()))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
 }
 
 /// Creates a directory (and parents), with a located message when that is impossible.
 pub fn create_dir(path: &Path) -> Result<(), Diagnostic> {
     std::fs::create_dir_all(path)
         .map_err(|e| Diagnostic::error(format!("cannot create directory: {e}")).in_file(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporaries_are_recognised_and_removed_alone() {
+        assert!(is_temporary(".fuzz.json.tmp123"));
+        assert!(is_temporary(".000007.choices.tmp9"));
+        assert!(!is_temporary("000007.choices"));
+        assert!(!is_temporary(".hidden"));
+        assert!(!is_temporary(".notes.tmpfile"));
+        let dir = tempfile::tempdir().unwrap();
+        for name in [".000001.txt.tmp42", "000001.txt", ".keep"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        assert_eq!(remove_temporaries(dir.path()), 1);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, vec![".keep", "000001.txt"]);
+    }
+
+    #[test]
+    fn a_write_to_a_full_disk_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("000007.meta");
+        // The temporary file this process will write is made a way into /dev/full, where
+        // every write fails with "no space left on device", as on a full disk.
+        let tmp = dir
+            .path()
+            .join(format!(".000007.meta.tmp{}", std::process::id()));
+        std::os::unix::fs::symlink("/dev/full", &tmp).unwrap();
+        let error = write_atomic_unsynced(&path, b"size=1").unwrap_err();
+        assert!(error.message.contains("No space left"), "{error}");
+        assert_eq!(error.path.as_deref(), Some(path.as_path()));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }

@@ -11,6 +11,7 @@ pub mod choice;
 pub mod cli;
 pub mod corpus;
 pub mod diagnostic;
+pub mod dir_lock;
 pub mod export;
 pub mod feedback;
 pub mod fuzz;

@@ -382,6 +382,23 @@ fn a_missing_grammar_exits_2_naming_the_path() {
     }
 }
 
+/// `grammar check /dev/zero` read until memory ran out: a grammar file is read up to a limit
+/// (64 MiB), past which it is refused. The address space is capped (`ulimit -v`) so that a
+/// build without the limit fails here instead of taking the machine's memory.
+#[test]
+fn an_endless_grammar_file_is_refused_at_the_size_limit() {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec \"$0\" grammar check /dev/zero")
+        .arg(env!("CARGO_BIN_EXE_bonsai"))
+        .output()
+        .unwrap();
+    assert_usage_error(
+        &output,
+        "/dev/zero: error: not read: a grammar file may hold at most 64 MiB",
+    );
+}
+
 #[test]
 fn a_closed_stdout_ends_generation_quietly() {
     let path = grammar_path("json");

@@ -196,3 +196,65 @@ fn import_of_a_missing_directory_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("missing: error: cannot read the seed directory"));
 }
+
+/// A FIFO in the seed directory blocked the import forever (opening it waits for a writer),
+/// and links back to an ancestor were followed round and round (123 seeds accepted from 7
+/// files). Now only regular files are read, each once, and the rest is listed as skipped.
+#[test]
+fn import_reads_each_regular_file_once_and_never_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(seeds.join("nested")).unwrap();
+    std::fs::write(seeds.join("a.json"), "[1, 2, 3]").unwrap();
+    std::fs::write(seeds.join("nested/b.json"), "[true]").unwrap();
+    std::os::unix::fs::symlink(&seeds, seeds.join("nested/up")).unwrap();
+    std::os::unix::fs::symlink(seeds.join("a.json"), seeds.join("c.json")).unwrap();
+    let fifo = seeds.join("pipe.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let json = grammar_path("json");
+    let corpus = dir.path().join("corpus");
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bonsai"))
+        .args(["import", path(&json), path(&seeds), "--out", path(&corpus)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("import blocked");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(corpus.join("import-report.json")).unwrap()).unwrap();
+    assert_eq!(report["accepted"], 2, "{report:#}");
+    assert_eq!(report["skipped"], 3, "{report:#}");
+    let why = |name: &str| -> String {
+        let file = report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("{name} not in {report:#}"));
+        assert_eq!(file["status"], "skipped", "{file}");
+        file["why"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        why("c.json"),
+        format!("the same file as {}", seeds.join("a.json").display())
+    );
+    assert_eq!(why("pipe.json"), "not a regular file (a FIFO)");
+    assert_eq!(
+        why("nested/up"),
+        format!("the same file as {}", seeds.display())
+    );
+    assert!(stdout.contains("imported 2 of 5 seeds"), "{stdout}");
+}

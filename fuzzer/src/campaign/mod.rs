@@ -4,11 +4,10 @@
 //! `config` is what was asked, `state` is `campaign.json`, `worklist` starts ready nodes
 //! and records their ends, `seeds` merges predecessors' queues, `node_dir` tidies what a kill left half-made, `runner` owns one child,
 //! `progress` reads what a child has done, `view` draws the lattice, `log` is
-//! `campaign.log`, `lock` keeps one campaign per directory, `signal` turns Ctrl-C into a
+//! `campaign.log` (`crate::dir_lock` keeps one campaign per directory), `signal` turns Ctrl-C into a
 //! clean stop.
 
 mod config;
-mod lock;
 mod log;
 mod node_dir;
 mod progress;

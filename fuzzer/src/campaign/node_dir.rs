@@ -22,7 +22,7 @@ pub fn clear_unstarted(dir: &Path) -> Result<(), Diagnostic> {
         let name = entry.file_name().to_string_lossy().into_owned();
         let empty_subdir = DIRECTORIES.contains(&name.as_str())
             && std::fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none());
-        let temporary = name.starts_with('.') && name.contains(".tmp");
+        let temporary = crate::fs_util::is_temporary(&name);
         if !(empty_subdir || temporary) {
             return Err(Diagnostic::error(format!(
                 "the node directory holds '{name}' but no {MANIFEST}; it is not a fuzzing output this campaign started. Move it away and resume"

@@ -4,7 +4,6 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::config::{CampaignConfig, CampaignMode, NewCampaign};
-use super::lock::DirLock;
 use super::log::{CampaignLog, unix_now};
 use super::signal;
 use super::state::{CampaignState, NodeStatus, STATE_FILE, VERSION, load_with_lattice};
@@ -12,6 +11,7 @@ use super::summary::CampaignSummary;
 use super::view::LatticeView;
 use super::worklist::{LOGS_DIR, NODES_DIR, Outcome, SEEDS_DIR, WorkList};
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::dir_lock::DirLock;
 use crate::lattice::Lattice;
 
 /// Runs (or resumes) a campaign until every node is done, a node fails for good, or Ctrl-C.
@@ -24,7 +24,7 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
     let (state, lattice, lock, jobs, mut log) = match &config.mode {
         CampaignMode::New(new) => {
             let (state, lattice) = create(dir, new)?;
-            let lock = DirLock::acquire(dir)?;
+            let lock = DirLock::acquire(dir, "bonsai campaign")?;
             let mut log = CampaignLog::open(dir)?;
             log.event(&format!(
                 "campaign created: target {}, grammar {}, max bounds {}, {} nodes, {} jobs",
@@ -38,7 +38,7 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
         }
         CampaignMode::Resume { jobs } => {
             let (mut state, lattice) = load_with_lattice(dir)?;
-            let lock = DirLock::acquire(dir)?;
+            let lock = DirLock::acquire(dir, "bonsai campaign")?;
             check_grammar(&state)?;
             let mut log = CampaignLog::open(dir)?;
             let mut interrupted = Vec::new();

@@ -81,6 +81,17 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
     if args.jobs == Some(0) {
         return Err(Diagnostic::error("--jobs must be at least 1").into());
     }
+    // `--resume` names no target on the command line, so `bonsai` could not hand the command
+    // to the target's binary before parsing it, as it does for every other command; it does
+    // so here, with the target campaign.json names. Without it the campaign would finish and
+    // then skip the export for want of the target, and exit 0.
+    if let Some(dir) = &args.resume
+        && let Some(target) = resumed_target(dir)
+        && linked.is_none_or(|t| t.name != target)
+    {
+        let command_line: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        return Err(super::plugin::forward(&target, &command_line).into());
+    }
     let program = std::env::current_exe()
         .map_err(|e| Diagnostic::error(format!("cannot find the running executable: {e}")))?;
     let (out, mode) = match (args.resume, args.out) {
@@ -176,6 +187,14 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
     Ok(())
 }
 
+/// The target of the campaign in `dir`, when its campaign.json can be read that far; a
+/// damaged file is left to the resume, which says what is wrong with it.
+fn resumed_target(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(crate::campaign::STATE_FILE)).ok()?;
+    let state: serde_json::Value = serde_json::from_str(&text).ok()?;
+    state.get("target")?.as_str().map(str::to_string)
+}
+
 /// What a user runs a campaign for: the top node's corpus as readable regression tests with
 /// their golden outputs, and a report on how the lattice got there.
 fn export_and_report(out: &Path, linked: Option<LinkedTarget>) -> Result<(), Failure> {
@@ -184,6 +203,9 @@ fn export_and_report(out: &Path, linked: Option<LinkedTarget>) -> Result<(), Fai
     match linked.filter(|t| t.name == state.target) {
         Some(target) => {
             let exported = crate::regression::export(out, &corpus, &target, true, true)?;
+            for note in &exported.notes {
+                eprintln!("warning: {note}");
+            }
             eprintln!(
                 "exported {} inputs ({} valid, {} edges) with their outputs to {}: per edge the smallest input of the top corpus that covers it (bonsai export without --distill writes all of it)",
                 exported.inputs,
@@ -192,13 +214,19 @@ fn export_and_report(out: &Path, linked: Option<LinkedTarget>) -> Result<(), Fai
                 corpus.display()
             );
         }
-        None => eprintln!(
-            "not exporting the corpus: target '{}' is not linked into this binary; run bonsai export {} --out {} --target {}",
-            state.target,
-            out.display(),
-            corpus.display(),
-            state.target
-        ),
+        None => {
+            // Unreachable from the command line (a resume is handed to the target's binary),
+            // but a campaign whose corpus was not exported has not done what it was run for.
+            crate::report::write(out)?;
+            return Err(Diagnostic::error(format!(
+                "the corpus was not exported: target '{}' is not linked into this binary; run bonsai export {} --out {} --target {}",
+                state.target,
+                out.display(),
+                corpus.display(),
+                state.target
+            ))
+            .into());
+        }
     }
     let report = crate::report::write(out)?;
     eprintln!("report: {}", report.html.display());

@@ -23,6 +23,11 @@ pub struct ExportArgs {
     /// covering it (or the smallest at all), plus every fault.
     #[arg(long)]
     distill: bool,
+    /// The grammar the `.choices` files are checked against before they are copied (each must
+    /// replay to its entry's text); by default the one DIR's fuzz.json names. Without a grammar
+    /// that loads, the inputs are exported without their choices.
+    #[arg(long, value_name = "FILE")]
+    grammar: Option<PathBuf>,
     /// Per-input timeout in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
@@ -39,8 +44,12 @@ pub fn run(args: ExportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         &target,
         args.golden,
         args.distill,
+        args.grammar.as_deref(),
         Duration::from_millis(args.timeout_ms.max(1)),
     )?;
+    for note in &summary.notes {
+        eprintln!("warning: {note}");
+    }
     println!(
         "exported {} inputs ({} valid, {} faults) covering {} edges to {}{}",
         summary.inputs,

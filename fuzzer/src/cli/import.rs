@@ -3,9 +3,11 @@
 //! Every file under the directory is accounted for in `import-report.txt` and
 //! `import-report.json`: accepted (with the corpus entry it became and whether its text
 //! survived byte for byte, up to layout, or with renamed pool words), rejected (with the
-//! located parse error) or unreadable. A corpus entry is `NNNNNN.txt`, the text its choices
+//! located parse error), unreadable, or skipped (not a regular file, or a second path to a
+//! file or directory already read). A corpus entry is `NNNNNN.txt`, the text its choices
 //! replay to, next to `NNNNNN.choices`, the format `bonsai generate --save-choices` writes.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -13,8 +15,9 @@ use serde::Serialize;
 
 use super::Failure;
 use super::load::load_grammar;
-use super::seed::{read_seed, with_large_stack};
+use super::seed::read_seed;
 use crate::diagnostic::Diagnostic;
+use crate::parse::with_large_stack;
 use crate::parse::{ParseOptions, Parser};
 
 #[derive(Args)]
@@ -39,6 +42,7 @@ struct Report {
     accepted: usize,
     rejected: usize,
     unreadable: usize,
+    skipped: usize,
     files: Vec<FileReport>,
 }
 
@@ -59,6 +63,9 @@ struct FileReport {
     /// The located error of a rejected or unreadable file.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// Why a skipped path was not read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -70,16 +77,19 @@ struct RenameReport {
 
 pub fn run(args: ImportArgs) -> Result<(), Failure> {
     let (grammar, _analysis) = load_grammar(&args.grammar)?;
-    let mut files = Vec::new();
-    let mut unreadable = Vec::new();
     let skip = args.out.canonicalize().ok();
-    walk(
-        &args.dir,
-        skip.as_deref(),
-        &mut files,
-        &mut unreadable,
-        true,
-    )?;
+    let mut walk = Walk {
+        skip: skip.as_deref(),
+        files: Vec::new(),
+        reports: Vec::new(),
+        seen: HashMap::new(),
+    };
+    walk.dir(&args.dir, true)?;
+    let Walk {
+        files,
+        reports: unreadable,
+        ..
+    } = walk;
     prepare_corpus(&args.out)?;
 
     let options = ParseOptions {
@@ -119,6 +129,7 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
                                 })
                                 .collect(),
                             error: None,
+                            why: None,
                         }
                     }
                 },
@@ -137,6 +148,7 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
         accepted: count("accepted"),
         rejected: count("rejected"),
         unreadable: count("unreadable"),
+        skipped: count("skipped"),
         files: reports,
     };
     let json = serde_json::to_string_pretty(&report).expect("reports serialize");
@@ -151,12 +163,13 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
         }
     }
     let summary = format!(
-        "imported {} of {} seeds into {} ({} rejected, {} unreadable); report in {}",
+        "imported {} of {} seeds into {} ({} rejected, {} unreadable, {} skipped); report in {}",
         report.accepted,
         report.files.len(),
         args.out.display(),
         report.rejected,
         report.unreadable,
+        report.skipped,
         args.out.join("import-report.txt").display()
     );
     if report.unreadable > 0 {
@@ -183,47 +196,113 @@ fn failed(path: &Path, status: &'static str, error: String) -> FileReport {
         bounds: None,
         renames: Vec::new(),
         error: Some(error),
+        why: None,
     }
 }
 
-/// Regular files under `dir`, sorted by path. An unreadable subdirectory is reported, not
-/// skipped; an unreadable top directory is an error.
-fn walk(
-    dir: &Path,
-    skip: Option<&Path>,
-    files: &mut Vec<PathBuf>,
-    unreadable: &mut Vec<FileReport>,
-    top: bool,
-) -> Result<(), Diagnostic> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if top => {
-            return Err(
-                Diagnostic::error(format!("cannot read the seed directory: {e}")).in_file(dir),
-            );
+/// The seed files under a directory, each once.
+///
+/// Symbolic links are followed (a seed directory of links to test suites is common), so a
+/// link to an ancestor would walk forever and two links to one file would import it twice:
+/// every file and directory is taken once, by its first path in path order, and later paths
+/// to it are listed as skipped. Only regular files are read: opening a FIFO blocks until
+/// someone writes to it, and a device may never end.
+struct Walk<'a> {
+    /// The corpus being written, when it lies inside the seed directory.
+    skip: Option<&'a Path>,
+    files: Vec<PathBuf>,
+    /// Unreadable directories and links, and skipped paths.
+    reports: Vec<FileReport>,
+    /// Canonical path of every file and directory taken, and the path it was taken by.
+    seen: HashMap<PathBuf, PathBuf>,
+}
+
+impl Walk<'_> {
+    /// Walks `dir`, sorted by path. An unreadable subdirectory is reported, not skipped; an
+    /// unreadable top directory is an error.
+    fn dir(&mut self, dir: &Path, top: bool) -> Result<(), Diagnostic> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if top => {
+                return Err(
+                    Diagnostic::error(format!("cannot read the seed directory: {e}")).in_file(dir),
+                );
+            }
+            Err(e) => {
+                self.reports.push(failed(
+                    dir,
+                    "unreadable",
+                    format!("cannot read directory: {e}"),
+                ));
+                return Ok(());
+            }
+        };
+        if top && let Ok(canonical) = dir.canonicalize() {
+            self.seen.insert(canonical, dir.to_path_buf());
         }
-        Err(e) => {
-            unreadable.push(failed(
-                dir,
-                "unreadable",
-                format!("cannot read directory: {e}"),
-            ));
-            return Ok(());
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for path in paths {
+            let canonical = path.canonicalize();
+            if self
+                .skip
+                .is_some_and(|s| canonical.as_ref().is_ok_and(|p| p == s))
+            {
+                continue;
+            }
+            let (Ok(canonical), Ok(metadata)) = (canonical, std::fs::metadata(&path)) else {
+                // A dangling link: reading it says why.
+                self.files.push(path);
+                continue;
+            };
+            if let Some(first) = self.seen.get(&canonical) {
+                let why = format!("the same file as {}", first.display());
+                self.reports.push(skipped(&path, why));
+                continue;
+            }
+            let kind = metadata.file_type();
+            if !kind.is_dir() && !kind.is_file() {
+                self.reports.push(skipped(
+                    &path,
+                    format!("not a regular file ({})", describe(kind)),
+                ));
+                continue;
+            }
+            self.seen.insert(canonical, path.clone());
+            if kind.is_dir() {
+                self.dir(&path, false)?;
+            } else {
+                self.files.push(path);
+            }
         }
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
-        if skip.is_some_and(|s| path.canonicalize().is_ok_and(|p| p == s)) {
-            continue;
-        }
-        if path.is_dir() {
-            walk(&path, skip, files, unreadable, false)?;
-        } else {
-            files.push(path);
-        }
+        Ok(())
     }
-    Ok(())
+}
+
+fn describe(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "a device"
+    } else {
+        "neither a file nor a directory"
+    }
+}
+
+fn skipped(path: &Path, why: String) -> FileReport {
+    FileReport {
+        path: path.display().to_string(),
+        status: "skipped",
+        entry: None,
+        text: None,
+        bounds: None,
+        renames: Vec::new(),
+        error: None,
+        why: Some(why),
+    }
 }
 
 /// Creates the corpus directory; refuses one that already holds files, so that an import
@@ -242,8 +321,13 @@ fn prepare_corpus(out: &Path) -> Result<(), Diagnostic> {
 
 fn text_report(report: &Report) -> String {
     let mut out = format!(
-        "# bonsai import of {} with {}: {} accepted, {} rejected, {} unreadable\n",
-        report.seeds, report.grammar, report.accepted, report.rejected, report.unreadable
+        "# bonsai import of {} with {}: {} accepted, {} rejected, {} unreadable, {} skipped\n",
+        report.seeds,
+        report.grammar,
+        report.accepted,
+        report.rejected,
+        report.unreadable,
+        report.skipped
     );
     for file in &report.files {
         match (&file.entry, &file.error) {
@@ -260,7 +344,10 @@ fn text_report(report: &Report) -> String {
                 out.push('\n');
             }
             (None, Some(error)) => out.push_str(&format!("{error} [{}]\n", file.status)),
-            (None, None) => out.push_str(&format!("{}: {}\n", file.path, file.status)),
+            (None, None) => match &file.why {
+                Some(why) => out.push_str(&format!("{}: {} ({why})\n", file.path, file.status)),
+                None => out.push_str(&format!("{}: {}\n", file.path, file.status)),
+            },
         }
     }
     out

@@ -6,8 +6,9 @@ use clap::Args;
 
 use super::Failure;
 use super::load::load_grammar;
-use super::seed::{read_seed, with_large_stack};
+use super::seed::read_seed;
 use crate::diagnostic::Diagnostic;
+use crate::parse::with_large_stack;
 use crate::parse::{ParseOptions, Parser};
 
 #[derive(Args)]

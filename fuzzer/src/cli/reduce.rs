@@ -7,11 +7,12 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 
 use super::load::load_grammar;
-use super::seed::{Fidelity, read_seed, with_large_stack};
+use super::seed::{Fidelity, read_seed};
 use super::{Failure, LinkedTarget};
 use crate::choice::SavedChoices;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
+use crate::parse::with_large_stack;
 use crate::parse::{ParseOptions, Parser};
 use crate::reduce::{
     Candidate, ContainsText, Criterion, Hdd, Judge, Reduced, ReductionError, SameCoverage,

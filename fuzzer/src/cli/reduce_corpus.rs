@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::seed::with_large_stack;
 use super::{Failure, LinkedTarget};
 use crate::corpus::{MANIFEST, Manifest};
 use crate::diagnostic::Diagnostic;
+use crate::parse::with_large_stack;
 use crate::reduce::Strategy;
 use crate::reduce::corpus::{CorpusOptions, reduce_corpus};
 use crate::target::require_instrumented;

@@ -21,7 +21,8 @@ pub struct ReplayArgs {
     /// The target to run (runs the binary bonsai-TARGET).
     #[arg(long)]
     target: String,
-    /// The grammar of the .choices files; read from DIR/fuzz.json for a fuzzing output.
+    /// The grammar of the .choices files; read from the fuzz.json of the fuzzing output PATH
+    /// is, or is in (its queue/, crashes/ or hangs/, or a file there).
     #[arg(long, value_name = "FILE")]
     grammar: Option<PathBuf>,
     /// Per-input timeout in milliseconds.
@@ -43,8 +44,9 @@ pub struct ReplayArgs {
     /// output with its manifest; print each change; exit 1 if anything changed.
     #[arg(long, conflicts_with_all = ["grammar", "json"])]
     check: bool,
-    /// A queue directory, a crashes/ or hangs/ directory, a fuzzing output (its queue), or
-    /// with --check an exported corpus.
+    /// A queue directory, a crashes/ or hangs/ directory, a fuzzing output (its queue), one
+    /// input file (`.choices`, or text), or with --check an exported corpus.
+    #[arg(value_name = "PATH")]
     dir: PathBuf,
 }
 
@@ -84,24 +86,36 @@ pub struct ReplayTotal {
 pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
     let target = super::plugin::linked_named(linked, &args.target)?;
     require_instrumented(target.name)?;
-    if !args.dir.is_dir() {
-        return Err(Diagnostic::error("not a directory")
+    let single = args.dir.is_file();
+    if !single && !args.dir.is_dir() {
+        return Err(Diagnostic::error("no such file or directory")
             .in_file(&args.dir)
             .into());
     }
     if args.check {
+        if single {
+            return Err(Diagnostic::error(
+                "--check needs an exported corpus directory, not a file",
+            )
+            .in_file(&args.dir)
+            .into());
+        }
         return check(&args.dir, &target, Duration::from_millis(args.timeout_ms));
     }
     let grammar_path = match &args.grammar {
         Some(path) => Some(path.clone()),
+        None if single => manifest_grammar(args.dir.parent().unwrap_or(Path::new(".")))?,
         None => manifest_grammar(&args.dir)?,
     };
     let grammar = grammar_path
         .as_deref()
         .map(Grammar::from_file)
         .transpose()?;
-    let dir = input_directory(&args.dir);
-    let inputs = list_inputs(&dir)?;
+    let inputs = if single {
+        vec![args.dir.clone()]
+    } else {
+        list_inputs(&input_directory(&args.dir))?
+    };
     if inputs
         .iter()
         .any(|p| p.extension().is_some_and(|e| e == "choices"))
@@ -223,8 +237,18 @@ fn check(dir: &Path, target: &LinkedTarget, timeout: Duration) -> Result<(), Fai
     }
 }
 
+/// The grammar named by the `fuzz.json` of the fuzzing output `dir` is, or whose `queue/`,
+/// `crashes/` or `hangs/` it is: a user replaying the crashes of a run should not have to
+/// say which grammar the run used.
 fn manifest_grammar(dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
-    let path = dir.join(MANIFEST);
+    let inside = dir
+        .file_name()
+        .is_some_and(|name| ["queue", "crashes", "hangs"].iter().any(|n| name == *n));
+    let output = match dir.parent() {
+        Some(parent) if inside && !dir.join(MANIFEST).is_file() => parent,
+        _ => dir,
+    };
+    let path = output.join(MANIFEST);
     if !path.is_file() {
         return Ok(None);
     }

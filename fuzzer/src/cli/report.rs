@@ -37,8 +37,12 @@ pub fn run(args: ReportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                 &target,
                 false,
                 false,
+                None,
                 Duration::from_millis(1000),
             )?;
+            for note in &summary.notes {
+                eprintln!("warning: {note}");
+            }
             eprintln!(
                 "exported {} inputs to {}",
                 summary.inputs,

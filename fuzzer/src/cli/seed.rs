@@ -97,17 +97,3 @@ pub fn read_seed(
 fn without_whitespace(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
-
-/// Runs `work` on a thread with a large stack: extraction and replay recurse as deep as the
-/// seed nests (up to `parse::MAX_NESTING` rules), deeper than a default stack allows.
-pub fn with_large_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    const STACK: usize = 512 << 20;
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .stack_size(STACK)
-            .spawn_scoped(scope, work)
-            .map(|handle| handle.join())
-            .unwrap_or_else(|_| panic!("cannot start a parsing thread"))
-            .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
-    })
-}

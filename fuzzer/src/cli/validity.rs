@@ -4,14 +4,16 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 
 use super::load::load_grammar;
 use super::{Failure, LinkedTarget};
 use crate::diagnostic::Diagnostic;
+use crate::replay::{Execution, ForkedRunner, Outcome};
 use crate::sampler::Bounds;
-use crate::target::Validity;
+use crate::target::{Validity, Verdict};
 
 #[derive(Args)]
 pub struct ValidityArgs {
@@ -35,18 +37,25 @@ pub struct ValidityArgs {
     /// Also print the first input that caused each message shown.
     #[arg(long)]
     examples: bool,
+    /// Per-input timeout in milliseconds (CPU time); an input that runs longer is a fault.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    timeout_ms: u64,
 }
 
 pub fn run(args: ValidityArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
     let linked = super::plugin::linked_named(linked, &args.target)?;
     let (grammar, _analysis) = load_grammar(&args.grammar)?;
-    let mut target = (linked.make)();
-    let validity = Validity::measure(
-        target.as_mut(),
+    // Each input in its own child, as replay runs them: an abort, a stack overflow or a hang
+    // is a counted fault, not the end of the measurement (or a measurement that never ends).
+    let mut runner = ForkedRunner::new(linked, Duration::from_millis(args.timeout_ms.max(1)))
+        .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
+    let validity = Validity::measure_with(
         &grammar,
         args.bounds,
         args.count,
         args.seed,
+        |_| true,
+        |text| verdict(runner.run(text.as_bytes())),
     )?;
     let report = render(&validity, &args, linked.name);
     // A reader that hangs up early (`| head`) has all it wanted: not an error.
@@ -55,6 +64,19 @@ pub fn run(args: ValidityArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
             Err(Diagnostic::error(format!("cannot write to stdout: {e}")).into())
         }
         _ => Ok(()),
+    }
+}
+
+/// A forked run as the verdict the target returned, or the fault it ended in.
+fn verdict(run: Execution) -> Result<Verdict, String> {
+    match run.outcome {
+        Outcome::Valid => Ok(Verdict::Valid),
+        Outcome::Invalid => Ok(Verdict::Invalid(run.message)),
+        Outcome::Reject => Ok(Verdict::Reject),
+        Outcome::Panic | Outcome::Crash | Outcome::Timeout | Outcome::Error => {
+            let message = run.fault.map_or(run.message, |f| f.message);
+            Err(format!("{}: {message}", run.outcome))
+        }
     }
 }
 

@@ -1,14 +1,17 @@
 //! Stage 10: the corpus on disk, readable by a person: `queue/`, `crashes/`, `hangs/`, each
 //! entry `NNNNNN.txt` (the input), `NNNNNN.choices` (its choice sequence) and `NNNNNN.meta`
 //! (one line about it). `entry` is that line, `store` writes entries as LibAFL adds them,
-//! `seeds` reads choice sequences back (strictly), `out_dir` owns the directory tree.
+//! `seeds` reads choice sequences back (strictly), `out_dir` owns the directory tree, `repair`
+//! makes whole what an interrupted run left half-written.
 
 mod entry;
 mod out_dir;
+mod repair;
 mod seeds;
 mod store;
 
 pub use entry::{EntryInfo, ParsedMeta, valid_entries};
 pub use out_dir::{DIRECTORIES, MANIFEST, Manifest, OutDir, SUMMARY};
+pub use repair::{Repaired, repair};
 pub use seeds::{Seed, Seeds, Skipped, input_directory};
 pub use store::{DiskCorpus, Role, next_free_number};

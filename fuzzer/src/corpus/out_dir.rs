@@ -40,9 +40,13 @@ impl OutDir {
     pub fn prepare(root: &Path, manifest: &Manifest) -> Result<OutDir, Diagnostic> {
         let marker = root.join(MANIFEST);
         let mut resumed = false;
+        let json = serde_json::to_string_pretty(manifest).expect("plain data serializes");
+        let json = format!("{json}\n");
+        let mut unchanged = false;
         if marker.is_file() {
             let text = std::fs::read_to_string(&marker)
                 .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(&marker))?;
+            unchanged = text == json;
             let previous: Manifest = serde_json::from_str(&text).map_err(|e| {
                 Diagnostic::error(format!("not a Bonsai fuzzing manifest: {e}")).in_file(&marker)
             })?;
@@ -73,8 +77,11 @@ impl OutDir {
         for dir in DIRECTORIES {
             crate::create_dir(&root.join(dir))?;
         }
-        let json = serde_json::to_string_pretty(manifest).expect("plain data serializes");
-        crate::write_atomic(&marker, format!("{json}\n").as_bytes())?;
+        // A resume with the same settings writes nothing here, so it can start on a disk that
+        // has just filled up, and clean up after the run that filled it.
+        if !unchanged {
+            crate::write_atomic(&marker, json.as_bytes())?;
+        }
         Ok(OutDir {
             root: root.to_path_buf(),
             resumed,

@@ -18,6 +18,9 @@ pub struct Seed {
     pub size: usize,
     /// Its number, when it comes from the run's own queue (a resume).
     pub existing: Option<u32>,
+    /// An entry of the run's own queue whose `.meta` is missing (its write was cut short):
+    /// the resumed run keeps it again, whatever its coverage, so that the store writes it.
+    pub needs_meta: bool,
 }
 
 /// A file that is not used as a seed, and why.
@@ -128,6 +131,7 @@ impl Seeds {
                 path: path.clone(),
                 size: text.len(),
                 existing,
+                needs_meta: existing.is_some() && !path.with_extension("meta").exists(),
             });
         }
         seeds

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::EntryInfo;
 use crate::choice::{ChoiceInput, SavedChoices};
+use crate::diagnostic::Diagnostic;
 use crate::feedback::FaultKind;
 
 /// Which part of the output tree a store writes.
@@ -22,14 +23,18 @@ pub enum Role {
     Faults,
 }
 
-/// Writes `DIR/NNNNNN.txt` (the rendered input), `NNNNNN.choices` (the normalized choice
-/// sequence, which replays strictly to the text) and `NNNNNN.meta` (one line; see
-/// [`EntryInfo::to_text`]) for every added entry, each through a temporary file and a rename.
-/// The `.meta` file is written last, so an entry whose metadata exists is complete.
+/// Writes `DIR/NNNNNN.choices` (the normalized choice sequence, which replays strictly to the
+/// text), `NNNNNN.txt` (the rendered input) and `NNNNNN.meta` (one line; see
+/// [`EntryInfo::to_text`]) for every added entry, in that order, each through a temporary
+/// file and a rename. The `.meta` file is written last, so an entry whose metadata exists is
+/// complete; the choices come first because everything else can be rebuilt from them (a
+/// resume does, see `corpus::repair`), so a write cut short by a full disk or a kill leaves an
+/// entry that loses nothing.
 ///
 /// The disk is the source of truth: files are never overwritten or deleted, numbering
 /// continues after the highest number already present, and an entry replayed from this
-/// directory on resume (marked [`EntryInfo::existing`]) keeps its files and number. LibAFL's
+/// directory on resume (marked [`EntryInfo::existing`]) keeps its files and number, and gets
+/// back its text or metadata if they are missing. LibAFL's
 /// in-memory corpus keeps what the scheduler and mutators need; it travels through restarts in
 /// the serialized state.
 #[derive(Debug, Serialize, Deserialize)]
@@ -88,7 +93,10 @@ impl DiskCorpus {
             .map_err(|_| Error::illegal_state("corpus entry without EntryInfo metadata"))?
             .clone();
         if let Some(existing) = info.existing {
-            testcase.metadata_mut::<EntryInfo>()?.number = Some(existing);
+            let mut info = info;
+            info.number = Some(existing);
+            self.repair(&info)?;
+            *testcase.metadata_mut::<EntryInfo>()? = info;
             return Ok(());
         }
         let input = testcase
@@ -105,27 +113,52 @@ impl DiskCorpus {
         let directory = self.directory(&info);
         let number = self.take_number(directory);
         let base = self.root.join(directory).join(format!("{number:06}"));
-        let io = |d: crate::diagnostic::Diagnostic| {
-            Error::os_error(std::io::Error::other(d.to_string()), "writing the corpus")
-        };
+        // The diagnostic travels inside the error, so that the run can end with the file and
+        // the reason (`fuzz::fatal`).
+        let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
         // Faults are rare and precious: synced. Queue entries come by the thousand early in a
         // campaign: renamed into place without a sync (see `write_atomic_unsynced`).
         let write = match self.role {
             Role::Faults => crate::write_atomic,
             Role::Queue => crate::write_atomic_unsynced,
         };
-        write(&base.with_extension("txt"), info.text.as_bytes()).map_err(io)?;
         write(&base.with_extension("choices"), &saved.to_bytes()).map_err(io)?;
+        write(&base.with_extension("txt"), info.text.as_bytes()).map_err(io)?;
         let mut info = info;
         info.number = Some(number);
         write(&base.with_extension("meta"), info.to_text().as_bytes()).map_err(io)?;
         *testcase.metadata_mut::<EntryInfo>()? = info;
         Ok(())
     }
+
+    /// Writes the text and the metadata of an entry of this directory that a resume replayed
+    /// (`info.number` set), when a kill or a full disk kept them from being written. What is
+    /// there is left alone.
+    fn repair(&self, info: &EntryInfo) -> Result<(), Error> {
+        let Some(number) = info.number else {
+            return Ok(());
+        };
+        let base = self
+            .root
+            .join(self.directory(info))
+            .join(format!("{number:06}"));
+        let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
+        let text = base.with_extension("txt");
+        if !text.exists() {
+            crate::write_atomic_unsynced(&text, info.text.as_bytes()).map_err(io)?;
+        }
+        let meta = base.with_extension("meta");
+        if !meta.exists() {
+            crate::write_atomic_unsynced(&meta, info.to_text().as_bytes()).map_err(io)?;
+        }
+        Ok(())
+    }
 }
 
-/// One more than the highest `NNNNNN` among the files of `dir` (0 for an empty or missing
-/// directory).
+/// One more than the highest number among the files of `dir` (0 for an empty or missing
+/// directory). Names have at least six digits and grow a seventh past 999999, so a name of
+/// any length counts: counting only six-digit names would hand out 1000000 again on every
+/// resume, over the entry already there.
 pub fn next_free_number(dir: &Path) -> u32 {
     std::fs::read_dir(dir)
         .into_iter()
@@ -135,7 +168,7 @@ pub fn next_free_number(dir: &Path) -> u32 {
             let name = e.file_name();
             let name = name.to_string_lossy();
             let stem = name.split('.').next()?;
-            (stem.len() == 6)
+            (!stem.is_empty() && stem.bytes().all(|b| b.is_ascii_digit()))
                 .then(|| stem.parse::<u32>().ok())
                 .flatten()
         })
@@ -289,6 +322,57 @@ mod tests {
             "old"
         );
         assert!(!dir.path().join("queue/000006.txt").exists());
+    }
+
+    #[test]
+    fn a_resumed_entry_gets_back_the_files_a_cut_short_write_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let queue = dir.path().join("queue");
+        std::fs::create_dir_all(&queue).unwrap();
+        std::fs::write(queue.join("000003.choices"), "kept").unwrap();
+        let mut store = DiskCorpus::new(dir.path(), Role::Queue, 7);
+        let mut resumed = entry("print 3;", vec![1, 0, 3], None);
+        resumed.metadata_mut::<EntryInfo>().unwrap().existing = Some(3);
+        store.add(resumed).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(queue.join("000003.txt")).unwrap(),
+            "print 3;"
+        );
+        let meta = std::fs::read_to_string(queue.join("000003.meta")).unwrap();
+        assert!(meta.starts_with("size=8 valid=yes"), "{meta}");
+        assert_eq!(
+            std::fs::read_to_string(queue.join("000003.choices")).unwrap(),
+            "kept"
+        );
+    }
+
+    #[test]
+    fn numbering_goes_on_past_six_digits() {
+        let dir = tempfile::tempdir().unwrap();
+        let queue = dir.path().join("queue");
+        std::fs::create_dir_all(&queue).unwrap();
+        for name in [
+            "999999.txt",
+            "1000000.txt",
+            "1000000.choices",
+            "1000000.meta",
+        ] {
+            std::fs::write(queue.join(name), "old").unwrap();
+        }
+        // Not entries: a temporary file and a name that is not a number.
+        std::fs::write(queue.join(".2000000.txt.tmp17"), "").unwrap();
+        std::fs::write(queue.join("notes.txt"), "").unwrap();
+        assert_eq!(next_free_number(&queue), 1_000_001);
+        let mut store = DiskCorpus::new(dir.path(), Role::Queue, 7);
+        store.add(entry("print 1;", vec![1, 0, 2], None)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(queue.join("1000000.txt")).unwrap(),
+            "old"
+        );
+        assert_eq!(
+            std::fs::read_to_string(queue.join("1000001.txt")).unwrap(),
+            "print 1;"
+        );
     }
 
     #[test]

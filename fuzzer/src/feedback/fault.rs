@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Instant;
 
 use libafl::HasMetadata;
@@ -124,9 +125,10 @@ pub fn fault_kind(exit_kind: &ExitKind) -> Option<FaultKind> {
 }
 
 /// Describes the fault the last execution ended in: a panic from its record, anything else
-/// from the stack the signal handler runs on. Shared by every fuzzer that runs a target
-/// in-process (Bonsai's loop, the Nautilus baseline), so that a fault gets the same signature
-/// on both sides of a comparison and "found the same bug" means the same thing.
+/// from the stack the signal handler runs on and the signal the guard recorded. Shared by
+/// every fuzzer that runs a target in-process (Bonsai's loop, the Nautilus baseline), so that
+/// a fault gets the same signature on both sides of a comparison and "found the same bug"
+/// means the same thing.
 pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
     let caught = if kind == FaultKind::Panic {
         panic_record::take()
@@ -148,7 +150,10 @@ pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
                 FaultKind::OutOfMemory => {
                     "the target allocated more than the memory limit".to_string()
                 }
-                _ => describe_signal(&frames),
+                _ => {
+                    let signal = SIGNAL.swap(0, Ordering::SeqCst);
+                    describe_signal((signal != 0).then_some(signal), &frames)
+                }
             };
             (message, None, frames)
         }
@@ -161,15 +166,35 @@ pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
     }
 }
 
-/// LibAFL does not pass the signal to feedbacks, so the kind of crash is read off the stack:
-/// an unbounded recursion shows the same function over and over.
-fn describe_signal(frames: &[String]) -> String {
+/// The signal of the fault this process is handling, 0 when none was recorded. LibAFL passes
+/// feedbacks an exit kind only; the fuzzing loop's signal guard, which sees every fault
+/// signal before LibAFL's handler, records it here.
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// Records the signal of a fault about to be handled (async-signal-safe: one atomic store).
+pub fn record_signal(signal: libc::c_int) {
+    SIGNAL.store(signal, Ordering::SeqCst);
+}
+
+/// What a fault that ended in `signal` is called, in `crashes/*.meta`, `replay`, `reduce` and
+/// `validity` alike: the same bug must not be an abort in one and a segmentation fault in
+/// another. A stack overflow is read off the stack (the same function over and over), since
+/// its signal is an ordinary segmentation fault; `None` is a signal that was not recorded.
+pub fn describe_signal(signal: Option<libc::c_int>, frames: &[String]) -> String {
     let function = |f: &String| f.split(" (").next().unwrap_or_default().to_string();
     let repeated = frames.len() >= 4 && frames.iter().all(|f| function(f) == function(&frames[0]));
     if repeated {
-        "the target overflowed its stack (or crashed in deep recursion)".to_string()
-    } else {
-        "the target crashed with a signal (abort, segmentation fault or similar)".to_string()
+        return "the target overflowed its stack (or crashed in deep recursion)".to_string();
+    }
+    match signal {
+        Some(libc::SIGABRT) => "the target aborted (signal 6)".to_string(),
+        Some(libc::SIGSEGV) => {
+            "the target crashed with a segmentation fault (signal 11)".to_string()
+        }
+        Some(other) => format!("the target crashed with signal {other}"),
+        None => {
+            "the target crashed with a signal (abort, segmentation fault or similar)".to_string()
+        }
     }
 }
 

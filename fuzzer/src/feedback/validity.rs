@@ -228,7 +228,12 @@ where
                 .duration_since(UNIX_EPOCH)
                 .map_or(0.0, |d| d.as_secs_f64());
         }
-        let keep = self.criteria.keeps(valid, all, by_valid);
+        // An entry of the run's own queue whose metadata a cut-short write lost is kept again,
+        // so that the store writes it.
+        let repairing = state
+            .metadata::<LastMutation>()
+            .is_ok_and(|m| m.existing.is_some() && m.repair);
+        let keep = self.criteria.keeps(valid, all, by_valid) || repairing;
         self.last = (valid, new_edges.max(by_valid.new_edges));
         Ok(keep)
     }

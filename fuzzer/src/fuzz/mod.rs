@@ -3,12 +3,14 @@
 //! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
 //! under a restarting manager; `crash_reduction` gives each saved crash a reduced reproducer
 //! afterwards; `signal_guard` keeps LibAFL's fault handlers off an interrupted allocator;
+//! `fatal` carries why a fuzzing process had to stop to its supervisor;
 //! `config`, `stop`, `summary` and `status` are its interface.
 
 pub mod baseline;
 mod config;
 mod coverage_log;
 mod crash_reduction;
+mod fatal;
 mod harness;
 mod overhead;
 mod run;

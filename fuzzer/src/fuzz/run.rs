@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::FuzzConfig;
 use super::coverage_log::{CoverageLog, resume_offset};
+use super::fatal::FatalChannel;
 use super::harness::Harness;
 use super::overhead::{Recorder, measure};
 use super::stage::ChildrenStage;
@@ -35,9 +36,11 @@ use super::stop::Stop;
 use super::summary::Summary;
 use crate::choice::ChoiceInput;
 use crate::corpus::{
-    DiskCorpus, EntryInfo, Manifest, OutDir, Role, SUMMARY, Seed, Seeds, valid_entries,
+    DiskCorpus, EntryInfo, Manifest, OutDir, Repaired, Role, SUMMARY, Seed, Seeds, repair,
+    valid_entries,
 };
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::dir_lock::DirLock;
 use crate::feedback::{
     CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record,
 };
@@ -86,7 +89,8 @@ struct Prepared {
 /// Everything on disk is written as the run goes, so a killed run loses nothing it saved, and
 /// calling `run` again with the same `out` resumes from the saved queue. Once the fuzzing
 /// process has ended, the supervisor gives each new crash a reduced reproducer (see
-/// `crash_reduction`).
+/// `crash_reduction`). One run at a time writes into `out`: a second is refused
+/// ([`DirLock`]).
 pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let started = Instant::now();
     let coverage = config.out.join(super::COVERAGE_CSV);
@@ -98,8 +102,11 @@ pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     };
     let execs_at_start = execs_logged();
     let mut relaunches = 0;
+    // Taken by the first launch once the grammar has been checked, and held until the run
+    // (relaunches and crash reduction included) is over.
+    let mut lock = None;
     loop {
-        let lost = match run_once(&config)? {
+        let lost = match run_once(&config, &mut lock)? {
             Launched::Finished(mut summary) => {
                 // Executions of fuzzing processes that were lost are in the log, not in the
                 // last process's count.
@@ -154,7 +161,7 @@ enum Launched {
     Lost(String),
 }
 
-fn run_once(config: &FuzzConfig) -> Result<Launched, Diagnostics> {
+fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched, Diagnostics> {
     let config = config.clone();
     let map_size = require_instrumented(config.target.name)?;
     quiet_library_backtraces();
@@ -176,7 +183,16 @@ fn run_once(config: &FuzzConfig) -> Result<Launched, Diagnostics> {
         bounds: config.bounds.to_string(),
         valid_only: config.criteria == SaveCriteria::ValidOnly,
     };
+    if lock.is_none() {
+        // Before anything is read or written there: two runs that both found the directory
+        // empty would otherwise both write a manifest and number entries from the same start.
+        crate::create_dir(&config.out)?;
+        *lock = Some(DirLock::acquire(&config.out, "bonsai fuzz")?);
+    }
     let out = OutDir::prepare(&config.out, &manifest)?;
+    if out.resumed {
+        report_repairs(&repair(&out.root, grammar, config.bounds));
+    }
     let (seeds, seeds_skipped) = load_seeds(&config, grammar, &out)?;
     let seen = out.seen_faults();
     let summary_path = out.root.join(SUMMARY);
@@ -195,29 +211,55 @@ fn run_once(config: &FuzzConfig) -> Result<Launched, Diagnostics> {
     };
     crate::feedback::warm_symbol_cache();
     let supervisor = std::process::id();
+    let fatal =
+        FatalChannel::new().map_err(|e| Diagnostic::error(format!("cannot create a pipe: {e}")))?;
+    // LibAFL's respawner panics when a fuzzing process is lost; the supervisor says so itself,
+    // in one line, without the panic's backtrace.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
     let launched = catch_unwind(AssertUnwindSafe(|| {
         let mut shmem = StdShMemProvider::new()?;
         Manager::launch(NopMonitor::new(), &mut shmem, true)
     }));
+    std::panic::set_hook(hook);
+    let stopped = |why: Diagnostic| {
+        Diagnostics::from(Diagnostic {
+            message: format!(
+                "{}; fuzzing stopped. Everything saved so far is in {}, and running the same \
+                 command again resumes it",
+                why.message,
+                prepared.out.root.display()
+            ),
+            ..why
+        })
+    };
     match launched {
         Ok(Ok((state, manager))) => {
             // The fuzzing process.
             die_with_supervisor(supervisor);
-            let code = match fuzz(&prepared, state, manager) {
+            let code = match fuzz(&prepared, state, manager, &fatal) {
                 Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("error: fuzzing stopped: {e}");
-                    2
-                }
+                Err(_) => 2,
             };
             std::process::exit(code);
         }
-        Ok(Err(Error::ShuttingDown)) => {}
+        Ok(Err(Error::ShuttingDown)) => {
+            if let Some(why) = fatal.take() {
+                return Err(stopped(why));
+            }
+        }
         Ok(Err(Error::IllegalState(message, _))) if message.contains("crash handler") => {
             return Ok(Launched::Lost("it faulted inside its fault handler".into()));
         }
         Ok(Err(e)) => return Err(Diagnostic::error(format!("cannot run the fuzzer: {e}")).into()),
-        Err(_) => {
+        Err(payload) => {
+            if let Some(why) = fatal.take() {
+                return Err(stopped(why));
+            }
+            tracing::debug!(
+                "LibAFL's respawner: {}",
+                crate::target::panic_message(payload.as_ref())
+            );
             return Ok(Launched::Lost(
                 "it died without saving its state: killed, or out of memory".into(),
             ));
@@ -277,6 +319,28 @@ pub(super) fn quiet_library_backtraces() {
     }
 }
 
+/// Says what a resume found half-written and made whole (see `corpus::repair`).
+fn report_repairs(repaired: &Repaired) {
+    if repaired.temporaries > 0 {
+        tracing::info!(
+            "removed {} temporary files of writes an earlier run did not finish",
+            repaired.temporaries
+        );
+    }
+    for path in &repaired.texts {
+        tracing::info!("{}: rebuilt from its choices", path.display());
+    }
+    for path in &repaired.choices {
+        tracing::info!("{}: rebuilt by parsing its text", path.display());
+    }
+    for (path, reason) in &repaired.failed {
+        tracing::warn!(
+            "{}: an unfinished entry that cannot be completed: {reason}",
+            path.display()
+        );
+    }
+}
+
 /// The run's own queue (on resume) and then every `--seeds` directory, smallest input first.
 fn load_seeds(
     config: &FuzzConfig,
@@ -306,7 +370,25 @@ fn load_seeds(
 }
 
 /// The fuzzing process: set up (or restore) the LibAFL state and run until a stop condition.
-fn fuzz(prepared: &Prepared, state: Option<State>, mut manager: Manager) -> Result<(), Error> {
+/// When it cannot go on, the supervisor learns why through `fatal`, and LibAFL that this end
+/// is not a crash to restart from.
+fn fuzz(
+    prepared: &Prepared,
+    state: Option<State>,
+    mut manager: Manager,
+    fatal: &FatalChannel,
+) -> Result<(), Error> {
+    let result = fuzz_in(prepared, state, &mut manager);
+    if let Err(e) = &result {
+        if !fatal.send(e) {
+            eprintln!("error: fuzzing stopped: {e}");
+        }
+        let _ = manager.send_exiting();
+    }
+    result
+}
+
+fn fuzz_in(prepared: &Prepared, state: Option<State>, manager: &mut Manager) -> Result<(), Error> {
     let config = &prepared.config;
     let replay = Rc::new(RefCell::new(Replay::default()));
     let replay_observer = ReplayObserver::new(Rc::clone(&replay));
@@ -350,7 +432,7 @@ fn fuzz(prepared: &Prepared, state: Option<State>, mut manager: Manager) -> Resu
             fuzz_with(
                 prepared,
                 &mut state,
-                &mut manager,
+                manager,
                 scheduler,
                 feedback,
                 objective,
@@ -364,7 +446,7 @@ fn fuzz(prepared: &Prepared, state: Option<State>, mut manager: Manager) -> Resu
             fuzz_with(
                 prepared,
                 &mut state,
-                &mut manager,
+                manager,
                 scheduler,
                 feedback,
                 objective,
@@ -462,6 +544,7 @@ where
             *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
                 mutation: Mutation::Seed,
                 existing: seed.existing,
+                repair: seed.needs_meta,
             };
             fuzzer.evaluate_input(state, &mut executor, manager, &seed.input)?;
             continue;
@@ -505,7 +588,7 @@ where
     }
     let json = serde_json::to_string(&summary).expect("plain data serializes");
     crate::write_atomic(&prepared.out.root.join(SUMMARY), json.as_bytes())
-        .map_err(|d| Error::illegal_state(d.to_string()))?;
+        .map_err(|d| Error::os_error(std::io::Error::other(d), "writing the summary"))?;
     // Tells the supervisor that this exit is the end of the run, not a crash to restart from.
     manager.send_exiting()?;
     Ok(())
@@ -525,6 +608,7 @@ where
     *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
         mutation: Mutation::Generate,
         existing: None,
+        repair: false,
     };
     fuzzer.evaluate_input(state, executor, manager, &ChoiceInput::default())?;
     Ok(())

@@ -54,6 +54,9 @@ unsafe extern "C" fn guarded(
         unsafe { libc::_exit(RECURSION_EXIT) };
     }
     DEPTH.fetch_add(1, Ordering::SeqCst);
+    if signal != libc::SIGALRM && signal != libc::SIGUSR2 {
+        crate::feedback::record_signal(signal);
+    }
     let interrupted_allocator = memory_limit::in_system_allocator();
     let was_active = interrupted_allocator.then(emergency_heap::enter);
     // SAFETY: `previous` was read from `sigaction` for a handler installed with SA_SIGINFO,

@@ -32,11 +32,41 @@ pub use terminal::{CharClass, LayoutToken, Terminal};
 
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile};
 
+/// The largest grammar file read, in bytes: far above any real grammar (the largest shipped
+/// one is under 100 KB), and a bound on what `grammar check /dev/zero` or a mistyped path to a
+/// disk image reads before it is refused, instead of reading until memory runs out.
+pub const MAX_GRAMMAR_BYTES: u64 = 64 << 20;
+
+/// The text of a grammar file in any format, at most [`MAX_GRAMMAR_BYTES`] of it.
+pub fn read_grammar_file(path: &Path) -> Result<String, Diagnostic> {
+    use std::io::Read;
+    let cannot =
+        |e: std::io::Error| Diagnostic::error(format!("cannot read grammar: {e}")).in_file(path);
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_GRAMMAR_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_GRAMMAR_BYTES {
+        return Err(Diagnostic::error(format!(
+            "not read: a grammar file may hold at most {} MiB",
+            MAX_GRAMMAR_BYTES >> 20
+        ))
+        .in_file(path));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Diagnostic::error(format!(
+            "cannot read grammar: not UTF-8 (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+        .in_file(path)
+    })
+}
+
 impl Grammar {
     /// Reads and lowers a grammar file. Errors carry `file:line:col`.
     pub fn from_file(path: &Path) -> Result<Grammar, Diagnostics> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Diagnostic::error(format!("cannot read grammar: {e}")).in_file(path))?;
+        let text = read_grammar_file(path)?;
         Self::from_source(&SourceFile::new(path, text))
     }
 

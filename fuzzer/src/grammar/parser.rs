@@ -1,7 +1,9 @@
 //! Recursive-descent parser from tokens to [`GrammarFile`].
 
 use super::lexer::{Lexer, Token, TokenKind};
-use super::syntax::{Expr, GrammarFile, LayoutSetting, PoolDef, PoolSource, RuleDef};
+use super::syntax::{
+    Expr, GrammarFile, LayoutSetting, MAX_NESTING, PoolDef, PoolSource, RuleDef, too_deep,
+};
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
 
 pub fn parse(source: &SourceFile) -> Result<GrammarFile, Diagnostic> {
@@ -10,6 +12,7 @@ pub fn parse(source: &SourceFile) -> Result<GrammarFile, Diagnostic> {
         source,
         tokens,
         pos: 0,
+        depth: 0,
     }
     .file()
 }
@@ -18,6 +21,8 @@ struct Parser<'a> {
     source: &'a SourceFile,
     tokens: Vec<Token>,
     pos: usize,
+    /// Parentheses open around the current token: see [`MAX_NESTING`].
+    depth: usize,
 }
 
 fn describe(kind: &TokenKind) -> String {
@@ -292,6 +297,7 @@ impl Parser<'_> {
         let Some(mut expr) = self.atom()? else {
             return Ok(None);
         };
+        let mut stacked = 0;
         loop {
             let token = self.peek().clone();
             let (min, max, optional) = match token.kind {
@@ -301,6 +307,10 @@ impl Parser<'_> {
                 TokenKind::Count { min, max } => (min, max, false),
                 _ => return Ok(Some(expr)),
             };
+            stacked += 1;
+            if self.depth + stacked > MAX_NESTING {
+                return Err(self.source.error(token.span, too_deep("this repetition")));
+            }
             self.advance();
             let span = expr.span().to(token.span);
             expr = Expr::Quantified {
@@ -328,8 +338,13 @@ impl Parser<'_> {
             TokenKind::Regex(r) => Expr::Regex(r, token.span),
             TokenKind::Class(c) => Expr::Class(c, token.span),
             TokenKind::LeftParen => {
+                if self.depth == MAX_NESTING {
+                    return Err(self.source.error(token.span, too_deep("this '('")));
+                }
                 self.advance();
+                self.depth += 1;
                 let inner = self.alternatives()?;
+                self.depth -= 1;
                 let close = self.peek().span;
                 if self.peek().kind != TokenKind::RightParen {
                     return Err(self.source.error(

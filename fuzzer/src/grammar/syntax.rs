@@ -2,6 +2,21 @@
 
 use crate::diagnostic::Span;
 
+/// How deep an expression may nest: parentheses, and repetition operators stacked on one item.
+/// Every stage walks expressions recursively (parsing, lowering, the importers), so without a
+/// bound a grammar of ten thousand parentheses overflows the loader's stack instead of being
+/// refused. No hand-written grammar comes near it (the deepest shipped one nests 6); a
+/// generated one can name its inner parts as rules.
+pub const MAX_NESTING: usize = 256;
+
+/// The error for an expression nested past [`MAX_NESTING`].
+pub fn too_deep(what: &str) -> String {
+    format!(
+        "{what} nests deeper than {MAX_NESTING} levels (parentheses and repetition operators); \
+         make an inner part a rule of its own"
+    )
+}
+
 #[derive(Clone, Debug)]
 pub enum Expr {
     Alt(Vec<Expr>, Span),

@@ -25,7 +25,7 @@ use jsonc_parser::ast::{Object, StringLit, Value};
 use super::Foreign;
 use super::json_text::{describe, expect_object, expect_string, offset_in_string, span_of};
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
-use crate::grammar::syntax::{Expr, GrammarFile, LayoutSetting, RuleDef};
+use crate::grammar::syntax::{Expr, GrammarFile, LayoutSetting, MAX_NESTING, RuleDef, too_deep};
 
 pub fn import(source: &SourceFile, root: &Value, name: String) -> Result<Foreign, Diagnostics> {
     let top = expect_object(source, root, "a fuzzingbook grammar")?;
@@ -235,7 +235,13 @@ impl Importer<'_> {
             pieces.push(Piece::Char(c, at(i)));
             i += c.len_utf8();
         }
-        let pieces = groups(pieces);
+        let pieces = match groups(pieces) {
+            Ok(pieces) => pieces,
+            Err(span) => {
+                self.error(span, too_deep("this group"));
+                return Expr::Seq(Vec::new(), span_of(lit));
+            }
+        };
         let span = span_of(lit);
         Expr::Seq(self.sequence(&pieces), span)
     }
@@ -280,7 +286,7 @@ impl Importer<'_> {
                     });
                     k += 1;
                 }
-                Piece::Group(inner, op, span) => {
+                Piece::Group(inner, op, span, _) => {
                     flush(&mut items, &mut literal, &mut literal_span);
                     let mut body = self.sequence(inner);
                     // `(<a>)?` is `<a>?`: a lone item needs no group of its own.
@@ -318,13 +324,14 @@ enum Piece {
     /// A character of literal text, with its offset in the file.
     Char(char, usize),
     Nonterminal(String, Span),
-    /// `( ... )op`
-    Group(Vec<Piece>, char, Span),
+    /// `( ... )op`, and how deeply groups nest in it (1 for a group of plain pieces).
+    Group(Vec<Piece>, char, Span, usize),
 }
 
 /// Folds innermost `( ... )` followed by `?`, `*` or `+` into groups until none is left, as
-/// fuzzingbook's repeated `\([^()]*\)[?+*]` rewriting does.
-fn groups(mut pieces: Vec<Piece>) -> Vec<Piece> {
+/// fuzzingbook's repeated `\([^()]*\)[?+*]` rewriting does. A group nested deeper than
+/// [`MAX_NESTING`] is refused (`Err` is its span): building its expression recurses.
+fn groups(mut pieces: Vec<Piece>) -> Result<Vec<Piece>, Span> {
     loop {
         let mut open = None;
         let mut found = None;
@@ -344,7 +351,7 @@ fn groups(mut pieces: Vec<Piece>) -> Vec<Piece> {
             }
         }
         let Some((o, c, op)) = found else {
-            return pieces;
+            return Ok(pieces);
         };
         let start = match &pieces[o] {
             Piece::Char(_, offset) => *offset,
@@ -355,7 +362,19 @@ fn groups(mut pieces: Vec<Piece>) -> Vec<Piece> {
             _ => start,
         };
         let inner: Vec<Piece> = pieces[o + 1..c].to_vec();
-        pieces.splice(o..c + 2, [Piece::Group(inner, op, Span::new(start, end))]);
+        let depth = 1 + inner
+            .iter()
+            .map(|p| match p {
+                Piece::Group(.., depth) => *depth,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        let span = Span::new(start, end);
+        if depth > MAX_NESTING {
+            return Err(span);
+        }
+        pieces.splice(o..c + 2, [Piece::Group(inner, op, span, depth)]);
     }
 }
 
@@ -369,7 +388,7 @@ mod tests {
             .map(|p| match p {
                 Piece::Char(c, _) => c.to_string(),
                 Piece::Nonterminal(n, _) => n.clone(),
-                Piece::Group(inner, op, _) => format!("[{}]{op}", shape(inner)),
+                Piece::Group(inner, op, ..) => format!("[{}]{op}", shape(inner)),
             })
             .collect()
     }
@@ -380,10 +399,10 @@ mod tests {
 
     #[test]
     fn groups_fold_innermost_first_like_fuzzingbook() {
-        assert_eq!(shape(&groups(chars("((a)?b)*"))), "[[a]?b]*");
-        assert_eq!(shape(&groups(chars("(a)b"))), "(a)b");
-        assert_eq!(shape(&groups(chars("((a)b)*"))), "((a)b)*");
-        assert_eq!(shape(&groups(chars("x(a)+(b)?"))), "x[a]+[b]?");
+        assert_eq!(shape(&groups(chars("((a)?b)*")).unwrap()), "[[a]?b]*");
+        assert_eq!(shape(&groups(chars("(a)b")).unwrap()), "(a)b");
+        assert_eq!(shape(&groups(chars("((a)b)*")).unwrap()), "((a)b)*");
+        assert_eq!(shape(&groups(chars("x(a)+(b)?")).unwrap()), "x[a]+[b]?");
     }
 
     #[test]

@@ -43,8 +43,7 @@ struct Foreign {
 
 /// Reads a grammar in any supported format, chosen by [`Format::detect`].
 pub fn load(path: &Path) -> Result<Imported, Diagnostics> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::error(format!("cannot read grammar: {e}")).in_file(path))?;
+    let text = crate::grammar::read_grammar_file(path)?;
     from_source(&SourceFile::new(path, text))
 }
 

@@ -68,6 +68,8 @@ pub struct LastMutation {
     pub mutation: Mutation,
     /// For seeds replayed from the run's own queue: the number they already have there.
     pub existing: Option<u32>,
+    /// Such a seed lacks its `.meta`: keep it whatever its coverage, so that it is written.
+    pub repair: bool,
 }
 libafl_bolts::impl_serdeany!(LastMutation);
 
@@ -75,6 +77,7 @@ pub(crate) fn record<S: HasMetadata>(state: &mut S, mutation: Mutation) {
     *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
         mutation,
         existing: None,
+        repair: false,
     };
 }
 

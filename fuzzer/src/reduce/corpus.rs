@@ -1,10 +1,12 @@
 //! Reducing every input of a fuzzing queue, each keeping the coverage it contributes: the
 //! "reduce" half of the fuzz-then-reduce baseline that Bonsai fuzzing is compared with.
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ahash::AHashSet;
+use libafl_bolts::rands::{Rand, StdRand};
 use serde::Serialize;
 
 use super::{Hdd, Judge, SameCoverage, Strategy, reduce_recorded};
@@ -52,8 +54,15 @@ pub struct CorpusReduction {
     pub bytes_after: usize,
     /// Every how many inputs one was reduced (1: all).
     pub sample_every: usize,
-    /// Inputs reduced: all of them, or the sample.
+    /// Inputs reduced so far: all of them, or the sample.
     pub sampled: usize,
+    /// CPU seconds (this process and its forked runs) of replaying the whole queue to find
+    /// what each input contributed, and of everything so far.
+    pub measure_cpu_seconds: f64,
+    pub cpu_seconds: f64,
+    /// False while the reduction runs: the summary is rewritten after every input, so a
+    /// reduction stopped at a deadline still says what it did.
+    pub finished: bool,
 }
 
 /// One input of the queue, replayed.
@@ -146,10 +155,16 @@ pub fn reduce_corpus(
     };
     let parser = (options.strategy != Strategy::Hdd).then(|| Parser::new(grammar));
     let mut written = AHashSet::new();
-    let sampled = originals
+    summary.measure_cpu_seconds = cpu_seconds();
+    let mut sampled: Vec<_> = originals
         .iter()
         .zip(requirements)
-        .step_by(summary.sample_every);
+        .step_by(summary.sample_every)
+        .collect();
+    if summary.sample_every > 1 {
+        shuffle(&mut sampled);
+    }
+    let summary_path = out.join("reduction.json");
     for (original, (required, must_be_valid, ran)) in sampled {
         summary.sampled += 1;
         summary.bytes_before += original.text.len();
@@ -204,11 +219,50 @@ pub fn reduce_corpus(
         crate::write_atomic_unsynced(&base.with_extension("meta"), info.to_text().as_bytes())?;
         summary.bytes_after += text.len();
         summary.written += 1;
+        if summary.sample_every > 1 {
+            write_summary(&mut summary, started, &summary_path)?;
+        }
     }
-    summary.seconds = started.elapsed().as_secs_f64();
-    let json = serde_json::to_string_pretty(&summary).expect("plain data serializes");
-    crate::write_atomic(&out.join("reduction.json"), format!("{json}\n").as_bytes())?;
+    summary.finished = true;
+    write_summary(&mut summary, started, &summary_path)?;
     Ok(summary)
+}
+
+fn write_summary(
+    summary: &mut CorpusReduction,
+    started: Instant,
+    path: &Path,
+) -> Result<(), Diagnostic> {
+    summary.seconds = started.elapsed().as_secs_f64();
+    summary.cpu_seconds = cpu_seconds();
+    let json = serde_json::to_string_pretty(summary).expect("plain data serializes");
+    crate::write_atomic(path, format!("{json}\n").as_bytes())
+}
+
+/// A sample is reduced in a seeded random order, so that the inputs a reduction stopped at a
+/// deadline got through are a random sample too, not the oldest part of the queue (whose
+/// inputs are smaller than the later ones).
+fn shuffle<T>(items: &mut [T]) {
+    let mut rand = StdRand::with_seed(0xB025_A100);
+    for i in (1..items.len()).rev() {
+        let j = rand.below(NonZeroUsize::new(i + 1).expect("i + 1 > 0"));
+        items.swap(i, j);
+    }
+}
+
+/// User and system CPU seconds of this process and of the children it waited for (every
+/// forked run).
+fn cpu_seconds() -> f64 {
+    let seconds = |who| {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(who, &mut usage) } != 0 {
+            return 0.0;
+        }
+        let time = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        time(usage.ru_utime) + time(usage.ru_stime)
+    };
+    seconds(libc::RUSAGE_SELF) + seconds(libc::RUSAGE_CHILDREN)
 }
 
 /// The queue's inputs in file order, replayed strictly under their recorded bounds.

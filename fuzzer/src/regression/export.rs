@@ -4,9 +4,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::export_input::{ExportInput, read_inputs};
 use super::manifest::{CORPUS_FORMAT, CORPUS_MANIFEST, CorpusEntry, CorpusManifest};
 use super::source::Source;
+use crate::corpus::Manifest;
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::grammar::Grammar;
 use crate::replay::{Execution, ForkedRunner};
 use crate::target::LinkedTarget;
 
@@ -20,6 +23,9 @@ pub struct ExportSummary {
     pub faults: usize,
     /// Files of an earlier export into the same directory that are gone now.
     pub removed: usize,
+    /// Queue entries that could not be exported whole (or at all), one line each: a user
+    /// must learn that the corpus is not the whole queue.
+    pub notes: Vec<String>,
 }
 
 /// Exports with the default per-input timeout of the fuzzer.
@@ -36,6 +42,7 @@ pub fn export(
         target,
         golden,
         distill,
+        None,
         crate::fuzz::DEFAULT_TIMEOUT,
     )
 }
@@ -43,13 +50,15 @@ pub fn export(
 /// Writes `out/NNNN.<ext>` and `NNNN.choices` for every distinct input in the queue of
 /// `dir`'s top node (a campaign) or of `dir` (a fuzzing output), and `out/manifest.json`.
 /// Every input is run once, in its own process, for its verdict, its edges and (with
-/// `golden`) its output. `out` must be new, empty or an earlier export.
+/// `golden`) its output. `out` must be new, empty or an earlier export. The `.choices` files
+/// are checked against `grammar`, or the grammar `fuzz.json` names when it is `None`.
 pub fn export_with_timeout(
     dir: &Path,
     out: &Path,
     target: &LinkedTarget,
     golden: bool,
     distill: bool,
+    grammar: Option<&Path>,
     timeout: Duration,
 ) -> Result<ExportSummary, Diagnostics> {
     let source = Source::open(dir)?;
@@ -72,9 +81,13 @@ pub fn export_with_timeout(
     }
     check_out_dir(out)?;
 
+    let grammar = checking_grammar(&fuzz, grammar);
+    let (entries, notes) = read_inputs(
+        &top.dir.join("queue"),
+        grammar.as_ref().map_err(|e| e.as_str()),
+    );
     let mut seen = HashSet::new();
-    let entries: Vec<_> = top
-        .queue()
+    let entries: Vec<ExportInput> = entries
         .into_iter()
         .filter(|e| seen.insert(e.text.clone()))
         .collect();
@@ -121,14 +134,14 @@ pub fn export_with_timeout(
     for (i, (entry, run)) in entries.iter().zip(&runs).enumerate() {
         let file = format!("{:0width$}.{ext}", i + 1);
         crate::write_atomic_unsynced(&out.join(&file), entry.text.as_bytes())?;
-        let choices = match std::fs::read(&entry.choices_path) {
-            Ok(bytes) => {
+        let choices = match &entry.choices {
+            Some(bytes) => {
                 let name = format!("{:0width$}.choices", i + 1);
-                crate::write_atomic_unsynced(&out.join(&name), &bytes)?;
+                crate::write_atomic_unsynced(&out.join(&name), bytes)?;
                 written.insert(name.clone());
                 Some(name)
             }
-            Err(_) => None,
+            None => None,
         };
         written.insert(file.clone());
         inputs.push(CorpusEntry {
@@ -144,9 +157,9 @@ pub fn export_with_timeout(
                     .unwrap_or_else(|| top.name.clone())
             }),
             origin: entry
-                .text_path
+                .origin
                 .strip_prefix(&source.root)
-                .unwrap_or(&entry.text_path)
+                .unwrap_or(&entry.origin)
                 .to_string_lossy()
                 .into_owned(),
             edges: run.edges.len(),
@@ -182,7 +195,27 @@ pub fn export_with_timeout(
             .count(),
         faults: runs.iter().filter(|r| r.outcome.is_fault()).count(),
         removed,
+        notes,
     })
+}
+
+/// The grammar the queue's `.choices` files are checked against, or why there is none. A
+/// grammar file edited since the run would fail every entry's check one by one; it is named
+/// once instead.
+fn checking_grammar(fuzz: &Manifest, given: Option<&Path>) -> Result<Grammar, String> {
+    let path = given.unwrap_or(&fuzz.grammar);
+    let grammar = crate::import::load(path)
+        .map_err(|e| format!("the grammar {} does not load: {e}", path.display()))?
+        .grammar;
+    let fingerprint = format!("{:016x}", grammar.fingerprint());
+    if fingerprint != fuzz.grammar_fingerprint {
+        return Err(format!(
+            "the grammar {} has fingerprint {fingerprint}, the run's was {}",
+            path.display(),
+            fuzz.grammar_fingerprint
+        ));
+    }
+    Ok(grammar)
 }
 
 /// A corpus is committed next to the grammar it came from (`corpus/starlark/` beside

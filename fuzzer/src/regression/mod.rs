@@ -3,11 +3,13 @@
 //! a changed compiler shows every verdict or output that changed.
 //!
 //! `source` reads campaign and fuzzing directories, `manifest` is the corpus's
-//! `manifest.json`, `export` writes a corpus (all of the queue, or the `distill`ed inputs that carry its coverage), `check` replays one against the manifest.
+//! `manifest.json`, `export` writes a corpus (all of the queue, or the `distill`ed inputs that carry its coverage)
+//! from the entries as `export_input` reads and checks them, `check` replays one against the manifest.
 
 mod check;
 mod distill;
 mod export;
+mod export_input;
 mod manifest;
 mod source;
 

@@ -57,7 +57,8 @@ impl fmt::Display for Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Execution {
     pub outcome: Outcome,
-    /// The target's message for `invalid`, the panic message, `signal N` for a crash, `timed
+    /// The target's message for `invalid`, the panic message, what a crash was (named as
+    /// `bonsai fuzz` names it, `feedback::describe_signal`), `timed
     /// out`, or why the input could not be run.
     pub message: String,
     /// Indices of the edge counters the input hit, ascending. Empty when the child died.

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use super::execution::{Execution, Outcome};
 use super::report_page::{self, PANICKED, RETURNED, ReportPage, SIGNALED, STARTED};
-use crate::feedback::{Fault, FaultKind, SymbolCache, describe_frames, signature};
+use crate::feedback::{Fault, FaultKind, SymbolCache, describe_frames, describe_signal, signature};
 use crate::observer::EdgeObserver;
 use crate::target::{LinkedTarget, Target, Verdict, fixed_heap};
 
@@ -279,9 +279,15 @@ impl ForkedRunner {
                 ended(Outcome::Timeout, "timed out".into(), fault)
             }
             SIGNALED => {
-                let why = format!("the target crashed with signal {signal}");
-                let fault = fault(FaultKind::Crash, None, why, self);
-                ended(Outcome::Crash, format!("signal {signal}"), fault)
+                let frames = describe_frames(self.page.addresses(), &mut self.symbols);
+                let why = describe_signal(Some(signal), &frames);
+                let fault = Fault {
+                    kind: FaultKind::Crash,
+                    signature: signature("crash", None, &frames),
+                    message: why.clone(),
+                    frames,
+                };
+                ended(Outcome::Crash, why, fault)
             }
             _ if killed => ended(
                 Outcome::Timeout,

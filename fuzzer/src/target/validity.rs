@@ -28,7 +28,8 @@ pub struct Validity {
     pub rejected: u64,
     /// Refusals by stage, in stage-name order.
     pub invalid: BTreeMap<String, StageTally>,
-    /// Inputs on which `run` panicked, with the panic message, in generation order.
+    /// Inputs on which the target faulted (panicked, or with a forked run also crashed or
+    /// timed out), with what happened, in generation order.
     pub crashes: Vec<Crash>,
 }
 
@@ -57,8 +58,9 @@ pub struct Crash {
 
 impl Validity {
     /// Generates `count` inputs from `grammar` within `bounds` (deterministic per `seed`) and
-    /// runs `target` on each. Panics of the target are caught and recorded; aborts and stack
-    /// overflows end the process, as they would in a campaign without a restarting manager.
+    /// runs `target` on each, in this process. Panics of the target are caught and recorded;
+    /// aborts, stack overflows and hangs end (or stall) the process: a caller that must
+    /// survive them runs each input in a child, through [`Validity::measure_with`].
     pub fn measure(
         target: &mut dyn Target,
         grammar: &Grammar,
@@ -78,7 +80,25 @@ impl Validity {
         bounds: Bounds,
         count: u64,
         seed: u64,
+        admit: impl FnMut(&str) -> bool,
+    ) -> Result<Self, Diagnostic> {
+        Self::measure_with(grammar, bounds, count, seed, admit, |text| {
+            catch_unwind(AssertUnwindSafe(|| target.run(text.as_bytes())))
+                .map_err(|payload| panic_message(payload.as_ref()))
+        })
+    }
+
+    /// The inputs of [`Validity::measure_filtered`], each run by `run`, which returns the
+    /// target's verdict or, for a fault, what it was. The target stage cannot run a child
+    /// process itself (that is `replay`'s job, below it), so `bonsai validity` passes a
+    /// forked run here.
+    pub fn measure_with(
+        grammar: &Grammar,
+        bounds: Bounds,
+        count: u64,
+        seed: u64,
         mut admit: impl FnMut(&str) -> bool,
+        mut run: impl FnMut(&str) -> Result<Verdict, String>,
     ) -> Result<Self, Diagnostic> {
         let mut sampler = Sampler::new(grammar, bounds)?;
         let mut rng = StdRand::with_seed(seed);
@@ -91,15 +111,14 @@ impl Validity {
             if !admit(&text) {
                 continue;
             }
-            let verdict = catch_unwind(AssertUnwindSafe(|| target.run(text.as_bytes())));
-            match verdict {
+            match run(&text) {
                 Ok(verdict) => validity.record(&verdict, &text),
-                Err(payload) => {
+                Err(message) => {
                     validity.inputs += 1;
                     validity.crashes.push(Crash {
                         index,
                         input: text.clone(),
-                        message: panic_message(payload.as_ref()),
+                        message,
                     });
                 }
             }

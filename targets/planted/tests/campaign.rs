@@ -15,6 +15,8 @@ use bonsai::text::render;
 use libafl_bolts::rands::{Rand, StdRand};
 use serde_json::Value;
 
+mod common;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -280,28 +282,6 @@ fn a_campaign_budget_passes_the_time_saturated_nodes_leave_up_to_the_top() {
     assert!(top["allotted_secs"].as_f64().unwrap() > 3.0, "{top}");
 }
 
-/// Live (not zombie) processes in process group `group`.
-fn live_in_group(group: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = after.split(' ').collect();
-        // state, ppid, pgrp
-        if fields.len() > 2 && fields[2] == group.to_string() && fields[0] != "Z" {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 fn spawn_in_own_group(args: &[String]) -> Child {
     use std::os::unix::process::CommandExt;
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -311,21 +291,6 @@ fn spawn_in_own_group(args: &[String]) -> Child {
         .process_group(0)
         .spawn()
         .unwrap()
-}
-
-fn wait_for_group_to_end(group: u32) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let live = live_in_group(group);
-        if live.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "processes {live:?} outlived the killed campaign"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn done_count(out: &Path) -> usize {
@@ -403,7 +368,7 @@ fn kill_9_at_random_moments_loses_no_saved_input_and_the_campaign_completes() {
         // SAFETY: our own child.
         unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
         child.wait().unwrap();
-        wait_for_group_to_end(group);
+        common::wait_for_group_to_end(group);
         let state = state(&out);
         for node in nodes(&state) {
             if node["state"] == "running" {
@@ -480,7 +445,7 @@ fn ctrl_c_stops_the_nodes_cleanly_and_resume_finishes() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("--resume"), "{stderr}");
-    wait_for_group_to_end(group);
+    common::wait_for_group_to_end(group);
     let state = state(&out);
     let states: Vec<String> = nodes(&state)
         .iter()
@@ -596,5 +561,55 @@ fn bad_flags_and_corrupt_state_are_usage_errors() {
     assert_usage_error(
         &bonsai(&["campaign", "--resume", out.to_str().unwrap()]),
         "corrupt campaign state",
+    );
+}
+
+/// `campaign --resume DIR` names no target, so the plain `bonsai` binary (no target linked
+/// in) resumed the campaign itself and then skipped the export "for want of the target",
+/// exiting 0. It now hands the command to `bonsai-TARGET`, found as for every other command,
+/// or fails. A binary with another target linked in stands for the plain one here: the
+/// campaign's target is renamed to `fake`, whose binary is a script on PATH.
+#[test]
+fn resume_runs_in_the_binary_of_the_campaigns_target_or_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("campaign");
+    let args = new_campaign_args(
+        &out,
+        &["--max-bounds", "1,1,1", "--node-execs", "30", "--no-report"],
+    );
+    let first = bonsai(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let mut state = state(&out);
+    state["target"] = "fake".into();
+    std::fs::write(out.join("campaign.json"), state.to_string()).unwrap();
+
+    let resume = ["campaign", "--resume", out.to_str().unwrap()];
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let without = command(&resume).env("PATH", &bin).output().unwrap();
+    assert_usage_error(&without, "unknown target 'fake'");
+
+    let called = dir.path().join("called");
+    let script = bin.join("bonsai-fake");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$@\" > {}\n", called.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let with = command(&resume).env("PATH", &bin).output().unwrap();
+    assert!(
+        with.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&called).unwrap().trim_end(),
+        resume.join(" ")
     );
 }

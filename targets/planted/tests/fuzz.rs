@@ -320,6 +320,163 @@ fn a_killed_fuzzing_process_is_resumed_without_losing_saved_inputs() {
     assert!(summary["restarts"].as_u64().unwrap() >= 1, "{summary}");
 }
 
+/// Two runs on one output directory would number their entries from the same start and
+/// overwrite each other's files: while one runs, a second is refused with the directory's
+/// name; a run killed with `kill -9` leaves no lock behind, so the output can be resumed.
+#[test]
+fn a_second_run_on_one_output_is_refused_and_a_killed_run_can_be_resumed() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut first = fuzz_command(
+        &out,
+        &[
+            "--bounds",
+            "2,3,3",
+            "--execs",
+            "1000000000",
+            "--timeout-ms",
+            "200",
+        ],
+    )
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .process_group(0)
+    .spawn()
+    .unwrap();
+    let group = first.id();
+    let meta_written = || {
+        std::fs::read_dir(out.join("queue")).is_ok_and(|d| {
+            d.filter_map(Result::ok)
+                .any(|e| e.path().extension().is_some_and(|x| x == "meta"))
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !meta_written() {
+        assert!(std::time::Instant::now() < deadline, "nothing saved");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let second = fuzz_command(&out, &["--bounds", "2,3,3", "--execs", "100"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(out.to_str().unwrap()) && stderr.contains("another `bonsai fuzz`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    unsafe { libc::killpg(group as i32, libc::SIGKILL) };
+    first.wait().unwrap();
+    common::wait_for_group_to_end(group);
+    let resumed = fuzz(&out, &["--bounds", "2,3,3", "--execs", "100"]);
+    assert!(resumed["seeds_loaded"].as_u64().unwrap() >= 1, "{resumed}");
+}
+
+/// Names of the files of `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A run that fills the disk ends with one located message (not LibAFL's respawner panic
+/// and its backtrace) and leaves no temporary file; once there is room again, the resumed
+/// run completes the entry it was writing, reports no skipped seed and loses nothing.
+///
+/// The disk is a 256 KiB tmpfs, mounted in a private mount namespace (`unshare`), most of
+/// it taken by a filler file; for the resume the filesystem is grown.
+#[test]
+fn a_full_disk_ends_the_run_with_one_message_and_the_resume_completes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("disk");
+    std::fs::create_dir_all(&disk).unwrap();
+    let script = r#"
+        set -u
+        bin=$1; grammar=$2; disk=$3; outside=$4
+        mount -t tmpfs -o size=256k tmpfs "$disk" || exit 99
+        dd if=/dev/zero of="$disk/fill" bs=4k count=40 2>/dev/null
+        run() {
+            BONSAI_LOG=warn "$bin" fuzz --target planted --grammar "$grammar" --bounds 2,3,3 \
+                --execs "$1" --timeout-ms 200 --out "$disk/out" >"$outside/stdout$2" 2>"$outside/stderr$2"
+            echo $? >"$outside/code$2"
+            cp -a "$disk/out" "$outside/after$2"
+        }
+        run 1000000 1
+        rm "$disk/fill"
+        mount -o remount,size=20m "$disk"
+        run 300 2
+    "#;
+    let status = std::process::Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(env!("CARGO_BIN_EXE_bonsai-planted"))
+        .arg(grammar_path())
+        .arg(&disk)
+        .arg(dir.path())
+        .status();
+    if let Err(e) = status {
+        eprintln!("skipped: cannot run unshare ({e})");
+        return;
+    }
+    if !dir.path().join("code1").exists() {
+        eprintln!("skipped: cannot mount a tmpfs in a private user and mount namespace here");
+        return;
+    }
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let stderr = read("stderr1");
+    assert_eq!(read("code1").trim(), "2", "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one message: {stderr}");
+    assert!(
+        stderr.contains("No space left on device") && stderr.contains("/out/queue/0000"),
+        "{stderr}"
+    );
+    let after1 = dir.path().join("after1");
+    let after2 = dir.path().join("after2");
+    for sub in ["", "queue", "crashes", "hangs"] {
+        for name in names(&after1.join(sub)) {
+            assert!(!name.contains(".tmp"), "{sub}/{name} was left behind");
+        }
+    }
+
+    let stderr = read("stderr2");
+    assert_eq!(read("code2").trim(), "0", "{stderr}");
+    assert!(!stderr.contains("skipped seed"), "{stderr}");
+    let saved = names(&after1.join("queue"));
+    assert!(saved.len() >= 6, "{saved:?}");
+    for name in &saved {
+        assert_eq!(
+            std::fs::read(after1.join("queue").join(name)).unwrap(),
+            std::fs::read(after2.join("queue").join(name)).unwrap(),
+            "{name} changed or was lost"
+        );
+    }
+    for name in names(&after2.join("queue")) {
+        let stem = name.split('.').next().unwrap();
+        for extension in ["txt", "choices", "meta"] {
+            assert!(
+                after2
+                    .join("queue")
+                    .join(format!("{stem}.{extension}"))
+                    .exists(),
+                "{stem}.{extension} is missing after the resume"
+            );
+        }
+    }
+    assert_choices_replay_to_text(&after2.join("queue"));
+}
+
 #[test]
 fn a_memory_limit_turns_big_allocations_into_oom_entries() {
     let dir = tempfile::tempdir().unwrap();
@@ -559,4 +716,154 @@ fn replay_reports_verdicts_coverage_and_faults() {
         out.join("hangs").to_str().unwrap(),
     ]);
     assert!(String::from_utf8_lossy(&hangs.stdout).contains(" timeout "));
+}
+
+/// `replay DIR/crashes` said "replaying .choices files needs the grammar" although `fuzz.json`
+/// one level up names it, and a single input could not be replayed at all ("not a
+/// directory"). Both now work as they do for a whole output.
+#[test]
+fn replay_takes_one_file_and_finds_the_grammar_of_a_crashes_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--execs",
+            "200",
+            "--timeout-ms",
+            "100",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    );
+    let replay = |path: &Path, extra: &[&str]| {
+        let mut args = vec!["replay", "--target", "planted", "--timeout-ms", "200"];
+        args.extend_from_slice(extra);
+        args.push(path.to_str().unwrap());
+        bonsai(&args)
+    };
+    let crashes = out.join("crashes");
+    let listed = replay(&crashes, &[]);
+    let table = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.status.success(),
+        "{table}{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(
+        table.lines().filter(|l| l.contains(" crash ")).count() >= 2,
+        "{table}"
+    );
+
+    let (stem, meta) = entries(&crashes).into_iter().next().unwrap();
+    let one = replay(&crashes.join(format!("{stem}.choices")), &["--json"]);
+    let stdout = String::from_utf8_lossy(&one.stdout);
+    assert!(
+        one.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "one input and the total: {stdout}");
+    assert_eq!(lines[0]["name"], format!("{stem}.choices"));
+    assert_eq!(lines[0]["verdict"], "crash", "{stdout}\n{meta}");
+
+    let text = replay(&crashes.join(format!("{stem}.txt")), &["--json"]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(stdout.contains("\"verdict\":\"crash\""), "{stdout}");
+
+    let check = replay(&crashes.join(format!("{stem}.txt")), &["--check"]);
+    assert_eq!(check.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&check.stderr).contains("not a file"));
+}
+
+/// One fault, one name: the stack overflow was "the target overflowed its stack" in
+/// `crashes/*.meta`, "signal 11" in `replay` and "the target crashed with signal 11" in
+/// `reduce` (and the abort was "a signal (abort, segmentation fault or similar)" in the
+/// fuzzer, "signal 6" elsewhere). Every command now names each fault as the fuzzer saved it.
+#[test]
+fn a_fault_has_one_name_in_fuzz_replay_and_reduce() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--execs",
+            "30",
+            "--timeout-ms",
+            "100",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    );
+    let crashes = out.join("crashes");
+    let message = |meta: &str| {
+        let first = meta.lines().next().unwrap();
+        let at = first.find("message=\"").unwrap() + "message=\"".len();
+        first[at..first.len() - 1].to_string()
+    };
+    let mut names = Vec::new();
+    for (stem, meta) in entries(&crashes) {
+        if field(&meta, "kind") != "crash" {
+            continue;
+        }
+        let saved = message(&meta);
+        let choices = crashes.join(format!("{stem}.choices"));
+        let replay = bonsai(&[
+            "replay",
+            "--target",
+            "planted",
+            "--json",
+            choices.to_str().unwrap(),
+        ]);
+        let first: Value = serde_json::from_str(
+            String::from_utf8_lossy(&replay.stdout)
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(first["message"], saved.as_str(), "replay of {stem}");
+
+        let reduce = bonsai(&[
+            "reduce",
+            grammar_path().to_str().unwrap(),
+            choices.to_str().unwrap(),
+            "--criterion",
+            "crash",
+            "--target",
+            "planted",
+            "--max-tests",
+            "1",
+            "--out",
+            dir.path().join("reduced").to_str().unwrap(),
+        ]);
+        let said = String::from_utf8_lossy(&reduce.stderr);
+        assert!(
+            said.contains(&format!(
+                "kept: crash with signature {} ({saved})",
+                field(&meta, "signature")
+            )),
+            "reduce of {stem} ({saved}): {said}"
+        );
+        names.push(saved);
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "the target aborted (signal 6)",
+            "the target overflowed its stack (or crashed in deep recursion)"
+        ]
+    );
 }

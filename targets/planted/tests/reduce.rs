@@ -459,6 +459,14 @@ fn a_sampled_corpus_reduction_reduces_every_kth_input_as_the_full_one_does() {
     assert_eq!(full["sampled"].as_u64().unwrap(), inputs);
     assert_eq!(sample["sampled"].as_u64().unwrap(), inputs.div_ceil(3));
     assert_eq!(sample["sample_every"], 3);
+    for summary in [&full, &sample] {
+        assert_eq!(summary["finished"], true, "{summary}");
+        let (measure, cpu) = (
+            summary["measure_cpu_seconds"].as_f64().unwrap(),
+            summary["cpu_seconds"].as_f64().unwrap(),
+        );
+        assert!(0.0 < measure && measure <= cpu, "{summary}");
+    }
 
     let texts = |queue: &Path| -> Vec<(String, String)> {
         let mut names: Vec<_> = std::fs::read_dir(queue)

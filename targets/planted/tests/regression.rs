@@ -275,6 +275,105 @@ fn export_refuses_a_foreign_directory_and_replaces_its_own() {
     );
 }
 
+/// What a kill or a full disk can leave in a queue: an entry without its `.meta`, one with a
+/// truncated `.choices`, one whose text is gone, one with nothing but its `.meta`. Export
+/// takes each as far as the entry itself allows, copies only choices that replay to the
+/// text, and lists what it could not take whole; nothing is dropped in silence.
+#[test]
+fn export_rebuilds_damaged_entries_and_lists_what_it_cannot() {
+    let fixture = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    copy_dir(&fixture.campaign.join("nodes").join(TOP), &run);
+    let queue = run.join("queue");
+    let mut stems: Vec<String> = std::fs::read_dir(&queue)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "meta"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    stems.sort();
+    let text_of = |stem: &str| std::fs::read_to_string(queue.join(format!("{stem}.txt"))).unwrap();
+    let mut distinct = HashSet::new();
+    let picked: Vec<String> = stems
+        .iter()
+        .filter(|s| distinct.insert(text_of(s)))
+        .take(4)
+        .cloned()
+        .collect();
+    let [no_meta, truncated, no_text, nothing] = picked.as_slice() else {
+        panic!("too few entries: {stems:?}");
+    };
+    let texts: HashSet<String> = stems
+        .iter()
+        .filter(|s| *s != nothing)
+        .map(|s| text_of(s))
+        .collect();
+    let truncated_text = text_of(truncated);
+    let no_text_text = text_of(no_text);
+    let path = |stem: &str, extension: &str| queue.join(format!("{stem}.{extension}"));
+    std::fs::remove_file(path(no_meta, "meta")).unwrap();
+    let bytes = std::fs::read(path(truncated, "choices")).unwrap();
+    std::fs::write(path(truncated, "choices"), &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::remove_file(path(no_text, "txt")).unwrap();
+    std::fs::remove_file(path(nothing, "txt")).unwrap();
+    std::fs::remove_file(path(nothing, "choices")).unwrap();
+
+    let corpus = dir.path().join("corpus");
+    let output = bonsai(&[
+        "export",
+        run.to_str().unwrap(),
+        "--out",
+        corpus.to_str().unwrap(),
+        "--target",
+        "planted",
+    ]);
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("{truncated}.txt: exported without its choices")),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("{no_text}.choices: its text is missing")),
+        "{said}"
+    );
+    assert!(said.contains(&format!("{nothing}: not exported")), "{said}");
+    let manifest = manifest(&corpus);
+    let inputs = manifest["inputs"].as_array().unwrap();
+    let exported: HashMap<String, &Value> = inputs
+        .iter()
+        .map(|i| {
+            let file = corpus.join(i["file"].as_str().unwrap());
+            (std::fs::read_to_string(file).unwrap(), i)
+        })
+        .collect();
+    assert_eq!(
+        exported.keys().cloned().collect::<HashSet<_>>(),
+        texts,
+        "every input but the one with nothing left is exported"
+    );
+    assert!(exported[&truncated_text]["choices"].is_null());
+    assert!(exported[&no_text_text]["choices"].is_string());
+    let grammar = grammar_path();
+    for (text, input) in &exported {
+        let Some(choices) = input["choices"].as_str() else {
+            continue;
+        };
+        let replayed = bonsai(&[
+            "generate",
+            grammar.to_str().unwrap(),
+            "--replay",
+            corpus.join(choices).to_str().unwrap(),
+        ]);
+        assert!(replayed.status.success(), "{}", self::text(&replayed));
+        assert_eq!(
+            String::from_utf8_lossy(&replayed.stdout).trim_end(),
+            text.trim_end()
+        );
+    }
+}
+
 #[test]
 fn replay_check_passes_unchanged_and_reports_every_change() {
     let fixture = fixture();

@@ -9,6 +9,7 @@
 use super::lexer::{Token, TokenKind, tokenize};
 use super::syntax::{Alternative, Command, Element, GrammarKind, GrammarSpec, Rule};
 use crate::diagnostic::{Diagnostic, SourceFile, Span};
+use crate::grammar::syntax::{MAX_NESTING, too_deep};
 
 pub fn parse(source: &SourceFile) -> Result<(GrammarSpec, Vec<Diagnostic>), Diagnostic> {
     let tokens = tokenize(source)?;
@@ -17,6 +18,7 @@ pub fn parse(source: &SourceFile) -> Result<(GrammarSpec, Vec<Diagnostic>), Diag
         tokens,
         pos: 0,
         warnings: Vec::new(),
+        depth: 0,
     };
     let spec = parser.grammar()?;
     Ok((spec, parser.warnings))
@@ -27,6 +29,9 @@ struct Parser<'a> {
     tokens: Vec<Token>,
     pos: usize,
     warnings: Vec<Diagnostic>,
+    /// Blocks and `~` open around the current token, bounded by [`MAX_NESTING`] as in the
+    /// native format.
+    depth: usize,
 }
 
 fn describe(kind: &TokenKind) -> String {
@@ -438,6 +443,19 @@ impl Parser<'_> {
     fn atom(&mut self) -> Result<Element, Diagnostic> {
         let token = self.peek().clone();
         let span = self.span();
+        if matches!(token, TokenKind::LeftParen | TokenKind::Tilde) {
+            if self.depth == MAX_NESTING {
+                return Err(self.source.error(span, too_deep("this element")));
+            }
+            self.depth += 1;
+            let element = self.atom_inside(token, span);
+            self.depth -= 1;
+            return element;
+        }
+        self.atom_inside(token, span)
+    }
+
+    fn atom_inside(&mut self, token: TokenKind, span: Span) -> Result<Element, Diagnostic> {
         let element = match token {
             TokenKind::Literal(text) => {
                 self.advance();

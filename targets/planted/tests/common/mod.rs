@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -59,4 +60,42 @@ pub fn fuzz(out: &Path, extra: &[&str]) -> Value {
         String::from_utf8_lossy(&output.stderr)
     );
     summary_of(&output.stdout)
+}
+
+/// Live (not zombie) processes in process group `group`.
+pub fn live_in_group(group: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
+        let fields: Vec<&str> = after.split(' ').collect();
+        // state, ppid, pgrp
+        if fields.len() > 2 && fields[2] == group.to_string() && fields[0] != "Z" {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Waits until every process of `group` has ended (a killed run's children die with it).
+pub fn wait_for_group_to_end(group: u32) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let live = live_in_group(group);
+        if live.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "processes {live:?} outlived the kill"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

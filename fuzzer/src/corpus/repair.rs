@@ -1,0 +1,198 @@
+//! What an interrupted run leaves in its output directory, put right when it resumes.
+//!
+//! Every file is written through a temporary file and a rename, and an entry's files in the
+//! order choices, text, metadata (see `store`). A run killed, or stopped by a full disk, in
+//! the middle of that leaves temporary files, and an entry with its choices but without its
+//! text or metadata. Outputs of older versions, which wrote the text first, may hold a text
+//! without choices. None of this may cost a saved input, and none of it should be reported
+//! again on every resume: temporary files are removed (the caller holds the directory's lock,
+//! so no write is in progress), a missing text is rendered from the choices, missing choices
+//! are parsed back from the text, and a missing `.meta` is written when the resumed run
+//! replays the entry (`Seed::needs_meta`).
+
+use std::path::{Path, PathBuf};
+
+use libafl_bolts::rands::StdRand;
+
+use super::DIRECTORIES;
+use crate::choice::{Replay, SavedChoices};
+use crate::grammar::Grammar;
+use crate::parse::{Parser, with_large_stack};
+use crate::sampler::{Bounds, Sample, Sampler};
+
+/// What [`repair`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Repaired {
+    /// Temporary files of interrupted writes, removed.
+    pub temporaries: usize,
+    /// Queue texts written again from their choices.
+    pub texts: Vec<PathBuf>,
+    /// Queue choices parsed back from their texts.
+    pub choices: Vec<PathBuf>,
+    /// Entries that could not be made whole, and why; they stay as they are.
+    pub failed: Vec<(PathBuf, String)>,
+}
+
+/// Repairs the output directory `root` of a run on `grammar` within `bounds`.
+pub fn repair(root: &Path, grammar: &Grammar, bounds: Bounds) -> Repaired {
+    let mut repaired = Repaired {
+        temporaries: crate::fs_util::remove_temporaries(root),
+        ..Repaired::default()
+    };
+    for dir in DIRECTORIES {
+        repaired.temporaries += crate::fs_util::remove_temporaries(&root.join(dir));
+    }
+    let queue = root.join("queue");
+    let Ok(listing) = std::fs::read_dir(&queue) else {
+        return repaired;
+    };
+    let mut paths: Vec<PathBuf> = listing.filter_map(Result::ok).map(|e| e.path()).collect();
+    paths.sort();
+    let numbered = |path: &Path| {
+        path.file_stem()
+            .and_then(|s| s.to_str())
+            .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let mut parser = None;
+    for path in paths.iter().filter(|p| numbered(p)) {
+        let (text, choices) = (path.with_extension("txt"), path.with_extension("choices"));
+        let result = match path.extension().and_then(|e| e.to_str()) {
+            Some("choices") if !text.exists() => {
+                render_text(path, grammar).map(|()| repaired.texts.push(text))
+            }
+            Some("txt") if !choices.exists() => {
+                let parser = parser.get_or_insert_with(|| Parser::new(grammar));
+                parse_choices(path, parser, bounds).map(|()| repaired.choices.push(choices))
+            }
+            _ => Ok(()),
+        };
+        if let Err(reason) = result {
+            repaired.failed.push((path.clone(), reason));
+        }
+    }
+    repaired
+}
+
+/// Writes `NNNNNN.txt` beside `choices`: the text its strict replay renders.
+fn render_text(choices: &Path, grammar: &Grammar) -> Result<(), String> {
+    let saved = SavedChoices::read(choices).map_err(|d| d.message)?;
+    if saved.grammar != grammar.fingerprint() {
+        return Err("recorded with a different grammar".into());
+    }
+    let mut sampler = Sampler::new(grammar, saved.bounds).map_err(|d| d.message)?;
+    let mut sample = Sample::default();
+    sampler
+        .sample(
+            saved.choices.as_slice(),
+            Replay::Strict,
+            &mut StdRand::with_seed(0),
+            &mut sample,
+        )
+        .map_err(|e| e.to_string())?;
+    let text = crate::text::render(grammar, &sample.tree);
+    crate::write_atomic_unsynced(&choices.with_extension("txt"), text.as_bytes())
+        .map_err(|d| d.message)
+}
+
+/// Writes `NNNNNN.choices` beside `text`: the choices that replay, strictly and within the
+/// run's bounds, to exactly that text, as the fuzzer would have written them.
+fn parse_choices(text_path: &Path, parser: &Parser<'_>, bounds: Bounds) -> Result<(), String> {
+    let grammar = parser.grammar();
+    let text = std::fs::read_to_string(text_path).map_err(|e| format!("cannot read: {e}"))?;
+    // Extraction recurses as deep as the text nests.
+    let parsed = with_large_stack(|| parser.parse(&text)).map_err(|e| e.message)?;
+    if !parsed.bounds.within(&bounds) {
+        return Err(format!(
+            "its text needs bounds {}, beyond the run's {bounds}",
+            parsed.bounds
+        ));
+    }
+    let mut sampler = Sampler::new(grammar, bounds).map_err(|d| d.message)?;
+    let mut sample = Sample::default();
+    with_large_stack(|| {
+        sampler.sample(
+            parsed.choices.as_slice(),
+            Replay::Strict,
+            &mut StdRand::with_seed(0),
+            &mut sample,
+        )
+    })
+    .map_err(|e| e.to_string())?;
+    if crate::text::render(grammar, &sample.tree) != text {
+        return Err("its text does not parse back to the same text".into());
+    }
+    let saved = SavedChoices {
+        grammar: grammar.fingerprint(),
+        bounds,
+        choices: sample.choices,
+    };
+    crate::write_atomic_unsynced(&text_path.with_extension("choices"), &saved.to_bytes())
+        .map_err(|d| d.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::choice::ChoiceSequence;
+
+    #[test]
+    fn a_cut_short_write_is_made_whole_and_temporaries_go() {
+        let grammar = Grammar::from_text("g", "s = item* ; item = \"a\" | \"b\" ;").unwrap();
+        let bounds: Bounds = "1,3,1".parse().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for sub in DIRECTORIES {
+            std::fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        let queue = root.join("queue");
+        // Choices written, text not yet.
+        SavedChoices {
+            grammar: grammar.fingerprint(),
+            bounds,
+            choices: ChoiceSequence(vec![2, 0, 1]),
+        }
+        .write(&queue.join("000000.choices"))
+        .unwrap();
+        // An older version's order: text written, choices not yet.
+        std::fs::write(queue.join("000001.txt"), "b b a").unwrap();
+        // Text beyond the bounds: left alone, and said why.
+        std::fs::write(queue.join("000002.txt"), "a a a a").unwrap();
+        std::fs::write(root.join(".fuzz.json.tmp77"), "").unwrap();
+        std::fs::write(queue.join(".000003.choices.tmp77"), "").unwrap();
+        std::fs::write(root.join("crashes/.000000.meta.tmp78"), "").unwrap();
+
+        let repaired = repair(root, &grammar, bounds);
+        assert_eq!(repaired.temporaries, 3);
+        assert_eq!(repaired.texts, vec![queue.join("000000.txt")]);
+        assert_eq!(repaired.choices, vec![queue.join("000001.choices")]);
+        assert_eq!(repaired.failed.len(), 1, "{:?}", repaired.failed);
+        assert!(
+            repaired.failed[0].1.contains("beyond"),
+            "{:?}",
+            repaired.failed
+        );
+        assert_eq!(
+            std::fs::read_to_string(queue.join("000000.txt")).unwrap(),
+            "a b"
+        );
+        let rebuilt = SavedChoices::read(&queue.join("000001.choices")).unwrap();
+        assert_eq!(rebuilt.bounds, bounds);
+        let mut sampler = Sampler::new(&grammar, bounds).unwrap();
+        let mut sample = Sample::default();
+        sampler
+            .sample(
+                rebuilt.choices.as_slice(),
+                Replay::Strict,
+                &mut StdRand::with_seed(0),
+                &mut sample,
+            )
+            .unwrap();
+        assert_eq!(crate::text::render(&grammar, &sample.tree), "b b a");
+        // Nothing is left to do a second time.
+        let again = repair(root, &grammar, bounds);
+        assert_eq!(
+            (again.temporaries, again.texts.len(), again.choices.len()),
+            (0, 0, 0)
+        );
+    }
+}
