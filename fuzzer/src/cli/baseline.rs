@@ -28,7 +28,9 @@ pub struct BaselineArgs {
     /// Stop after this many executions.
     #[arg(long, value_name = "N")]
     execs: Option<u64>,
-    /// Output directory (new or empty); the corpus is written to DIR/queue as text.
+    /// Output directory (new or empty): the corpus as text in DIR/queue, each distinct fault
+    /// in DIR/crashes or DIR/hangs (NNNNNN.txt + .meta), coverage over time in
+    /// DIR/coverage.csv.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     #[arg(long, default_value_t = 0)]
@@ -63,12 +65,16 @@ pub fn run(args: BaselineArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         println!("{}", serde_json::to_string(&summary).expect("plain data"));
     } else {
         eprintln!(
-            "nautilus: {} execs ({:.0}/s), {} edges, corpus {}, {} faults; output in {}",
+            "nautilus: {} execs ({:.0}/s), {} edges, corpus {} ({:.1}% valid), \
+             {} crashes and {} hangs ({} faulting executions); output in {}",
             summary.execs,
             summary.execs_per_sec,
             summary.edges,
             summary.corpus,
-            summary.faults,
+            100.0 * summary.valid_share,
+            summary.crashes,
+            summary.hangs,
+            summary.fault_executions,
             summary.out.display()
         );
     }

@@ -108,42 +108,61 @@ impl FaultFeedback {
             pending: None,
         }
     }
+}
 
-    fn describe(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
-        let caught = if kind == FaultKind::Panic {
-            panic_record::take()
-        } else {
-            None
-        };
-        let (message, location, frames) = match caught {
-            Some(p) => {
-                let message = match &p.location {
-                    Some(l) => format!("{} at {l}", p.message),
-                    None => p.message,
-                };
-                (message, p.location, describe_frames(&p.addresses, cache))
-            }
-            None => {
-                let frames = target_frames(cache);
-                let message = match kind {
-                    FaultKind::Timeout => "the target did not finish in time".to_string(),
-                    FaultKind::OutOfMemory => {
-                        "the target allocated more than the memory limit".to_string()
-                    }
-                    _ => {
-                        let signal = SIGNAL.swap(0, Ordering::SeqCst);
-                        describe_signal((signal != 0).then_some(signal), &frames)
-                    }
-                };
-                (message, None, frames)
-            }
-        };
-        Fault {
-            kind,
-            signature: signature(&kind.to_string(), location.as_deref(), &frames),
-            message,
-            frames,
+/// The kind of fault an execution ended in, or `None` for a normal exit. Asked right after
+/// the execution: a caught panic is told from a signal by the panic record the run left
+/// behind, which [`describe_fault`] then takes.
+pub fn fault_kind(exit_kind: &ExitKind) -> Option<FaultKind> {
+    Some(match exit_kind {
+        ExitKind::Crash if memory_limit::tripped() => FaultKind::OutOfMemory,
+        ExitKind::Oom => FaultKind::OutOfMemory,
+        ExitKind::Crash if panic_record::pending() => FaultKind::Panic,
+        ExitKind::Crash => FaultKind::Crash,
+        ExitKind::Timeout => FaultKind::Timeout,
+        _ => return None,
+    })
+}
+
+/// Describes the fault the last execution ended in: a panic from its record, anything else
+/// from the stack the signal handler runs on and the signal the guard recorded. Shared by
+/// every fuzzer that runs a target in-process (Bonsai's loop, the Nautilus baseline), so that
+/// a fault gets the same signature on both sides of a comparison and "found the same bug"
+/// means the same thing.
+pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
+    let caught = if kind == FaultKind::Panic {
+        panic_record::take()
+    } else {
+        None
+    };
+    let (message, location, frames) = match caught {
+        Some(p) => {
+            let message = match &p.location {
+                Some(l) => format!("{} at {l}", p.message),
+                None => p.message,
+            };
+            (message, p.location, describe_frames(&p.addresses, cache))
         }
+        None => {
+            let frames = target_frames(cache);
+            let message = match kind {
+                FaultKind::Timeout => "the target did not finish in time".to_string(),
+                FaultKind::OutOfMemory => {
+                    "the target allocated more than the memory limit".to_string()
+                }
+                _ => {
+                    let signal = SIGNAL.swap(0, Ordering::SeqCst);
+                    describe_signal((signal != 0).then_some(signal), &frames)
+                }
+            };
+            (message, None, frames)
+        }
+    };
+    Fault {
+        kind,
+        signature: signature(&kind.to_string(), location.as_deref(), &frames),
+        message,
+        frames,
     }
 }
 
@@ -210,15 +229,10 @@ where
     ) -> Result<bool, Error> {
         memory_limit::disarm();
         self.pending = None;
-        let kind = match exit_kind {
-            ExitKind::Crash if memory_limit::tripped() => FaultKind::OutOfMemory,
-            ExitKind::Oom => FaultKind::OutOfMemory,
-            ExitKind::Crash if panic_record::pending() => FaultKind::Panic,
-            ExitKind::Crash => FaultKind::Crash,
-            ExitKind::Timeout => FaultKind::Timeout,
-            _ => return Ok(false),
+        let Some(kind) = fault_kind(exit_kind) else {
+            return Ok(false);
         };
-        let fault = Self::describe(kind, state.metadata_or_insert_with(SymbolCache::default));
+        let fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
         let seen = state.metadata_or_insert_with(SeenFaults::default);
         seen.occurrences += 1;
         if !seen.signatures.insert((fault.kind, fault.signature)) {

@@ -7,7 +7,10 @@ pub mod panic_record;
 mod signature;
 mod validity;
 
-pub use fault::{Fault, FaultFeedback, FaultKind, SeenFaults, describe_signal, record_signal};
+pub use fault::{
+    Fault, FaultFeedback, FaultKind, SeenFaults, describe_fault, describe_signal, fault_kind,
+    record_signal,
+};
 pub use signature::{
     SymbolCache, describe_frames, signature, stack_addresses, target_frames, warm_symbol_cache,
 };

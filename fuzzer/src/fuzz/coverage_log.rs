@@ -36,7 +36,7 @@ pub struct CoveragePoint {
 }
 
 impl CoveragePoint {
-    fn to_line(self) -> String {
+    pub fn to_line(self) -> String {
         format!(
             "{:.3},{},{},{},{},{},{}\n",
             self.secs, self.execs, self.edges, self.corpus, self.valid, self.crashes, self.hangs

@@ -46,8 +46,8 @@ use crate::feedback::{
 };
 use crate::grammar::Grammar;
 use crate::mutators::{
-    HavocMutator, LastMutation, Mutation, ParentTrees, RegenerateMutator, RepetitionEdit,
-    RepetitionMutator, ShrinkMutator, SpliceMutator,
+    HavocMutator, LastMutation, Mutation, ParentTrees, RecursionMutator, RegenerateMutator,
+    RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator,
 };
 use crate::observer::{EdgeObserver, Replay, ReplayObserver};
 use crate::schedule::{Energy, MinimizerQueue, Ownership, SchedulerKind, ZestScheduler};
@@ -312,7 +312,7 @@ fn die_with_supervisor(_supervisor: u32) {}
 /// starlark). Unless the user asked for library backtraces explicitly (`RUST_LIB_BACKTRACE`),
 /// they are turned off for the run. Panics are unaffected: their stacks come from the fault
 /// feedback.
-fn quiet_library_backtraces() {
+pub(super) fn quiet_library_backtraces() {
     if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
         // SAFETY: called before the fuzzing process starts any thread.
         unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };
@@ -520,6 +520,7 @@ where
         RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Delete),
         RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Duplicate),
         ShrinkMutator::new(Rc::clone(&trees)),
+        RecursionMutator::new(Rc::clone(&trees)),
     ));
     let stop = Stop::new(config.stop, prepared.started);
     let status = Status::new(config.show_status, prepared.started);

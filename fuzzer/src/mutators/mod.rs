@@ -9,6 +9,7 @@
 
 mod havoc;
 mod parent;
+mod recursion;
 mod regenerate;
 mod repetition;
 mod shrink;
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 pub use havoc::HavocMutator;
 pub use parent::{ParentTrees, SharedTrees, nodes_with_choices, symbol_of};
+pub use recursion::{RecursionMutator, recursions, repeat_recursion};
 pub use regenerate::RegenerateMutator;
 pub use repetition::{RepetitionEdit, RepetitionMutator, edit_item};
 pub use shrink::ShrinkMutator;
@@ -39,6 +41,7 @@ pub enum Mutation {
     DeleteItem,
     DuplicateItem,
     Shrink,
+    Recursion,
 }
 
 impl fmt::Display for Mutation {
@@ -52,6 +55,7 @@ impl fmt::Display for Mutation {
             Mutation::DeleteItem => "delete-item",
             Mutation::DuplicateItem => "duplicate-item",
             Mutation::Shrink => "shrink",
+            Mutation::Recursion => "recursion",
         })
     }
 }

@@ -5,18 +5,31 @@
 //! `MaxMapFeedback`, a queue scheduler), on Bonsai's grammar converted by
 //! `export::nautilus_rules`, so that `scripts/compare-nautilus` compares engines, not setups.
 //! It shares Bonsai's supervision (a restarting manager, so aborts and hangs do not end the
-//! run) and writes its corpus as text, which `bonsai replay` measures like Bonsai's own.
+//! run), its harness conditions (panics caught in-process, the same batched timeout, library
+//! backtraces off) and its output: the corpus as text in `queue/`, which `bonsai replay`
+//! measures like Bonsai's own, each distinct fault once in `crashes/` or `hangs/` with the
+//! signature Bonsai's loop would give it (`faults`), and `coverage.csv` (`timeline`).
 
+mod faults;
+mod timeline;
+
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use libafl::HasMetadata;
 use libafl::HasNamedMetadata;
 use libafl::corpus::{Corpus, InMemoryCorpus};
 use libafl::events::SimpleRestartingEventManager;
+use libafl::executors::hooks::inprocess::HasTimeout;
+use libafl::executors::hooks::timer::TimerStruct;
+use libafl::executors::inprocess::HasInProcessHooks;
 use libafl::executors::{ExitKind, InProcessExecutor};
+use libafl::feedback_or;
 use libafl::feedbacks::nautilus::{NautilusChunksMetadata, NautilusFeedback};
-use libafl::feedbacks::{CrashFeedback, MapFeedbackMetadata, MaxMapFeedback, TimeoutFeedback};
+use libafl::feedbacks::{MapFeedbackMetadata, MaxMapFeedback};
 use libafl::fuzzer::{Fuzzer, StdFuzzer};
 use libafl::generators::{NautilusContext, NautilusGenerator};
 use libafl::inputs::NautilusInput;
@@ -27,17 +40,20 @@ use libafl::mutators::{
 use libafl::observers::{CanTrack, HitcountsIterableMapObserver};
 use libafl::schedulers::QueueScheduler;
 use libafl::stages::StdMutationalStage;
-use libafl::state::{HasCorpus, HasExecutions, HasSolutions, StdState};
-use libafl::{HasMetadata, feedback_or, feedback_or_fast};
+use libafl::state::{HasCorpus, HasExecutions, StdState};
 use libafl_bolts::rands::StdRand;
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
 use libafl_bolts::{Error, Named};
 use serde::{Deserialize, Serialize};
 
+use self::faults::{FaultStore, fault_counts};
+use self::timeline::{Timeline, ValidCount, ValidEntries};
+use super::CoveragePoint;
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::feedback::{SeenFaults, panic_record};
 use crate::sampler::Bounds;
-use crate::target::{LinkedTarget, require_instrumented};
+use crate::target::{LinkedTarget, Verdict, require_instrumented};
 
 /// Nautilus's default tree size in LibAFL's examples is 15 nodes per generated tree; that
 /// yields inputs far shorter than Bonsai's at (3,3,3), so the baseline defaults to a size
@@ -58,14 +74,23 @@ pub struct BaselineConfig {
     pub tree_size: usize,
 }
 
-/// What the baseline reports; the corpus is in `OUT/queue/*.txt`.
+/// What the baseline reports; the corpus is in `OUT/queue/*.txt`, the faults in
+/// `OUT/crashes/` and `OUT/hangs/`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct BaselineSummary {
     pub execs: u64,
     pub execs_per_sec: f64,
     pub edges: usize,
     pub corpus: usize,
+    /// Share of valid inputs in the corpus, 0..1, as `bonsai fuzz` reports it.
+    pub valid_share: f64,
+    /// Distinct faults saved: `crashes + hangs`.
     pub faults: usize,
+    /// Distinct crashes (panics, signals, out-of-memory) and hangs, by signature.
+    pub crashes: usize,
+    pub hangs: usize,
+    /// Faulting executions, duplicates included.
+    pub fault_executions: u64,
     pub out: PathBuf,
 }
 
@@ -76,14 +101,21 @@ pub fn run(config: BaselineConfig) -> Result<BaselineSummary, Diagnostics> {
     require_instrumented(config.target.name)?;
     let grammar = crate::import::load(&config.grammar)?.grammar;
     let rules = crate::export::nautilus_rules(&grammar, config.bounds)?;
-    let queue = config.out.join("queue");
     if config.out.exists() && std::fs::read_dir(&config.out).is_ok_and(|mut d| d.next().is_some()) {
         return Err(Diagnostic::error("the output directory is not empty")
             .in_file(&config.out)
             .into());
     }
-    crate::create_dir(&queue)?;
+    for dir in ["queue", "crashes", "hangs"] {
+        crate::create_dir(&config.out.join(dir))?;
+    }
     let summary_path = config.out.join("summary.json");
+    // Creates coverage.csv with its header and the line at the origin.
+    super::resume_offset(&config.out);
+    super::run::quiet_library_backtraces();
+    // As in Bonsai's loop: the fuzzing processes forked from here start with the parsed debug
+    // information, so describing a fault's stack costs no rereading after each restart.
+    crate::feedback::warm_symbol_cache();
     let started = Instant::now();
     let context: &'static NautilusContext =
         Box::leak(Box::new(NautilusContext::new(config.tree_size, &rules)));
@@ -143,8 +175,13 @@ where
     // SAFETY: the counter regions are registered before `main` and live for the process.
     let counters = unsafe { libafl_targets::counters_maps_observer("edges") };
     let edges = HitcountsIterableMapObserver::new(counters).track_indices();
-    let mut feedback = feedback_or!(MaxMapFeedback::new(&edges), NautilusFeedback::new(context));
-    let mut objective = feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new());
+    let last_valid = Rc::new(Cell::new(false));
+    let mut feedback = feedback_or!(
+        MaxMapFeedback::new(&edges),
+        NautilusFeedback::new(context),
+        ValidEntries::new(Rc::clone(&last_valid))
+    );
+    let mut objective = FaultStore::new(&config.out, context, started);
     let fresh = state.is_none();
     let mut state = match state {
         Some(state) => state,
@@ -166,9 +203,16 @@ where
     let mut bytes = Vec::new();
     let mut harness = |input: &NautilusInput| {
         input.unparse(context, &mut bytes);
-        match catch_unwind(AssertUnwindSafe(|| target.run(&bytes))) {
-            Ok(_) => ExitKind::Ok,
+        panic_record::set_in_target(true);
+        let result = catch_unwind(AssertUnwindSafe(|| target.run(&bytes)));
+        panic_record::set_in_target(false);
+        match result {
+            Ok(verdict) => {
+                last_valid.set(verdict == Verdict::Valid);
+                ExitKind::Ok
+            }
             Err(_) => {
+                last_valid.set(false);
                 target = (linked.make)();
                 ExitKind::Crash
             }
@@ -182,10 +226,15 @@ where
         .state(&mut state)
         .event_mgr(manager)
         .build()?;
+    // Bonsai's loop checks the clock in batches (a hang is an input that runs between one
+    // and two timeouts); the same here, so that "a hang" means the same on both sides.
+    *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
+    // Panics are caught in the harness; the hook records their message, location and stack
+    // for the fault's description and signature, as in Bonsai's loop.
+    panic_record::install();
     // The same guard as Bonsai's loop, so both fuzzers survive a timeout inside `malloc`.
     super::signal_guard::install();
-    // Panics are caught in the harness: silence their messages as Bonsai's hook does.
-    std::panic::set_hook(Box::new(|_| {}));
+    let mut timeline = Timeline::open(&config.out);
     if fresh {
         let mut generator = NautilusGenerator::new(context);
         state.generate_initial_inputs_forced(
@@ -211,6 +260,9 @@ where
     );
     let mut stages = tuple_list!(StdMutationalStage::new(mutator));
     loop {
+        if timeline.due() {
+            timeline.log(point(&state, &edges_name, started));
+        }
         let execs = *state.executions();
         if config.execs.is_some_and(|max| execs >= max)
             || config.time.is_some_and(|t| started.elapsed() >= t)
@@ -220,6 +272,8 @@ where
         fuzzer.fuzz_one(&mut stages, &mut executor, &mut state, manager)?;
     }
     drop(executor);
+    let last = point(&state, &edges_name, started);
+    timeline.log(last);
     let corpus = state.corpus();
     for (n, id) in corpus.ids().enumerate() {
         let input = corpus.cloned_input_for_id(id)?;
@@ -230,16 +284,16 @@ where
         )
         .map_err(|d| Error::illegal_state(d.to_string()))?;
     }
-    let edges = state
-        .named_metadata::<MapFeedbackMetadata<u8>>(&edges_name)
-        .map_or(0, |m| m.history_map.iter().filter(|&&v| v != 0).count());
-    let elapsed = started.elapsed().as_secs_f64();
     let summary = BaselineSummary {
-        execs: *state.executions(),
-        execs_per_sec: *state.executions() as f64 / elapsed.max(1e-9),
-        edges,
-        corpus: state.corpus().count(),
-        faults: state.solutions().count(),
+        execs: last.execs,
+        execs_per_sec: last.execs as f64 / last.secs.max(1e-9),
+        edges: last.edges as usize,
+        corpus: last.corpus as usize,
+        valid_share: last.valid as f64 / last.corpus.max(1) as f64,
+        faults: (last.crashes + last.hangs) as usize,
+        crashes: last.crashes as usize,
+        hangs: last.hangs as usize,
+        fault_executions: state.metadata::<SeenFaults>().map_or(0, |s| s.occurrences),
         out: config.out.clone(),
     };
     crate::write_atomic(
@@ -251,4 +305,21 @@ where
     .map_err(|d| Error::illegal_state(d.to_string()))?;
     manager.send_exiting()?;
     Ok(())
+}
+
+/// Where the run stands, as a line of `coverage.csv`: the same columns as `bonsai fuzz`'s, the
+/// edges being those of the map feedback's history (the run's own count, like Bonsai's).
+fn point(state: &State, edges_name: &str, started: Instant) -> CoveragePoint {
+    let (crashes, hangs) = fault_counts(state.metadata::<SeenFaults>().ok());
+    CoveragePoint {
+        secs: started.elapsed().as_secs_f64(),
+        execs: *state.executions(),
+        edges: state
+            .named_metadata::<MapFeedbackMetadata<u8>>(edges_name)
+            .map_or(0, |m| m.history_map.iter().filter(|&&v| v != 0).count()) as u64,
+        corpus: state.corpus().count() as u64,
+        valid: state.metadata::<ValidCount>().map_or(0, |v| v.0),
+        crashes,
+        hangs,
+    }
 }

@@ -1,0 +1,153 @@
+//! The baseline's objective: each distinct fault saved once to `OUT/crashes/` or `OUT/hangs/`,
+//! as Bonsai's loop saves its own.
+//!
+//! LibAFL's `CrashFeedback`/`TimeoutFeedback` keep every faulting input, duplicates included,
+//! and only in memory, so a comparison could neither say which bugs the peer found nor check
+//! whether Bonsai finds them too. This feedback asks the same questions as Bonsai's
+//! `FaultFeedback` (`feedback::fault_kind`, `feedback::describe_fault`, deduplicated in the
+//! same `SeenFaults` state metadata), so a signature means the same fault on both sides.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use libafl::HasMetadata;
+use libafl::corpus::Testcase;
+use libafl::executors::ExitKind;
+use libafl::feedbacks::{Feedback, StateInitializer};
+use libafl::generators::NautilusContext;
+use libafl::inputs::NautilusInput;
+use libafl_bolts::{Error, Named};
+
+use crate::corpus::{EntryInfo, next_free_number};
+use crate::feedback::{Fault, FaultKind, SeenFaults, SymbolCache, describe_fault, fault_kind};
+
+/// Decides whether a faulting execution is a new fault and writes it as
+/// `NNNNNN.txt` + `NNNNNN.meta` (the `.meta` line of Bonsai's own faults; there are no
+/// `.choices`, as Nautilus inputs are trees of its own rules).
+pub struct FaultStore {
+    root: PathBuf,
+    context: &'static NautilusContext,
+    started: Instant,
+    /// Next free numbers of `crashes/` and `hangs/`, read when the fuzzing process starts:
+    /// a hang or crash is saved from inside LibAFL's signal handler, where listing a directory
+    /// could re-enter the allocator the signal interrupted.
+    next_crash: u32,
+    next_hang: u32,
+    pending: Option<Fault>,
+    text: Vec<u8>,
+}
+
+impl FaultStore {
+    pub fn new(root: &Path, context: &'static NautilusContext, started: Instant) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            context,
+            started,
+            next_crash: next_free_number(&root.join("crashes")),
+            next_hang: next_free_number(&root.join("hangs")),
+            pending: None,
+            text: Vec::new(),
+        }
+    }
+
+    fn save(&mut self, fault: Fault, input: &NautilusInput) -> Result<(), String> {
+        input.unparse(self.context, &mut self.text);
+        let next = match fault.kind {
+            FaultKind::Timeout => &mut self.next_hang,
+            _ => &mut self.next_crash,
+        };
+        let number = *next;
+        *next += 1;
+        let base = self
+            .root
+            .join(fault.kind.directory())
+            .join(format!("{number:06}"));
+        let info = EntryInfo {
+            number: Some(number),
+            text: String::from_utf8_lossy(&self.text).into_owned(),
+            mutator: "nautilus".into(),
+            found_at: self.started.elapsed().as_secs_f64(),
+            fault: Some(fault),
+            ..EntryInfo::default()
+        };
+        // The `.meta` last: an entry whose metadata exists is complete.
+        crate::write_atomic(&base.with_extension("txt"), &self.text)
+            .and_then(|()| {
+                crate::write_atomic(&base.with_extension("meta"), info.to_text().as_bytes())
+            })
+            .map_err(|d| d.to_string())
+    }
+}
+
+impl Named for FaultStore {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("baseline-faults");
+        &NAME
+    }
+}
+
+impl<S: HasMetadata> StateInitializer<S> for FaultStore {
+    fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
+        if !state.has_metadata::<SeenFaults>() {
+            state.add_metadata(SeenFaults::default());
+        }
+        Ok(())
+    }
+}
+
+impl<EM, OT, S: HasMetadata> Feedback<EM, NautilusInput, OT, S> for FaultStore {
+    fn is_interesting(
+        &mut self,
+        state: &mut S,
+        _manager: &mut EM,
+        _input: &NautilusInput,
+        _observers: &OT,
+        exit_kind: &ExitKind,
+    ) -> Result<bool, Error> {
+        self.pending = None;
+        let Some(kind) = fault_kind(exit_kind) else {
+            return Ok(false);
+        };
+        let fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
+        let seen = state.metadata_or_insert_with(SeenFaults::default);
+        seen.occurrences += 1;
+        if !seen.signatures.insert((fault.kind, fault.signature)) {
+            return Ok(false);
+        }
+        self.pending = Some(fault);
+        Ok(true)
+    }
+
+    fn append_metadata(
+        &mut self,
+        _state: &mut S,
+        _manager: &mut EM,
+        _observers: &OT,
+        testcase: &mut Testcase<NautilusInput>,
+    ) -> Result<(), Error> {
+        let (Some(fault), Some(input)) = (self.pending.take(), testcase.input().as_ref()) else {
+            return Ok(());
+        };
+        // This may run inside a signal handler, whose caller panics on an error: a fault that
+        // cannot be written is reported and stays counted, and fuzzing goes on.
+        if let Err(e) = self.save(fault, input) {
+            tracing::warn!("cannot save a fault of the baseline: {e}");
+        }
+        Ok(())
+    }
+}
+
+/// Distinct faults seen so far, `(crashes, hangs)`: out-of-memory inputs count as crashes, as
+/// in Bonsai's `coverage.csv`.
+pub fn fault_counts(seen: Option<&SeenFaults>) -> (u64, u64) {
+    let Some(seen) = seen else {
+        return (0, 0);
+    };
+    let hangs = seen
+        .signatures
+        .iter()
+        .filter(|(kind, _)| *kind == FaultKind::Timeout)
+        .count() as u64;
+    (seen.signatures.len() as u64 - hangs, hangs)
+}
