@@ -19,6 +19,7 @@ use crate::choice::{Replay, SavedChoices};
 use crate::grammar::Grammar;
 use crate::parse::{Parser, with_large_stack};
 use crate::sampler::{Bounds, Sample, Sampler};
+use crate::text::{SavedReplayError, replay_saved};
 
 /// What [`repair`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -76,20 +77,10 @@ pub fn repair(root: &Path, grammar: &Grammar, bounds: Bounds) -> Repaired {
 /// Writes `NNNNNN.txt` beside `choices`: the text its strict replay renders.
 fn render_text(choices: &Path, grammar: &Grammar) -> Result<(), String> {
     let saved = SavedChoices::read(choices).map_err(|d| d.message)?;
-    if saved.grammar != grammar.fingerprint() {
-        return Err("recorded with a different grammar".into());
-    }
-    let mut sampler = Sampler::new(grammar, saved.bounds).map_err(|d| d.message)?;
-    let mut sample = Sample::default();
-    sampler
-        .sample(
-            saved.choices.as_slice(),
-            Replay::Strict,
-            &mut StdRand::with_seed(0),
-            &mut sample,
-        )
-        .map_err(|e| e.to_string())?;
-    let text = crate::text::render(grammar, &sample.tree);
+    let text = replay_saved(grammar, &saved).map_err(|e| match e {
+        SavedReplayError::OtherGrammar => "recorded with a different grammar".to_string(),
+        SavedReplayError::Bounds(m) | SavedReplayError::Replay(m) => m,
+    })?;
     crate::write_atomic_unsynced(&choices.with_extension("txt"), text.as_bytes())
         .map_err(|d| d.message)
 }

@@ -12,11 +12,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use libafl_bolts::rands::StdRand;
-
-use crate::choice::{Replay, SavedChoices};
+use crate::choice::SavedChoices;
 use crate::grammar::Grammar;
-use crate::sampler::{Sample, Sampler};
+use crate::text::{SavedReplayError, replay_saved};
 
 /// One input of the queue, ready to be exported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,20 +126,14 @@ pub fn read_inputs(
 fn replay(path: &Path, grammar: &Grammar) -> Result<(String, Vec<u8>), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read its .choices: {e}"))?;
     let saved = SavedChoices::from_bytes(&bytes).map_err(|e| format!("its .choices is {e}"))?;
-    if saved.grammar != grammar.fingerprint() {
-        return Err("its .choices was recorded with a different grammar".into());
-    }
-    let mut sampler = Sampler::new(grammar, saved.bounds).map_err(|d| d.message)?;
-    let mut sample = Sample::default();
-    sampler
-        .sample(
-            saved.choices.as_slice(),
-            Replay::Strict,
-            &mut StdRand::with_seed(0),
-            &mut sample,
-        )
-        .map_err(|e| format!("its .choices does not replay: {e}"))?;
-    Ok((crate::text::render(grammar, &sample.tree), bytes))
+    let text = replay_saved(grammar, &saved).map_err(|e| match e {
+        SavedReplayError::OtherGrammar => {
+            "its .choices was recorded with a different grammar".to_string()
+        }
+        SavedReplayError::Bounds(m) => m,
+        SavedReplayError::Replay(m) => format!("its .choices does not replay: {m}"),
+    })?;
+    Ok((text, bytes))
 }
 
 #[cfg(test)]

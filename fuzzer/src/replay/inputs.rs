@@ -2,13 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use libafl_bolts::rands::StdRand;
-
-use crate::choice::{Replay, SavedChoices};
+use crate::choice::SavedChoices;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
-use crate::sampler::{Sample, Sampler};
-use crate::text::render_into;
+use crate::text::{SavedReplayError, replay_saved};
 
 /// `.choices` files, and `.txt` files that have no `.choices` beside them, in name order.
 pub fn list_inputs(dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
@@ -35,20 +32,8 @@ pub fn input_text(path: &Path, grammar: Option<&Grammar>) -> Result<String, Stri
     }
     let grammar = grammar.ok_or("no grammar")?;
     let saved = SavedChoices::read(path).map_err(|d| d.message)?;
-    if saved.grammar != grammar.fingerprint() {
-        return Err("recorded with a different grammar".into());
-    }
-    let mut sampler = Sampler::new(grammar, saved.bounds).map_err(|d| d.message)?;
-    let mut sample = Sample::default();
-    sampler
-        .sample(
-            saved.choices.as_slice(),
-            Replay::Strict,
-            &mut StdRand::with_seed(0),
-            &mut sample,
-        )
-        .map_err(|e| e.to_string())?;
-    let mut text = String::new();
-    render_into(grammar, &sample.tree, &mut text);
-    Ok(text)
+    replay_saved(grammar, &saved).map_err(|e| match e {
+        SavedReplayError::OtherGrammar => "recorded with a different grammar".to_string(),
+        SavedReplayError::Bounds(m) | SavedReplayError::Replay(m) => m,
+    })
 }
