@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::feedback::CoverageGrain;
 use crate::sampler::Bounds;
 
 /// How long each node fuzzes: the first budget reached stops it.
@@ -32,6 +33,7 @@ pub struct NewCampaign {
     pub jobs: usize,
     pub seed: u64,
     pub timeout_ms: u64,
+    pub save_on: CoverageGrain,
 }
 
 /// Either start `DIR` afresh or continue the campaign recorded in `DIR/campaign.json`.

@@ -149,6 +149,7 @@ fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Dia
         jobs: new.jobs,
         seed: new.seed,
         timeout_ms: new.timeout_ms,
+        save_on: new.save_on,
         created_unix: unix_now(),
         nodes: CampaignState::nodes_of(&lattice),
         top: lattice.top().slug(),

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::config::NodeBudget;
 use crate::diagnostic::Diagnostic;
+use crate::feedback::CoverageGrain;
 
 /// Everything the child's command line is made of.
 #[derive(Clone, Debug)]
@@ -16,6 +17,7 @@ pub struct NodeCommand {
     pub grammar: PathBuf,
     pub bounds: String,
     pub valid_only: bool,
+    pub save_on: CoverageGrain,
     pub seeds: Option<PathBuf>,
     pub out: PathBuf,
     pub seed: u64,
@@ -43,6 +45,8 @@ impl NodeCommand {
             self.timeout_ms.to_string(),
             "--time".into(),
             format!("{:.3}s", self.budget.time.as_secs_f64()),
+            "--save-on".into(),
+            self.save_on.to_string(),
         ];
         if self.valid_only {
             args.push("--valid-only".into());

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::{Diagnostic, Location};
+use crate::feedback::CoverageGrain;
 use crate::fuzz::Summary;
 use crate::lattice::{Lattice, Node};
 use crate::sampler::Bounds;
@@ -71,6 +72,10 @@ pub struct CampaignState {
     pub jobs: usize,
     pub seed: u64,
     pub timeout_ms: u64,
+    /// What new coverage keeps an input in every node. Campaigns recorded before the choice
+    /// existed saved new hit counts.
+    #[serde(default)]
+    pub save_on: CoverageGrain,
     pub created_unix: f64,
     pub nodes: Vec<NodeState>,
     pub top: String,
@@ -204,6 +209,7 @@ mod tests {
             jobs: 1,
             seed: 0,
             timeout_ms: 100,
+            save_on: CoverageGrain::Edges,
             created_unix: 0.0,
             nodes: CampaignState::nodes_of(&lattice),
             top: lattice.top().slug(),
@@ -223,10 +229,26 @@ mod tests {
             "\"top\": \"m2-n1-d1-u\"",
             "\"name\": \"m1-n1-d1-r\"",
             "\"saturate_secs\": null",
+            "\"save_on\": \"edges\"",
         ] {
             assert!(text.contains(key), "{key} missing in {text}");
         }
         assert_eq!(load_state(dir.path()).unwrap(), s);
+    }
+
+    #[test]
+    fn a_campaign_recorded_before_the_grain_existed_resumes_saving_hit_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        state("1,1,1").save(dir.path()).unwrap();
+        let path = dir.path().join(STATE_FILE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let old = text.replace("  \"save_on\": \"edges\",\n", "");
+        assert_ne!(old, text);
+        std::fs::write(&path, old).unwrap();
+        assert_eq!(
+            load_state(dir.path()).unwrap().save_on,
+            CoverageGrain::HitCounts
+        );
     }
 
     #[test]

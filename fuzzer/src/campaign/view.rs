@@ -239,6 +239,7 @@ mod tests {
             jobs: 2,
             seed: 0,
             timeout_ms: 1,
+            save_on: crate::feedback::CoverageGrain::Edges,
             created_unix: 0.0,
             nodes: CampaignState::nodes_of(&lattice),
             top: lattice.top().slug(),

@@ -331,6 +331,7 @@ impl WorkList<'_> {
             grammar: self.state.grammar.clone(),
             bounds: node.bounds.to_string(),
             valid_only: record.valid_only,
+            save_on: self.state.save_on,
             seeds: seeds_dir,
             out,
             seed: self.state.seed.wrapping_add(index),

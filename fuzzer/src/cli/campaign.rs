@@ -8,10 +8,11 @@ use clap::Args;
 use super::{Failure, LinkedTarget};
 use crate::campaign::{CampaignConfig, CampaignMode, NewCampaign, NodeBudget, default_jobs};
 use crate::diagnostic::Diagnostic;
+use crate::feedback::CoverageGrain;
 use crate::fuzz::parse_duration;
 use crate::sampler::Bounds;
 
-const NEW: [&str; 10] = [
+const NEW: [&str; 11] = [
     "target",
     "grammar",
     "max_bounds",
@@ -22,6 +23,7 @@ const NEW: [&str; 10] = [
     "node_execs",
     "seed",
     "timeout_ms",
+    "save_on",
 ];
 
 #[derive(Args)]
@@ -61,6 +63,11 @@ pub struct CampaignArgs {
     /// Per-execution timeout in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
+    /// What new coverage keeps an input in a node: `edges` (a new edge; the paper's runs, and
+    /// a corpus of the inputs that brought coverage) or `counts` (also a new hit-count class
+    /// of a known edge, as `bonsai fuzz` does by default).
+    #[arg(long, value_name = "GRAIN", default_value = "edges")]
+    save_on: CoverageGrain,
     /// The campaign directory: campaign.json, campaign.log, nodes/<node>/.
     #[arg(long, value_name = "DIR", required_unless_present = "resume")]
     out: Option<PathBuf>,
@@ -133,6 +140,7 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                 jobs: args.jobs.unwrap_or_else(default_jobs),
                 seed: args.seed,
                 timeout_ms: args.timeout_ms,
+                save_on: args.save_on,
             };
             (out, CampaignMode::New(new))
         }

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::{Failure, LinkedTarget};
 use crate::diagnostic::Diagnostic;
-use crate::feedback::SaveCriteria;
+use crate::feedback::{CoverageGrain, SaveCriteria};
 use crate::fuzz::{FuzzConfig, Saturation, StopCondition, parse_duration};
 use crate::sampler::Bounds;
 use crate::schedule::SchedulerKind;
@@ -25,6 +25,11 @@ pub struct FuzzArgs {
     /// Keep only inputs the target accepts (restricted mode).
     #[arg(long)]
     valid_only: bool,
+    /// What new coverage keeps an input: `counts` (a new edge, or a new hit-count class of a
+    /// known edge, as AFL and Zest do: more stepping stones for the search) or `edges` (a new
+    /// edge only: a corpus about a fifth the size, as in the Bonsai paper's runs).
+    #[arg(long, value_name = "GRAIN", default_value = "counts")]
+    save_on: CoverageGrain,
     /// Seed from the .choices files of this directory (or a fuzzing output); may be repeated.
     #[arg(long, value_name = "DIR")]
     seeds: Vec<PathBuf>,
@@ -103,6 +108,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     } else {
         SaveCriteria::Zest
     };
+    config.grain = args.save_on;
     config.seeds = args.seeds;
     config.seed = args.seed;
     config.stop = StopCondition {

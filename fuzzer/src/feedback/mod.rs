@@ -1,12 +1,15 @@
 //! Stage 9: feedback. Which executions are kept: `validity` applies Zest's save criteria to the
-//! edge hits and verdicts; `fault` decides which crashes, hangs and out-of-memory inputs are
-//! new bugs, using `signature` (stack frames) and `panic_record` (panics caught in-process).
+//! edge hits and verdicts, at the `coverage_grain` of new edges or new hit counts; `fault`
+//! decides which crashes, hangs and out-of-memory inputs are new bugs, using `signature` (stack
+//! frames) and `panic_record` (panics caught in-process).
 
+mod coverage_grain;
 mod fault;
 pub mod panic_record;
 mod signature;
 mod validity;
 
+pub use coverage_grain::CoverageGrain;
 pub use fault::{
     Fault, FaultFeedback, FaultKind, SeenFaults, describe_fault, describe_signal, fault_kind,
     record_signal,

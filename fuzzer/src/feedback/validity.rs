@@ -13,6 +13,7 @@ use libafl_bolts::tuples::{Handle, Handled, MatchNameRef};
 use libafl_bolts::{Error, Named};
 use serde::{Deserialize, Serialize};
 
+use super::CoverageGrain;
 use super::fault::parent_number;
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
@@ -118,11 +119,12 @@ impl CoverageHistory {
 }
 
 impl SaveCriteria {
-    /// The decision, given what an execution added to each history.
-    pub fn keeps(self, valid: bool, all: Novelty, by_valid: Novelty) -> bool {
+    /// The decision, given what an execution added to each history, at `grain`.
+    pub fn keeps(self, grain: CoverageGrain, valid: bool, all: Novelty, by_valid: Novelty) -> bool {
+        let new = |novelty| grain.is_new(novelty);
         match self {
-            SaveCriteria::Zest => all.new_class || (valid && by_valid.new_class),
-            SaveCriteria::ValidOnly => valid && by_valid.new_class,
+            SaveCriteria::Zest => new(all) || (valid && new(by_valid)),
+            SaveCriteria::ValidOnly => valid && new(by_valid),
         }
     }
 }
@@ -135,6 +137,7 @@ impl SaveCriteria {
 /// each scanning the full counter map.
 pub struct ValidityFeedback {
     criteria: SaveCriteria,
+    grain: CoverageGrain,
     edges: Handle<EdgeObserver>,
     replay: Handle<ReplayObserver>,
     size: usize,
@@ -146,6 +149,7 @@ pub struct ValidityFeedback {
 impl ValidityFeedback {
     pub fn new(
         criteria: SaveCriteria,
+        grain: CoverageGrain,
         edges: &EdgeObserver,
         replay: &ReplayObserver,
         bounds: Bounds,
@@ -153,6 +157,7 @@ impl ValidityFeedback {
     ) -> Self {
         Self {
             criteria,
+            grain,
             edges: edges.handle(),
             replay: replay.handle(),
             size: edges.size(),
@@ -233,7 +238,7 @@ where
         let repairing = state
             .metadata::<LastMutation>()
             .is_ok_and(|m| m.existing.is_some() && m.repair);
-        let keep = self.criteria.keeps(valid, all, by_valid) || repairing;
+        let keep = self.criteria.keeps(self.grain, valid, all, by_valid) || repairing;
         self.last = (valid, new_edges.max(by_valid.new_edges));
         Ok(keep)
     }
@@ -277,6 +282,8 @@ where
 mod tests {
     use super::*;
 
+    const COUNTS: CoverageGrain = CoverageGrain::HitCounts;
+
     /// Words for `(edge, class)` pairs, as the edge observer reports them.
     fn hits(edges: &[(u32, u8)]) -> Vec<HitWord> {
         let mut words: Vec<HitWord> = Vec::new();
@@ -299,21 +306,41 @@ mod tests {
         let zest = SaveCriteria::Zest;
         // An invalid input reaches edges 1 and 2 first: new coverage, kept.
         let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1), (9, 2)]), false);
-        assert!(zest.keeps(false, all, by_valid));
+        assert!(zest.keeps(COUNTS, false, all, by_valid));
         assert_eq!(all.new_edges, 3);
         // The same edges again, invalid: nothing new, dropped.
         let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1)]), false);
-        assert!(!zest.keeps(false, all, by_valid));
+        assert!(!zest.keeps(COUNTS, false, all, by_valid));
         // A valid input on the same edges: nothing new overall, but new for valid inputs, kept
         // (it steals responsibility for the edges).
         let (all, by_valid) = h.record(&hits(&[(1, 1), (2, 1)]), true);
         assert!(!all.new_class);
-        assert!(zest.keeps(true, all, by_valid));
+        assert!(zest.keeps(COUNTS, true, all, by_valid));
         // A higher hit count class on a known edge counts as new.
         let (all, by_valid) = h.record(&hits(&[(1, 8)]), false);
         assert!(all.new_class && all.new_edges == 0);
-        assert!(zest.keeps(false, all, by_valid));
+        assert!(zest.keeps(COUNTS, false, all, by_valid));
+        // At the grain of edges it is not.
+        assert!(!zest.keeps(CoverageGrain::Edges, false, all, by_valid));
         assert_eq!((h.all_edges, h.valid_edges), (3, 2));
+    }
+
+    #[test]
+    fn at_the_edge_grain_new_edges_and_new_valid_edges_are_kept() {
+        let mut h = CoverageHistory::new(16);
+        let edges = CoverageGrain::Edges;
+        let (all, by_valid) = h.record(&hits(&[(1, 1)]), false);
+        assert!(SaveCriteria::Zest.keeps(edges, false, all, by_valid));
+        // Edge 1 again by a valid input: new for the valid history, kept under Zest and
+        // restricted alike, as the paper's "+valid".
+        let (all, by_valid) = h.record(&hits(&[(1, 2)]), true);
+        assert!(SaveCriteria::Zest.keeps(edges, true, all, by_valid));
+        assert!(SaveCriteria::ValidOnly.keeps(edges, true, all, by_valid));
+        // A higher count by a valid input: dropped at this grain under both.
+        let (all, by_valid) = h.record(&hits(&[(1, 8)]), true);
+        assert!(by_valid.new_class);
+        assert!(!SaveCriteria::Zest.keeps(edges, true, all, by_valid));
+        assert!(!SaveCriteria::ValidOnly.keeps(edges, true, all, by_valid));
     }
 
     #[test]
@@ -321,11 +348,11 @@ mod tests {
         let mut h = CoverageHistory::new(16);
         let restricted = SaveCriteria::ValidOnly;
         let (all, by_valid) = h.record(&hits(&[(3, 1)]), false);
-        assert!(!restricted.keeps(false, all, by_valid));
+        assert!(!restricted.keeps(COUNTS, false, all, by_valid));
         let (all, by_valid) = h.record(&hits(&[(3, 1)]), true);
-        assert!(restricted.keeps(true, all, by_valid));
+        assert!(restricted.keeps(COUNTS, true, all, by_valid));
         let (all, by_valid) = h.record(&hits(&[(3, 1)]), true);
-        assert!(!restricted.keeps(true, all, by_valid));
+        assert!(!restricted.keeps(COUNTS, true, all, by_valid));
         assert_eq!(h.corpus_edges(restricted), 1);
     }
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::stop::StopCondition;
-use crate::feedback::SaveCriteria;
+use crate::feedback::{CoverageGrain, SaveCriteria};
 use crate::sampler::Bounds;
 use crate::schedule::SchedulerKind;
 use crate::target::LinkedTarget;
@@ -24,6 +24,8 @@ pub struct FuzzConfig {
     pub grammar: PathBuf,
     pub bounds: Bounds,
     pub criteria: SaveCriteria,
+    /// Whether a new hit count of a known edge is enough to keep an input.
+    pub grain: CoverageGrain,
     /// Directories of `.choices` files (or fuzzing outputs) to seed from, in order.
     pub seeds: Vec<PathBuf>,
     /// The output directory; an earlier output of the same campaign is resumed.
@@ -56,6 +58,7 @@ impl FuzzConfig {
             grammar,
             bounds,
             criteria: SaveCriteria::Zest,
+            grain: CoverageGrain::HitCounts,
             seeds: Vec::new(),
             out,
             seed: 0,

@@ -395,6 +395,7 @@ fn fuzz_in(prepared: &Prepared, state: Option<State>, manager: &mut Manager) -> 
     let edges = EdgeObserver::from_registered_counters();
     let mut feedback = ValidityFeedback::new(
         config.criteria,
+        config.grain,
         &edges,
         &replay_observer,
         config.bounds,

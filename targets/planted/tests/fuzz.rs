@@ -578,6 +578,42 @@ fn valid_only_keeps_only_valid_inputs() {
     assert_eq!(summary["valid_share"], 1.0);
 }
 
+/// At the grain of edges, every kept input brought an edge (or a first valid run of one) that
+/// no earlier input had; at the default grain of hit counts, some inputs are kept only for a
+/// higher count of a known edge.
+#[test]
+fn saving_on_edges_keeps_only_inputs_that_brought_an_edge() {
+    let dir = tempfile::tempdir().unwrap();
+    let queues: Vec<Vec<(String, String)>> = ["edges", "counts"]
+        .iter()
+        .map(|grain| {
+            let out = dir.path().join(grain);
+            let args = [
+                "--bounds",
+                "2,2,3",
+                "--execs",
+                "3000",
+                "--timeout-ms",
+                "200",
+                "--save-on",
+                grain,
+            ];
+            fuzz(&out, &args);
+            entries(&out.join("queue"))
+        })
+        .collect();
+    let count_only = |queue: &[(String, String)]| {
+        queue
+            .iter()
+            .filter(|(_, m)| field(m, "new_edges") == "0")
+            .count()
+    };
+    assert!(!queues[0].is_empty());
+    assert_eq!(count_only(&queues[0]), 0, "{:?}", queues[0]);
+    assert!(count_only(&queues[1]) > 0, "{:?}", queues[1]);
+    assert!(queues[0].len() < queues[1].len());
+}
+
 #[test]
 fn bad_flags_and_foreign_directories_exit_2_with_the_path() {
     let dir = tempfile::tempdir().unwrap();
