@@ -325,6 +325,12 @@ impl WorkList<'_> {
             .unwrap_or_else(|| self.share(&name, running));
         let left = (allotted - record.elapsed_secs).max(1.0);
         budget.time = Duration::from_secs_f64(left);
+        if self.state.budget_secs.is_some() && name == self.state.top {
+            // Saturation stops a node to pass its time up the lattice; the top node has no
+            // node above it, and what it leaves would be lost, so it uses all that is left.
+            budget.saturate_time = None;
+            budget.saturate_execs = None;
+        }
         let command = NodeCommand {
             program: self.program.clone(),
             target: self.state.target.clone(),

@@ -280,6 +280,13 @@ fn a_campaign_budget_passes_the_time_saturated_nodes_leave_up_to_the_top() {
     let top = started.last().unwrap();
     assert_eq!(top["name"], "m1-n1-d2-u");
     assert!(top["allotted_secs"].as_f64().unwrap() > 3.0, "{top}");
+    // And, with no node above it to pass time to, it used all of it instead of stopping at
+    // saturation as the nodes below did.
+    assert_eq!(top["stop"], "time", "{top}");
+    assert!(
+        started[..3].iter().all(|n| n["stop"] == "saturated"),
+        "{started:?}"
+    );
 }
 
 fn spawn_in_own_group(args: &[String]) -> Child {
