@@ -326,6 +326,21 @@ fn fuzz_reduces_each_new_crash_beside_the_untouched_original() {
     assert_eq!(again["crashes"], summary["crashes"]);
 }
 
+/// `bonsai reduce-corpus --target planted QUEUE --out REDUCED --json EXTRA...`.
+fn reduce_corpus(queue: &Path, reduced: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "reduce-corpus",
+        "--target",
+        "planted",
+        queue.to_str().unwrap(),
+        "--out",
+        reduced.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    bonsai(&args)
+}
+
 #[test]
 #[ignore = "flaky: about one run in four the reduced corpus replays to 302 of 303 edges; the \
             cause (which edge, and why its input's reduction loses it) is not found yet. Run \
@@ -349,19 +364,11 @@ fn reduce_corpus_keeps_the_coverage_of_a_fuzzing_queue() {
         ],
     );
     let reduced = dir.path().join("reduced");
-    let output = bonsai(&[
-        "reduce-corpus",
-        "--target",
-        "planted",
-        out.to_str().unwrap(),
-        "--out",
-        reduced.to_str().unwrap(),
-        "--max-tests",
-        "300",
-        "--timeout-ms",
-        "200",
-        "--json",
-    ]);
+    let output = reduce_corpus(
+        &out,
+        &reduced,
+        &["--max-tests", "300", "--timeout-ms", "200"],
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     let summary: Value =
@@ -428,21 +435,9 @@ fn a_sampled_corpus_reduction_reduces_every_kth_input_as_the_full_one_does() {
     );
     let reduce = |name: &str, extra: &[&str]| -> (Value, PathBuf) {
         let reduced = dir.path().join(name);
-        let mut args = vec![
-            "reduce-corpus",
-            "--target",
-            "planted",
-            out.to_str().unwrap(),
-            "--out",
-            reduced.to_str().unwrap(),
-            "--max-tests",
-            "60",
-            "--timeout-ms",
-            "1000",
-            "--json",
-        ];
+        let mut args = vec!["--max-tests", "60", "--timeout-ms", "1000"];
         args.extend_from_slice(extra);
-        let output = bonsai(&args);
+        let output = reduce_corpus(&out, &reduced, &args);
         assert!(
             output.status.success(),
             "{}",
