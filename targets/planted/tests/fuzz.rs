@@ -651,6 +651,16 @@ fn bad_flags_and_foreign_directories_exit_2_with_the_path() {
 
     let fresh = dir.path().join("fresh");
     assert_eq!(base(&fresh, "0,1,1", "1s").status.code(), Some(2));
+    // n = 10^6 made every input megabytes long, and 4 * 10^9 aborted on an allocation.
+    let huge = base(&fresh, "1,1000000,1", "1s");
+    assert_eq!(huge.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&huge.stderr)
+            .contains("'--bounds <M,N,D>': each bound may be at most 10000"),
+        "{}",
+        String::from_utf8_lossy(&huge.stderr)
+    );
+    assert!(!fresh.exists(), "nothing was started");
     assert_eq!(base(&fresh, "1,1,1", "10x").status.code(), Some(2));
     let missing = dir.path().join("no-such-grammar.ebnf");
     let output = bonsai(&[
