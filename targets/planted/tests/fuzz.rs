@@ -553,6 +553,47 @@ fn resuming_keeps_every_saved_input_and_known_faults() {
     assert_choices_replay_to_text(&out.join("queue"));
 }
 
+/// A queue entry whose `.meta` is gone (a kill between its writes) or unreadable (truncated,
+/// overwritten) is still a saved input: the resumed run replays it, keeps it under its own
+/// number and writes its metadata again, so that export, replay and the reports see it.
+#[test]
+fn resuming_rebuilds_missing_and_unreadable_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let args = ["--bounds", "2,2,2", "--execs", "300", "--timeout-ms", "200"];
+    fuzz(&out, &args);
+    let queue = out.join("queue");
+    let before = entries(&queue);
+    assert!(before.len() >= 4, "{before:?}");
+    let damaged = [&before[1].0, &before[2].0, &before[3].0];
+    let meta = |stem: &str| queue.join(format!("{stem}.meta"));
+    std::fs::remove_file(meta(damaged[0])).unwrap();
+    std::fs::write(meta(damaged[1]), b"\xff\xfe not text").unwrap();
+    std::fs::write(meta(damaged[2]), "").unwrap();
+    let text = |stem: &str| std::fs::read(queue.join(format!("{stem}.txt"))).unwrap();
+    let texts: Vec<Vec<u8>> = damaged.iter().map(|s| text(s)).collect();
+
+    fuzz(&out, &args);
+    let after = entries(&queue);
+    for (stem, old) in &before {
+        let (_, new) = after
+            .iter()
+            .find(|(s, _)| s == stem)
+            .unwrap_or_else(|| panic!("{stem}.meta is missing after the resume"));
+        if damaged.contains(&stem) {
+            field(new, "valid");
+            field(new, "edges");
+        } else {
+            assert_eq!(new, old, "{stem}.meta was rewritten");
+        }
+    }
+    for (stem, saved) in damaged.iter().zip(&texts) {
+        assert_eq!(&text(stem), saved, "{stem}.txt changed");
+        let copies = after.iter().filter(|(s, _)| &text(s) == saved).count();
+        assert_eq!(copies, 1, "{stem} was saved again under a new number");
+    }
+}
+
 #[test]
 fn valid_only_keeps_only_valid_inputs() {
     let dir = tempfile::tempdir().unwrap();
