@@ -92,6 +92,7 @@ impl SeenFaults {
 /// counted. The one place where Bonsai's loop and the Nautilus baseline decide what a new
 /// fault is, so that the two save the same faults and their counts compare.
 pub fn new_fault<S: HasMetadata>(state: &mut S, exit_kind: &ExitKind) -> Option<Fault> {
+    restore_stderr();
     let kind = fault_kind(exit_kind)?;
     let fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
     let seen = state.metadata_or_insert_with(SeenFaults::default);
@@ -203,6 +204,63 @@ static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// Records the signal of a fault about to be handled (async-signal-safe: one atomic store).
 pub fn record_signal(signal: libc::c_int) {
     SIGNAL.store(signal, Ordering::SeqCst);
+}
+
+/// Standard error's own descriptor while LibAFL's crash handler runs with standard error on
+/// /dev/null (-1: standard error is in place).
+static STDERR_ASIDE: AtomicI32 = AtomicI32::new(-1);
+/// An open /dev/null for [`quiet_stderr`] (-1: none), opened beforehand by
+/// [`prepare_quiet_stderr`] so that the signal handler only duplicates descriptors.
+static DEV_NULL: AtomicI32 = AtomicI32::new(-1);
+
+/// Opens what [`quiet_stderr`] needs; call it in the fuzzing process, before any fault.
+pub fn prepare_quiet_stderr() {
+    if DEV_NULL.load(Ordering::SeqCst) >= 0 {
+        return;
+    }
+    // SAFETY: a plain system call on a NUL-terminated path.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if null >= 0 {
+        DEV_NULL.store(null, Ordering::SeqCst);
+    }
+}
+
+/// Points standard error at /dev/null until [`restore_stderr`], keeping the real one aside.
+/// LibAFL 0.16's crash handler writes `DEBUG: inproc_crash_handler enter` to it for every
+/// fault, in every build and whatever the log settings: one line per abort or stack overflow
+/// of a run, all of it already in the saved fault. The fault signal guard calls this before
+/// LibAFL's handler, and [`new_fault`], the first of Bonsai's code that handler runs, puts
+/// standard error back, so that nothing of Bonsai's own is lost. Async-signal-safe (`fcntl`,
+/// `dup2`, `close`).
+pub fn quiet_stderr() {
+    let null = DEV_NULL.load(Ordering::SeqCst);
+    if null < 0 || STDERR_ASIDE.load(Ordering::SeqCst) >= 0 {
+        return;
+    }
+    // SAFETY: descriptor system calls; a failure leaves standard error as it was.
+    unsafe {
+        let aside = libc::fcntl(libc::STDERR_FILENO, libc::F_DUPFD_CLOEXEC, 3);
+        if aside < 0 {
+            return;
+        }
+        if libc::dup2(null, libc::STDERR_FILENO) < 0 {
+            libc::close(aside);
+            return;
+        }
+        STDERR_ASIDE.store(aside, Ordering::SeqCst);
+    }
+}
+
+/// Puts standard error back after [`quiet_stderr`]; nothing when it is in place.
+pub fn restore_stderr() {
+    let aside = STDERR_ASIDE.swap(-1, Ordering::SeqCst);
+    if aside >= 0 {
+        // SAFETY: `aside` is the descriptor `quiet_stderr` duplicated standard error into.
+        unsafe {
+            libc::dup2(aside, libc::STDERR_FILENO);
+            libc::close(aside);
+        }
+    }
 }
 
 /// What a fault that ended in `signal` is called, in `crashes/*.meta`, `replay`, `reduce` and

@@ -13,7 +13,7 @@ mod validity;
 pub use coverage_grain::CoverageGrain;
 pub use fault::{
     Fault, FaultFeedback, FaultKind, SeenFaults, describe_fault, describe_signal, fault_kind,
-    new_fault, record_signal,
+    new_fault, prepare_quiet_stderr, quiet_stderr, record_signal, restore_stderr,
 };
 pub use signature::{
     SymbolCache, describe_frames, normalise_message, signature, stack_addresses, target_frames,

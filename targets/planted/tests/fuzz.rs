@@ -9,7 +9,9 @@
 
 mod common;
 
-use common::{bonsai, fuzz, fuzz_command, grammar_path, summary_of};
+use common::{
+    FAULTS_GRAMMAR, bonsai, bonsai_with_backtraces, fuzz, fuzz_command, grammar_path, summary_of,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -592,6 +594,48 @@ fn resuming_rebuilds_missing_and_unreadable_metadata() {
         let copies = after.iter().filter(|(s, _)| &text(s) == saved).count();
         assert_eq!(copies, 1, "{stem} was saved again under a new number");
     }
+}
+
+/// LibAFL 0.16's crash handler wrote `DEBUG: inproc_crash_handler enter` for every abort and
+/// stack overflow, and a panic with `RUST_BACKTRACE=1` may print its backtrace: the terminal
+/// of a run that meets every kind of fault has the summary line and nothing else.
+#[test]
+fn faults_leave_the_terminal_quiet_even_with_backtraces_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar = dir.path().join("faults.ebnf");
+    std::fs::write(&grammar, FAULTS_GRAMMAR).unwrap();
+    let out = dir.path().join("out");
+    let output = bonsai_with_backtraces(&[
+        "fuzz",
+        "--target",
+        "planted",
+        "--grammar",
+        grammar.to_str().unwrap(),
+        "--bounds",
+        "1,1,1",
+        "--execs",
+        "20",
+        "--timeout-ms",
+        "100",
+        "--reduce-crashes",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let kinds: Vec<String> = entries(&out.join("crashes"))
+        .iter()
+        .map(|(_, meta)| field(meta, "kind").to_string())
+        .collect();
+    assert!(
+        kinds.iter().any(|k| k == "panic") && kinds.iter().any(|k| k == "crash"),
+        "the run met a panic and a signal: {kinds:?}"
+    );
+    assert!(!stderr.contains("DEBUG"), "{stderr}");
+    assert!(!stderr.contains("backtrace"), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "only the summary: {stderr}");
 }
 
 #[test]
