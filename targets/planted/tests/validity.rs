@@ -72,6 +72,8 @@ fn faults_leave_the_terminal_quiet_even_with_backtraces_asked_for() {
         "1,1,1",
         "--count",
         "15",
+        "--messages",
+        "15",
         "--timeout-ms",
         "100",
     ]);
