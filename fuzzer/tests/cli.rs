@@ -331,6 +331,49 @@ fn bad_bounds_exit_2() {
     assert_usage_error(&output, "--bounds M,N,D is required");
 }
 
+/// `--bounds 4000000000,...` aborted on a 3 GB allocation, since an input grows with n: each
+/// bound is capped. The address space is capped too, so that a build without the limit fails
+/// here instead of taking the machine's memory.
+#[test]
+fn huge_bounds_are_refused_naming_the_flag() {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000; exec \"$0\" generate \"$1\" --bounds 1,4000000000,1000000")
+        .arg(env!("CARGO_BIN_EXE_bonsai"))
+        .arg(grammar_path("expr"))
+        .output()
+        .unwrap();
+    assert_usage_error(
+        &output,
+        "'--bounds <M,N,D>': each bound may be at most 10000",
+    );
+    assert_eq!(stdout(&output), "");
+}
+
+/// `s = "a"{65535}{65535}{65535};` passed `grammar check` and aborted `generate` on a 6 GB
+/// allocation: nested fixed counts are refused where they multiply past the limit, with the
+/// place, by every command that loads the grammar.
+#[test]
+fn nested_fixed_counts_are_a_located_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.ebnf");
+    std::fs::write(&path, "s = \"a\"{65535}{65535}{65535};\n").unwrap();
+    for args in [
+        vec!["grammar", "check", path_arg(&path)],
+        vec!["generate", path_arg(&path), "--bounds", "1,1,1"],
+    ] {
+        let output = bonsai(&args);
+        assert_usage_error(
+            &output,
+            &format!(
+                "{}:1:5: error: this cannot derive anything smaller than",
+                path.display()
+            ),
+        );
+        assert_eq!(stdout(&output), "");
+    }
+}
+
 #[test]
 fn save_choices_needs_an_out_dir() {
     let path = grammar_path("expr");

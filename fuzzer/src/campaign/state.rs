@@ -136,6 +136,7 @@ impl CampaignState {
             .max_bounds
             .parse()
             .map_err(|e| bad(format!("max_bounds: {e}")))?;
+        Lattice::check_size(max).map_err(|e| bad(format!("max_bounds: {e}")))?;
         let lattice = Lattice::new(max);
         let expected: Vec<String> = lattice.nodes().iter().map(Node::slug).collect();
         let found: Vec<String> = self.nodes.iter().map(|n| n.name.clone()).collect();
@@ -263,6 +264,13 @@ mod tests {
         s.save(dir.path()).unwrap();
         let e = load_state(dir.path()).unwrap_err();
         assert!(e.message.contains("lattice"), "{e}");
+
+        // A hand-edited top is refused before its lattice is built.
+        let mut s = state("1,1,1");
+        s.max_bounds = "1000,1000,1000".into();
+        s.save(dir.path()).unwrap();
+        let e = load_state(dir.path()).unwrap_err();
+        assert!(e.message.contains("2000000000 nodes"), "{e}");
 
         let missing = load_state(&dir.path().join("nope")).unwrap_err();
         assert!(missing.message.contains("not found"), "{missing}");

@@ -20,7 +20,7 @@ pub struct BaselineArgs {
     #[arg(long, value_name = "FILE")]
     grammar: PathBuf,
     /// Only M applies (pools offer their first M values); N and D have no Nautilus equivalent.
-    #[arg(long, value_name = "M,N,D")]
+    #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Bounds,
     /// Stop after this long: 30s, 10m, 2h.
     #[arg(long, value_parser = parse_duration)]

@@ -34,8 +34,14 @@ pub struct CampaignArgs {
     /// The grammar inputs are generated from.
     #[arg(long, value_name = "FILE", required_unless_present = "resume")]
     grammar: Option<PathBuf>,
-    /// The top of the lattice M,N,D: nodes F(m,n,d,v) for every m<=M, n<=N, d<=D, v in {r,u}.
-    #[arg(long, value_name = "M,N,D", default_value = "3,3,3")]
+    /// The top of the lattice M,N,D: nodes F(m,n,d,v) for every m<=M, n<=N, d<=D, v in {r,u};
+    /// at most 2000 nodes (2*M*N*D).
+    #[arg(
+        long,
+        value_name = "M,N,D",
+        default_value = "3,3,3",
+        value_parser = crate::lattice::Lattice::parse_max_bounds
+    )]
     max_bounds: Bounds,
     /// Time budget of each node: 30s, 10m, 2h. With --budget, the most one node gets.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "60m")]

@@ -20,7 +20,7 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "FILE")]
     grammar: PathBuf,
     /// Bounds M,N,D: distinct pool values, items per repetition, nesting depth.
-    #[arg(long, value_name = "M,N,D")]
+    #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Bounds,
     /// Keep only inputs the target accepts (restricted mode).
     #[arg(long)]

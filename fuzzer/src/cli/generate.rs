@@ -20,7 +20,7 @@ pub struct GenerateArgs {
     grammar: PathBuf,
     /// Bounds M,N,D: distinct pool values, items per repetition, nesting depth. With --replay
     /// the recorded bounds are used when this is left out.
-    #[arg(long, value_name = "M,N,D")]
+    #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Option<Bounds>,
     /// How many inputs to generate.
     #[arg(long, default_value_t = 10)]

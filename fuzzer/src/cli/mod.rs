@@ -104,6 +104,24 @@ impl From<crate::diagnostic::Diagnostic> for Failure {
     }
 }
 
+/// The log filter: `BONSAI_LOG` (`warn`, `debug`, `bonsai::fuzz=debug`, ...) when it is set and
+/// valid, else Bonsai's information and everyone's warnings. LibAFL's own log stays off
+/// unless `BONSAI_LOG` names it: at `warn` it reports every fault of the target as an error
+/// of its own ("Crashed with SIGABRT", "Child crashed!", the input's hash), lines per fault
+/// that the saved fault describes better.
+fn log_filter(setting: Option<&str>) -> tracing_subscriber::EnvFilter {
+    let default = || tracing_subscriber::EnvFilter::new("warn,bonsai=info,libafl=off");
+    let Some(setting) = setting else {
+        return default();
+    };
+    let setting = if setting.contains("libafl") {
+        setting.to_string()
+    } else {
+        format!("{setting},libafl=off")
+    };
+    tracing_subscriber::EnvFilter::try_new(setting).unwrap_or_else(|_| default())
+}
+
 /// The `bonsai` binary: no target linked in; `--target NAME` is forwarded to `bonsai-NAME`.
 pub fn run() -> ExitCode {
     run_with(None)
@@ -112,11 +130,7 @@ pub fn run() -> ExitCode {
 /// The command line of a binary with `linked` compiled in (see [`crate::target_main!`]).
 pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("BONSAI_LOG").unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new("warn,bonsai=info,libafl=off")
-            }),
-        )
+        .with_env_filter(log_filter(std::env::var("BONSAI_LOG").ok().as_deref()))
         .with_writer(std::io::stderr)
         .init();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -162,5 +176,23 @@ fn report(result: Result<(), Failure>) -> ExitCode {
             eprintln!("{message}");
             ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libafl_logs_only_when_named() {
+        let shown = |setting: Option<&str>| log_filter(setting).to_string();
+        assert!(shown(None).contains("libafl=off"), "{}", shown(None));
+        assert!(shown(Some("warn")).contains("libafl=off"));
+        assert!(shown(Some("debug")).contains("libafl=off"));
+        let named = shown(Some("warn,libafl=error"));
+        assert!(
+            named.contains("libafl=error") && !named.contains("libafl=off"),
+            "{named}"
+        );
     }
 }

@@ -23,7 +23,7 @@ pub struct ValidityArgs {
     #[arg(long)]
     target: String,
     /// Bounds M,N,D for generation.
-    #[arg(long, value_name = "M,N,D")]
+    #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Bounds,
     /// How many inputs to generate.
     #[arg(long, default_value_t = 1000)]

@@ -18,7 +18,8 @@ pub struct Seed {
     pub size: usize,
     /// Its number, when it comes from the run's own queue (a resume).
     pub existing: Option<u32>,
-    /// An entry of the run's own queue whose `.meta` is missing (its write was cut short):
+    /// An entry of the run's own queue whose `.meta` is missing or unreadable (its write was
+    /// cut short, or something overwrote it):
     /// the resumed run keeps it again, whatever its coverage, so that the store writes it.
     pub needs_meta: bool,
 }
@@ -131,7 +132,8 @@ impl Seeds {
                 path: path.clone(),
                 size: text.len(),
                 existing,
-                needs_meta: existing.is_some() && !path.with_extension("meta").exists(),
+                needs_meta: existing.is_some()
+                    && !super::entry::meta_is_readable(&path.with_extension("meta")),
             });
         }
         seeds

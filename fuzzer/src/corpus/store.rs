@@ -132,8 +132,8 @@ impl DiskCorpus {
     }
 
     /// Writes the text and the metadata of an entry of this directory that a resume replayed
-    /// (`info.number` set), when a kill or a full disk kept them from being written. What is
-    /// there is left alone.
+    /// (`info.number` set), when a kill or a full disk kept them from being written or left
+    /// the metadata unreadable. What is there and readable is left alone.
     fn repair(&self, info: &EntryInfo) -> Result<(), Error> {
         let Some(number) = info.number else {
             return Ok(());
@@ -148,7 +148,7 @@ impl DiskCorpus {
             crate::write_atomic_unsynced(&text, info.text.as_bytes()).map_err(io)?;
         }
         let meta = base.with_extension("meta");
-        if !meta.exists() {
+        if !super::entry::meta_is_readable(&meta) {
             crate::write_atomic_unsynced(&meta, info.to_text().as_bytes()).map_err(io)?;
         }
         Ok(())

@@ -78,6 +78,30 @@ pub struct SeenFaults {
 }
 libafl_bolts::impl_serdeany!(SeenFaults);
 
+impl SeenFaults {
+    /// Gives `state` an empty record unless it has one (a restarted process keeps its own).
+    pub fn init<S: HasMetadata>(state: &mut S) {
+        if !state.has_metadata::<SeenFaults>() {
+            state.add_metadata(SeenFaults::default());
+        }
+    }
+}
+
+/// The fault the last execution ended in, described, when its kind and signature are new to
+/// this run (`None` for a normal exit or a fault seen before); every faulting execution is
+/// counted. The one place where Bonsai's loop and the Nautilus baseline decide what a new
+/// fault is, so that the two save the same faults and their counts compare.
+pub fn new_fault<S: HasMetadata>(state: &mut S, exit_kind: &ExitKind) -> Option<Fault> {
+    restore_stderr();
+    let kind = fault_kind(exit_kind)?;
+    let fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
+    let seen = state.metadata_or_insert_with(SeenFaults::default);
+    seen.occurrences += 1;
+    seen.signatures
+        .insert((fault.kind, fault.signature))
+        .then_some(fault)
+}
+
 /// Decides whether a faulting execution is a new bug, and describes it.
 ///
 /// Why our own signature rather than LibAFL's `BacktraceObserver` + `NewHashFeedback`: that
@@ -135,13 +159,14 @@ pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
     } else {
         None
     };
-    let (message, location, frames) = match caught {
+    let (message, raw, location, frames) = match caught {
         Some(p) => {
             let message = match &p.location {
                 Some(l) => format!("{} at {l}", p.message),
-                None => p.message,
+                None => p.message.clone(),
             };
-            (message, p.location, describe_frames(&p.addresses, cache))
+            let frames = describe_frames(&p.addresses, cache);
+            (message, Some(p.message), p.location, frames)
         }
         None => {
             let frames = target_frames(cache);
@@ -155,12 +180,17 @@ pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
                     describe_signal((signal != 0).then_some(signal), &frames)
                 }
             };
-            (message, None, frames)
+            (message, None, None, frames)
         }
     };
     Fault {
         kind,
-        signature: signature(&kind.to_string(), location.as_deref(), &frames),
+        signature: signature(
+            &kind.to_string(),
+            location.as_deref(),
+            raw.as_deref(),
+            &frames,
+        ),
         message,
         frames,
     }
@@ -174,6 +204,63 @@ static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// Records the signal of a fault about to be handled (async-signal-safe: one atomic store).
 pub fn record_signal(signal: libc::c_int) {
     SIGNAL.store(signal, Ordering::SeqCst);
+}
+
+/// Standard error's own descriptor while LibAFL's crash handler runs with standard error on
+/// /dev/null (-1: standard error is in place).
+static STDERR_ASIDE: AtomicI32 = AtomicI32::new(-1);
+/// An open /dev/null for [`quiet_stderr`] (-1: none), opened beforehand by
+/// [`prepare_quiet_stderr`] so that the signal handler only duplicates descriptors.
+static DEV_NULL: AtomicI32 = AtomicI32::new(-1);
+
+/// Opens what [`quiet_stderr`] needs; call it in the fuzzing process, before any fault.
+pub fn prepare_quiet_stderr() {
+    if DEV_NULL.load(Ordering::SeqCst) >= 0 {
+        return;
+    }
+    // SAFETY: a plain system call on a NUL-terminated path.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if null >= 0 {
+        DEV_NULL.store(null, Ordering::SeqCst);
+    }
+}
+
+/// Points standard error at /dev/null until [`restore_stderr`], keeping the real one aside.
+/// LibAFL 0.16's crash handler writes `DEBUG: inproc_crash_handler enter` to it for every
+/// fault, in every build and whatever the log settings: one line per abort or stack overflow
+/// of a run, all of it already in the saved fault. The fault signal guard calls this before
+/// LibAFL's handler, and [`new_fault`], the first of Bonsai's code that handler runs, puts
+/// standard error back, so that nothing of Bonsai's own is lost. Async-signal-safe (`fcntl`,
+/// `dup2`, `close`).
+pub fn quiet_stderr() {
+    let null = DEV_NULL.load(Ordering::SeqCst);
+    if null < 0 || STDERR_ASIDE.load(Ordering::SeqCst) >= 0 {
+        return;
+    }
+    // SAFETY: descriptor system calls; a failure leaves standard error as it was.
+    unsafe {
+        let aside = libc::fcntl(libc::STDERR_FILENO, libc::F_DUPFD_CLOEXEC, 3);
+        if aside < 0 {
+            return;
+        }
+        if libc::dup2(null, libc::STDERR_FILENO) < 0 {
+            libc::close(aside);
+            return;
+        }
+        STDERR_ASIDE.store(aside, Ordering::SeqCst);
+    }
+}
+
+/// Puts standard error back after [`quiet_stderr`]; nothing when it is in place.
+pub fn restore_stderr() {
+    let aside = STDERR_ASIDE.swap(-1, Ordering::SeqCst);
+    if aside >= 0 {
+        // SAFETY: `aside` is the descriptor `quiet_stderr` duplicated standard error into.
+        unsafe {
+            libc::dup2(aside, libc::STDERR_FILENO);
+            libc::close(aside);
+        }
+    }
 }
 
 /// What a fault that ended in `signal` is called, in `crashes/*.meta`, `replay`, `reduce` and
@@ -207,9 +294,7 @@ impl Named for FaultFeedback {
 
 impl<S: HasMetadata> StateInitializer<S> for FaultFeedback {
     fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
-        if !state.has_metadata::<SeenFaults>() {
-            state.add_metadata(SeenFaults::default());
-        }
+        SeenFaults::init(state);
         Ok(())
     }
 }
@@ -228,18 +313,8 @@ where
         exit_kind: &ExitKind,
     ) -> Result<bool, Error> {
         memory_limit::disarm();
-        self.pending = None;
-        let Some(kind) = fault_kind(exit_kind) else {
-            return Ok(false);
-        };
-        let fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
-        let seen = state.metadata_or_insert_with(SeenFaults::default);
-        seen.occurrences += 1;
-        if !seen.signatures.insert((fault.kind, fault.signature)) {
-            return Ok(false);
-        }
-        self.pending = Some(fault);
-        Ok(true)
+        self.pending = new_fault(state, exit_kind);
+        Ok(self.pending.is_some())
     }
 
     fn append_metadata(
@@ -282,4 +357,42 @@ pub fn parent_number<S: HasCorpus<ChoiceInput>>(state: &S) -> Option<u32> {
     let entry = state.corpus().get(id).ok()?;
     let entry = entry.try_borrow().ok()?;
     entry.metadata::<EntryInfo>().ok()?.number
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One check, failing with the message it is given: the same `panic!` location.
+    fn check_fails(message: &str) {
+        panic!("{message}");
+    }
+
+    /// The signature of the panic `check_fails(message)` raises inside the target, as the
+    /// fuzzing loop records and describes it.
+    fn panic_signature(message: &str) -> u64 {
+        panic_record::install();
+        panic_record::set_in_target(true);
+        let caught = std::panic::catch_unwind(|| check_fails(message));
+        panic_record::set_in_target(false);
+        assert!(caught.is_err());
+        let fault = describe_fault(FaultKind::Panic, &mut SymbolCache::default());
+        assert_eq!(fault.kind, FaultKind::Panic);
+        assert!(fault.message.starts_with(message), "{}", fault.message);
+        fault.signature
+    }
+
+    #[test]
+    fn one_assertion_failing_for_two_reasons_is_two_faults() {
+        let text = panic_signature("round trip changed the text of 'a' at 3");
+        assert_eq!(
+            text,
+            panic_signature("round trip changed the text of 'bc' at 12"),
+            "other values, the same reason"
+        );
+        assert_ne!(
+            text,
+            panic_signature("round trip changed the verdict of 'a' at 3")
+        );
+    }
 }

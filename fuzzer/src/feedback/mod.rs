@@ -1,7 +1,8 @@
 //! Stage 9: feedback. Which executions are kept: `validity` applies Zest's save criteria to the
 //! edge hits and verdicts, at the `coverage_grain` of new edges or new hit counts; `fault`
 //! decides which crashes, hangs and out-of-memory inputs are new bugs, using `signature` (stack
-//! frames) and `panic_record` (panics caught in-process).
+//! frames, and a panic's location and normalised message) and `panic_record` (panics caught
+//! in-process).
 
 mod coverage_grain;
 mod fault;
@@ -12,9 +13,10 @@ mod validity;
 pub use coverage_grain::CoverageGrain;
 pub use fault::{
     Fault, FaultFeedback, FaultKind, SeenFaults, describe_fault, describe_signal, fault_kind,
-    record_signal,
+    new_fault, prepare_quiet_stderr, quiet_stderr, record_signal, restore_stderr,
 };
 pub use signature::{
-    SymbolCache, describe_frames, signature, stack_addresses, target_frames, warm_symbol_cache,
+    SymbolCache, describe_frames, normalise_message, signature, stack_addresses, target_frames,
+    warm_symbol_cache,
 };
 pub use validity::{CoverageHistory, Novelty, SaveCriteria, ValidityFeedback};

@@ -189,11 +189,19 @@ pub fn warm_symbol_cache() {
 }
 
 /// A stable 64-bit signature of a fault: its kind and where it happened. For a panic that is
-/// the `panic!` location; otherwise the innermost frame of the target, with its line for
-/// signals (the abort or faulting access) and without it for hangs (a timeout interrupts the
-/// looping function at an arbitrary line). Callers further out do not count: the same bug
-/// reached through a different nesting of the input is the same bug.
-pub fn signature(kind: &str, location: Option<&str>, frames: &[String]) -> u64 {
+/// the `panic!` location and the panic's message as [`normalise_message`] masks it, so that
+/// one assertion failing for different reasons ("expected 3 tokens" or "unknown name 'x'")
+/// is several faults, while the same reason with other values ("expected 4 tokens", "unknown
+/// name 'y'") is one. Otherwise the innermost frame of the target, with its line for signals
+/// (the abort or faulting access) and without it for hangs (a timeout interrupts the looping
+/// function at an arbitrary line). Callers further out do not count: the same bug reached
+/// through a different nesting of the input is the same bug.
+pub fn signature(
+    kind: &str,
+    location: Option<&str>,
+    message: Option<&str>,
+    frames: &[String],
+) -> u64 {
     let mut h = fnv::FnvHasher::default();
     h.write(kind.as_bytes());
     h.write_u8(0);
@@ -205,7 +213,65 @@ pub fn signature(kind: &str, location: Option<&str>, frames: &[String]) -> u64 {
         (None, Some(top)) => h.write(top.as_bytes()),
         (None, None) => {}
     }
+    if let Some(message) = message {
+        h.write_u8(0);
+        h.write(normalise_message(message).as_bytes());
+    }
     h.finish()
+}
+
+/// How much of a normalised message counts towards a signature: the reason a check failed is
+/// said first, and a long dump after it (a whole tree in an `assert_eq!`) would make every
+/// input its own fault.
+const SIGNATURE_MESSAGE_CHARS: usize = 200;
+
+/// A panic message with what varies from input to input masked: each quoted part (`'...'`,
+/// `"..."` or backquoted, as `{:?}` prints strings and messages quote names) becomes `'_'`, and
+/// each number (a run of digits not inside a word, with its hex digits, suffix or fraction)
+/// becomes `#`; at most [`SIGNATURE_MESSAGE_CHARS`] characters of the result are kept. A word
+/// with digits (`E0308`, `u32`) and an apostrophe inside a word (`can't`) are kept as they are.
+pub fn normalise_message(message: &str) -> String {
+    let chars: Vec<char> = message.chars().collect();
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() && out.chars().count() < SIGNATURE_MESSAGE_CHARS {
+        let c = chars[i];
+        let after_word = i > 0 && word(chars[i - 1]);
+        let quote = matches!(c, '"' | '`') || (c == '\'' && !after_word);
+        if quote && let Some(end) = closing_quote(&chars, i) {
+            out.push_str("'_'");
+            i = end + 1;
+        } else if c.is_ascii_digit() && !after_word {
+            out.push('#');
+            i += 1;
+            while i < chars.len()
+                && (word(chars[i])
+                    || (chars[i] == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+            {
+                i += 1;
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The index of the quote that closes the one at `open`, on the same line, past backslash
+/// escapes; `None` when the line has none (a lone apostrophe, an unbalanced quote).
+fn closing_quote(chars: &[char], open: usize) -> Option<usize> {
+    let quote = chars[open];
+    let mut i = open + 1;
+    while i < chars.len() && chars[i] != '\n' {
+        match chars[i] {
+            '\\' => i += 2,
+            c if c == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -221,22 +287,69 @@ mod tests {
         ];
         let b = vec!["f (a.rs:1)".to_string(), "h (a.rs:9)".into()];
         let c = vec!["f (a.rs:7)".to_string(), "g (a.rs:2)".into()];
-        assert_eq!(signature("crash", None, &a), signature("crash", None, &b));
-        assert_ne!(signature("crash", None, &a), signature("crash", None, &c));
-        assert_ne!(signature("crash", None, &a), signature("oom", None, &a));
-        // A hang is identified by its looping function, whatever line it was stopped at.
         assert_eq!(
-            signature("timeout", None, &a),
-            signature("timeout", None, &c)
-        );
-        // A panic by its location alone.
-        assert_eq!(
-            signature("panic", Some("x.rs:1:1"), &a),
-            signature("panic", Some("x.rs:1:1"), &c)
+            signature("crash", None, None, &a),
+            signature("crash", None, None, &b)
         );
         assert_ne!(
-            signature("panic", Some("x.rs:1:1"), &a),
-            signature("panic", Some("x.rs:2:1"), &a)
+            signature("crash", None, None, &a),
+            signature("crash", None, None, &c)
+        );
+        assert_ne!(
+            signature("crash", None, None, &a),
+            signature("oom", None, None, &a)
+        );
+        // A hang is identified by its looping function, whatever line it was stopped at.
+        assert_eq!(
+            signature("timeout", None, None, &a),
+            signature("timeout", None, None, &c)
+        );
+        // A panic by its location and its message with the values masked, whatever the stack.
+        let panic = |location: &str, message: &str, frames: &[String]| {
+            signature("panic", Some(location), Some(message), frames)
+        };
+        assert_eq!(
+            panic("x.rs:1:1", "expected 3 tokens", &a),
+            panic("x.rs:1:1", "expected 4 tokens", &c)
+        );
+        assert_ne!(
+            panic("x.rs:1:1", "expected 3 tokens", &a),
+            panic("x.rs:2:1", "expected 3 tokens", &a)
+        );
+        // One check failing for two reasons is two faults.
+        assert_ne!(
+            panic("x.rs:1:1", "round trip changed the text", &a),
+            panic("x.rs:1:1", "round trip changed the verdict", &a)
+        );
+    }
+
+    #[test]
+    fn messages_are_normalised_by_masking_numbers_and_quoted_text() {
+        let n = normalise_message;
+        assert_eq!(
+            n("index out of bounds: the len is 3 but the index is 17"),
+            "index out of bounds: the len is # but the index is #"
+        );
+        assert_eq!(
+            n("unknown name 'foo' at 3:14, expected \"bar\" or `baz`"),
+            "unknown name '_' at #:#, expected '_' or '_'"
+        );
+        assert_eq!(
+            n(r#"left: Ident("a\"b"), right: 0x1f"#),
+            "left: Ident('_'), right: #"
+        );
+        assert_eq!(n("took 2.5s, limit 1e3"), "took #, limit #");
+        // Words with digits, apostrophes inside words and unbalanced quotes stay.
+        assert_eq!(
+            n("error E0308: can't use u32 here 'x"),
+            "error E0308: can't use u32 here 'x"
+        );
+        // A quote does not run past the end of its line.
+        assert_eq!(n("a 'b\nc' d"), "a 'b\nc' d");
+        assert_eq!(
+            n(&"x".repeat(1000)).len(),
+            SIGNATURE_MESSAGE_CHARS,
+            "a long dump is cut"
         );
     }
 

@@ -500,6 +500,10 @@ where
         .harness(&mut run_one)
         .observers(tuple_list!(replay_observer, edges))
         .timeout(config.timeout)
+        // LibAFL's crash dump (registers, memory maps, a backtrace of its own handler) is
+        // built inside the signal handler for every fault, and printed when LibAFL's log is
+        // on; the saved fault has the target's frames already.
+        .crashdump(false)
         .fuzzer(&mut fuzzer)
         .state(state)
         .event_mgr(manager)

@@ -4,7 +4,8 @@
 //! timer fired inside `malloc`, the timeout handler allocated, glibc aborted on its own
 //! half-updated heap, and the run ended with "crashed inside a crash handler". The wrapper
 //! asks the allocator whether the signal interrupted it; if so, LibAFL's handler runs with
-//! the emergency heap on.
+//! the emergency heap on. It also keeps LibAFL's handler from writing its debug line to the
+//! terminal for every fault (see `feedback::quiet_stderr`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -54,8 +55,10 @@ unsafe extern "C" fn guarded(
         unsafe { libc::_exit(RECURSION_EXIT) };
     }
     DEPTH.fetch_add(1, Ordering::SeqCst);
-    if signal != libc::SIGALRM && signal != libc::SIGUSR2 {
+    let fault = signal != libc::SIGALRM && signal != libc::SIGUSR2;
+    if fault {
         crate::feedback::record_signal(signal);
+        crate::feedback::quiet_stderr();
     }
     let interrupted_allocator = memory_limit::in_system_allocator();
     let was_active = interrupted_allocator.then(emergency_heap::enter);
@@ -64,6 +67,9 @@ unsafe extern "C" fn guarded(
     unsafe {
         let handler: SigInfoHandler = std::mem::transmute::<usize, SigInfoHandler>(previous);
         handler(signal, info, context);
+    }
+    if fault {
+        crate::feedback::restore_stderr();
     }
     if let Some(was_active) = was_active {
         emergency_heap::leave(was_active);
@@ -75,6 +81,7 @@ unsafe extern "C" fn guarded(
 /// it after the executor is built (building it installs LibAFL's handlers). Returns how many
 /// handlers it guards; calling it again guards only handlers installed since.
 pub fn install() -> usize {
+    crate::feedback::prepare_quiet_stderr();
     let mut guarded_count = 0;
     for signal in GUARDED {
         // SAFETY: plain system calls on zero-initialized, correctly sized structures.

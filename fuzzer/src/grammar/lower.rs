@@ -70,7 +70,7 @@ pub(crate) fn lower(
         return Err(Diagnostics(b.errors));
     }
     let named_rules = file.rules.len();
-    Ok(Grammar {
+    let grammar = Grammar {
         name,
         origin: Some(source.clone()),
         rules: b.rules,
@@ -80,7 +80,11 @@ pub(crate) fn lower(
         start,
         layout,
         depth,
-    })
+    };
+    // Here rather than in the analysis, so that no command can load a grammar that would
+    // abort it on its first input, whether it checks the grammar first or not.
+    super::size::check(&grammar)?;
+    Ok(grammar)
 }
 
 impl Builder<'_> {

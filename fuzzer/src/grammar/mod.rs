@@ -13,6 +13,7 @@ mod parser;
 mod pool;
 mod regex;
 mod rule;
+pub mod size;
 mod symbol;
 pub(crate) mod syntax;
 mod terminal;

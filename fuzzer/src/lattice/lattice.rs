@@ -3,6 +3,12 @@
 use super::{Node, Validity};
 use crate::sampler::Bounds;
 
+/// The most nodes a lattice may have. Every node is a fuzzing run of its own (an hour each by
+/// default) and campaign.json lists them all before anything starts: `--max-bounds
+/// 100,100,100` wrote a 778 MB file of two million nodes that no machine could fuzz. The
+/// paper's lattice has 54 nodes; 10,10,10 (2000) is far beyond what a campaign can finish.
+pub const MAX_NODES: u64 = 2000;
+
 /// All nodes with 1 <= m,n,d <= max and v in {r, u}: 54 nodes for the default (3,3,3). The
 /// bottom F(1,1,1,r) starts from nothing; the top F(max,u) produces the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +33,31 @@ impl Lattice {
         }
         nodes.sort_by_key(|n| (n.rank(), *n));
         Self { max, nodes }
+    }
+
+    /// How many nodes the lattice up to `max` has, without building it.
+    pub fn node_count(max: Bounds) -> u64 {
+        2 * u64::from(max.idents) * u64::from(max.items) * u64::from(max.depth)
+    }
+
+    /// The top of a new lattice from a command line: bounds as [`Bounds::parse_arg`] reads
+    /// them, whose lattice has at most [`MAX_NODES`] nodes.
+    pub fn parse_max_bounds(s: &str) -> Result<Bounds, String> {
+        let max = Bounds::parse_arg(s)?;
+        Self::check_size(max)?;
+        Ok(max)
+    }
+
+    /// Refuses a lattice of more than [`MAX_NODES`] nodes.
+    pub fn check_size(max: Bounds) -> Result<(), String> {
+        let count = Self::node_count(max);
+        if count > MAX_NODES {
+            return Err(format!(
+                "the lattice up to {max} would have {count} nodes, each a fuzzing run of its own; \
+                 at most {MAX_NODES} are allowed (3,3,3 has 54, 10,10,10 has 2000)"
+            ));
+        }
+        Ok(())
     }
 
     pub fn max(&self) -> Bounds {
@@ -131,6 +162,19 @@ mod tests {
 
     fn node(s: &str) -> Node {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn lattice_size_is_capped() {
+        assert_eq!(
+            Lattice::parse_max_bounds("10,10,10").unwrap().to_string(),
+            "10,10,10"
+        );
+        assert_eq!(Lattice::node_count("10,10,10".parse().unwrap()), 2000);
+        let err = Lattice::parse_max_bounds("100,100,100").unwrap_err();
+        assert!(err.contains("2000000 nodes"), "{err}");
+        assert!(Lattice::parse_max_bounds("1,1,1001").is_err());
+        assert!(Lattice::parse_max_bounds("1,1,1000").is_ok());
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub struct LastMutation {
     pub mutation: Mutation,
     /// For seeds replayed from the run's own queue: the number they already have there.
     pub existing: Option<u32>,
-    /// Such a seed lacks its `.meta`: keep it whatever its coverage, so that it is written.
+    /// Such a seed lacks a readable `.meta`: keep it whatever its coverage, so that it is written.
     pub repair: bool,
 }
 libafl_bolts::impl_serdeany!(LastMutation);

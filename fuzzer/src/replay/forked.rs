@@ -227,11 +227,15 @@ impl ForkedRunner {
         let edges = self.page.edges();
         let head = self.page.head();
         let (state, verdict, signal) = (head.state, head.verdict, head.signal);
-        let fault = |kind: FaultKind, location: Option<&str>, message: String, this: &mut Self| {
+        let fault = |kind: FaultKind,
+                     location: Option<&str>,
+                     raw: Option<&str>,
+                     message: String,
+                     this: &mut Self| {
             let frames = describe_frames(this.page.addresses(), &mut this.symbols);
             Fault {
                 kind,
-                signature: signature(&kind.to_string(), location, &frames),
+                signature: signature(&kind.to_string(), location, raw, &frames),
                 message,
                 frames,
             }
@@ -262,7 +266,13 @@ impl ForkedRunner {
                     Some(l) => format!("{message} at {l}"),
                     None => message.clone(),
                 };
-                let fault = fault(FaultKind::Panic, location.as_deref(), shown, self);
+                let fault = fault(
+                    FaultKind::Panic,
+                    location.as_deref(),
+                    Some(&message),
+                    shown,
+                    self,
+                );
                 Execution {
                     outcome: Outcome::Panic,
                     message,
@@ -275,7 +285,7 @@ impl ForkedRunner {
             // not.
             SIGNALED if signal == libc::SIGALRM || signal == libc::SIGPROF => {
                 let why = "the target did not finish in time".to_string();
-                let fault = fault(FaultKind::Timeout, None, why, self);
+                let fault = fault(FaultKind::Timeout, None, None, why, self);
                 ended(Outcome::Timeout, "timed out".into(), fault)
             }
             SIGNALED => {
@@ -283,7 +293,7 @@ impl ForkedRunner {
                 let why = describe_signal(Some(signal), &frames);
                 let fault = Fault {
                     kind: FaultKind::Crash,
-                    signature: signature("crash", None, &frames),
+                    signature: signature("crash", None, None, &frames),
                     message: why.clone(),
                     frames,
                 };
@@ -294,7 +304,7 @@ impl ForkedRunner {
                 "timed out".into(),
                 Fault {
                     kind: FaultKind::Timeout,
-                    signature: signature("timeout", None, &[]),
+                    signature: signature("timeout", None, None, &[]),
                     message: "the target did not finish in time and was killed".into(),
                     frames: Vec::new(),
                 },
@@ -311,7 +321,7 @@ impl ForkedRunner {
                     message.clone(),
                     Fault {
                         kind: FaultKind::Crash,
-                        signature: signature("crash", Some(&how), &[]),
+                        signature: signature("crash", Some(&how), None, &[]),
                         message,
                         frames: Vec::new(),
                     },

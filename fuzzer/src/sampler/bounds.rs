@@ -9,6 +9,14 @@ use super::DepthTracker;
 use crate::grammar::{Grammar, Terminal};
 use crate::tree::{DerivationTree, NodeKind};
 
+/// The largest bound a command line may ask for. A fresh sample's first repetition draws up to
+/// n items before the node budget closes the rest, so an input costs time and memory in
+/// proportion to n: `--bounds 4000000000,...` aborted on a 3 GB allocation and n = 10^6 makes
+/// megabyte inputs. The Bonsai paper's bounds go to 3; ten thousand leaves room for any real
+/// use while keeping one input within a few megabytes. Bounds stored with a parsed seed
+/// (`Bounds::required_by`) are not capped: they describe an input that exists already.
+pub const MAX_BOUND: u32 = 10_000;
+
 /// Bounds (m, n, d) of the Bonsai paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Bounds {
@@ -35,6 +43,18 @@ impl Bounds {
             items,
             depth,
         })
+    }
+
+    /// Bounds from a command line: as [`FromStr`], and each at most [`MAX_BOUND`].
+    pub fn parse_arg(s: &str) -> Result<Self, String> {
+        let bounds: Bounds = s.parse()?;
+        let largest = bounds.idents.max(bounds.items).max(bounds.depth);
+        if largest > MAX_BOUND {
+            return Err(format!(
+                "each bound may be at most {MAX_BOUND} (the Bonsai paper uses 3,3,3), got {bounds}"
+            ));
+        }
+        Ok(bounds)
     }
 
     /// Componentwise order: every input within `self` is also within `other`.
@@ -117,6 +137,20 @@ mod tests {
         assert!("0,1,1".parse::<Bounds>().is_err());
         assert!("1,1".parse::<Bounds>().is_err());
         assert!("a,1,1".parse::<Bounds>().is_err());
+    }
+
+    #[test]
+    fn command_line_bounds_are_capped() {
+        assert_eq!(
+            Bounds::parse_arg("3,10000,2").unwrap(),
+            Bounds::new(3, 10_000, 2).unwrap()
+        );
+        let err = Bounds::parse_arg("1000000,1,1").unwrap_err();
+        assert!(err.contains("at most 10000"), "{err}");
+        assert!(Bounds::parse_arg("1,1,4000000000").is_err());
+        assert!(Bounds::parse_arg("0,1,1").is_err());
+        // Stored bounds are read without the cap.
+        assert!("1000000,1,1".parse::<Bounds>().is_ok());
     }
 
     #[test]

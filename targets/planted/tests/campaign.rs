@@ -493,6 +493,12 @@ fn bad_flags_and_corrupt_state_are_usage_errors() {
         bonsai(&args.iter().map(String::as_str).collect::<Vec<_>>())
     };
     assert_usage_error(&run(&["--max-bounds", "0,1,1"]), "at least 1");
+    // Two million nodes were written to campaign.json before anything started.
+    assert_usage_error(
+        &run(&["--max-bounds", "100,100,100"]),
+        "'--max-bounds <M,N,D>': the lattice up to 100,100,100 would have 2000000 nodes",
+    );
+    assert!(!out.exists(), "a refused campaign creates nothing");
     assert_usage_error(&run(&["--node-time", "5x"]), "unit");
     let zero_jobs = bonsai(&[
         "campaign",

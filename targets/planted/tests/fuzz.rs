@@ -9,7 +9,9 @@
 
 mod common;
 
-use common::{bonsai, fuzz, fuzz_command, grammar_path, summary_of};
+use common::{
+    FAULTS_GRAMMAR, bonsai, bonsai_with_backtraces, fuzz, fuzz_command, grammar_path, summary_of,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -553,6 +555,89 @@ fn resuming_keeps_every_saved_input_and_known_faults() {
     assert_choices_replay_to_text(&out.join("queue"));
 }
 
+/// A queue entry whose `.meta` is gone (a kill between its writes) or unreadable (truncated,
+/// overwritten) is still a saved input: the resumed run replays it, keeps it under its own
+/// number and writes its metadata again, so that export, replay and the reports see it.
+#[test]
+fn resuming_rebuilds_missing_and_unreadable_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let args = ["--bounds", "2,2,2", "--execs", "300", "--timeout-ms", "200"];
+    fuzz(&out, &args);
+    let queue = out.join("queue");
+    let before = entries(&queue);
+    assert!(before.len() >= 4, "{before:?}");
+    let damaged = [&before[1].0, &before[2].0, &before[3].0];
+    let meta = |stem: &str| queue.join(format!("{stem}.meta"));
+    std::fs::remove_file(meta(damaged[0])).unwrap();
+    std::fs::write(meta(damaged[1]), b"\xff\xfe not text").unwrap();
+    std::fs::write(meta(damaged[2]), "").unwrap();
+    let text = |stem: &str| std::fs::read(queue.join(format!("{stem}.txt"))).unwrap();
+    let texts: Vec<Vec<u8>> = damaged.iter().map(|s| text(s)).collect();
+
+    fuzz(&out, &args);
+    let after = entries(&queue);
+    for (stem, old) in &before {
+        let (_, new) = after
+            .iter()
+            .find(|(s, _)| s == stem)
+            .unwrap_or_else(|| panic!("{stem}.meta is missing after the resume"));
+        if damaged.contains(&stem) {
+            field(new, "valid");
+            field(new, "edges");
+        } else {
+            assert_eq!(new, old, "{stem}.meta was rewritten");
+        }
+    }
+    for (stem, saved) in damaged.iter().zip(&texts) {
+        assert_eq!(&text(stem), saved, "{stem}.txt changed");
+        let copies = after.iter().filter(|(s, _)| &text(s) == saved).count();
+        assert_eq!(copies, 1, "{stem} was saved again under a new number");
+    }
+}
+
+/// LibAFL 0.16's crash handler wrote `DEBUG: inproc_crash_handler enter` for every abort and
+/// stack overflow, and a panic with `RUST_BACKTRACE=1` may print its backtrace: the terminal
+/// of a run that meets every kind of fault has the summary line and nothing else.
+#[test]
+fn faults_leave_the_terminal_quiet_even_with_backtraces_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar = dir.path().join("faults.ebnf");
+    std::fs::write(&grammar, FAULTS_GRAMMAR).unwrap();
+    let out = dir.path().join("out");
+    let output = bonsai_with_backtraces(&[
+        "fuzz",
+        "--target",
+        "planted",
+        "--grammar",
+        grammar.to_str().unwrap(),
+        "--bounds",
+        "1,1,1",
+        "--execs",
+        "20",
+        "--timeout-ms",
+        "100",
+        "--reduce-crashes",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let kinds: Vec<String> = entries(&out.join("crashes"))
+        .iter()
+        .map(|(_, meta)| field(meta, "kind").to_string())
+        .collect();
+    assert!(
+        kinds.iter().any(|k| k == "panic") && kinds.iter().any(|k| k == "crash"),
+        "the run met a panic and a signal: {kinds:?}"
+    );
+    assert!(!stderr.contains("DEBUG"), "{stderr}");
+    assert!(!stderr.contains("backtrace"), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "only the summary: {stderr}");
+}
+
 #[test]
 fn valid_only_keeps_only_valid_inputs() {
     let dir = tempfile::tempdir().unwrap();
@@ -651,6 +736,16 @@ fn bad_flags_and_foreign_directories_exit_2_with_the_path() {
 
     let fresh = dir.path().join("fresh");
     assert_eq!(base(&fresh, "0,1,1", "1s").status.code(), Some(2));
+    // n = 10^6 made every input megabytes long, and 4 * 10^9 aborted on an allocation.
+    let huge = base(&fresh, "1,1000000,1", "1s");
+    assert_eq!(huge.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&huge.stderr)
+            .contains("'--bounds <M,N,D>': each bound may be at most 10000"),
+        "{}",
+        String::from_utf8_lossy(&huge.stderr)
+    );
+    assert!(!fresh.exists(), "nothing was started");
     assert_eq!(base(&fresh, "1,1,1", "10x").status.code(), Some(2));
     let missing = dir.path().join("no-such-grammar.ebnf");
     let output = bonsai(&[

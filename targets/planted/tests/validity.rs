@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{bonsai, grammar_path};
+use common::{FAULTS_GRAMMAR, bonsai, bonsai_with_backtraces, grammar_path};
 
 /// With seed 1, the first thousand inputs at bounds 2,3,4 include an abort (the process died
 /// with exit 134 and no output before each input ran in its own child).
@@ -54,4 +54,39 @@ fn faults_of_the_target_are_counted_not_fatal() {
         1000,
         "{stdout}"
     );
+}
+
+/// With `RUST_BACKTRACE=1`, every fault printed a full backtrace (700 lines for 20): the
+/// faults are counted and described in the report, and the terminal gets nothing else.
+#[test]
+fn faults_leave_the_terminal_quiet_even_with_backtraces_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar = dir.path().join("faults.ebnf");
+    std::fs::write(&grammar, FAULTS_GRAMMAR).unwrap();
+    let output = bonsai_with_backtraces(&[
+        "validity",
+        grammar.to_str().unwrap(),
+        "--target",
+        "planted",
+        "--bounds",
+        "1,1,1",
+        "--count",
+        "15",
+        "--messages",
+        "15",
+        "--timeout-ms",
+        "100",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for fault in [
+        "panic: planted panic",
+        "aborted",
+        "overflowed its stack",
+        "timeout:",
+    ] {
+        assert!(stdout.contains(fault), "{fault} missing in: {stdout}");
+    }
+    assert_eq!(stderr, "", "nothing but the report");
 }

@@ -3,9 +3,9 @@
 //!
 //! LibAFL's `CrashFeedback`/`TimeoutFeedback` keep every faulting input, duplicates included,
 //! and only in memory, so a comparison could neither say which bugs the peer found nor check
-//! whether Bonsai finds them too. This feedback asks the same questions as Bonsai's
-//! `FaultFeedback` (`feedback::fault_kind`, `feedback::describe_fault`, deduplicated in the
-//! same `SeenFaults` state metadata), so a signature means the same fault on both sides.
+//! whether Bonsai finds them too. This feedback decides as Bonsai's `FaultFeedback` does
+//! (`feedback::new_fault`, deduplicated in the same `SeenFaults` state metadata), so a
+//! signature means the same fault on both sides.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use libafl::inputs::NautilusInput;
 use libafl_bolts::{Error, Named};
 
 use crate::corpus::{EntryInfo, next_free_number};
-use crate::feedback::{Fault, FaultKind, SeenFaults, SymbolCache, describe_fault, fault_kind};
+use crate::feedback::{Fault, FaultKind, SeenFaults, new_fault};
 
 /// Decides whether a faulting execution is a new fault and writes it as
 /// `NNNNNN.txt` + `NNNNNN.meta` (the `.meta` line of Bonsai's own faults; there are no
@@ -89,9 +89,7 @@ impl Named for FaultStore {
 
 impl<S: HasMetadata> StateInitializer<S> for FaultStore {
     fn init_state(&mut self, state: &mut S) -> Result<(), Error> {
-        if !state.has_metadata::<SeenFaults>() {
-            state.add_metadata(SeenFaults::default());
-        }
+        SeenFaults::init(state);
         Ok(())
     }
 }
@@ -105,18 +103,8 @@ impl<EM, OT, S: HasMetadata> Feedback<EM, NautilusInput, OT, S> for FaultStore {
         _observers: &OT,
         exit_kind: &ExitKind,
     ) -> Result<bool, Error> {
-        self.pending = None;
-        let Some(kind) = fault_kind(exit_kind) else {
-            return Ok(false);
-        };
-        let fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
-        let seen = state.metadata_or_insert_with(SeenFaults::default);
-        seen.occurrences += 1;
-        if !seen.signatures.insert((fault.kind, fault.signature)) {
-            return Ok(false);
-        }
-        self.pending = Some(fault);
-        Ok(true)
+        self.pending = new_fault(state, exit_kind);
+        Ok(self.pending.is_some())
     }
 
     fn append_metadata(

@@ -222,6 +222,10 @@ where
         .harness(&mut harness)
         .observers(tuple_list!(edges))
         .timeout(config.timeout)
+        // LibAFL's crash dump (registers, memory maps, a backtrace of its own handler) is
+        // built inside the signal handler for every fault, and printed when LibAFL's log is
+        // on; the saved fault has the target's frames already.
+        .crashdump(false)
         .fuzzer(&mut fuzzer)
         .state(&mut state)
         .event_mgr(manager)

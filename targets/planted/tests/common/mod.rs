@@ -99,3 +99,20 @@ pub fn wait_for_group_to_end(group: u32) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A grammar of one input per planted fault (panic, abort, stack overflow, hang) and a valid
+/// one, so that a few runs meet every kind of fault.
+pub const FAULTS_GRAMMAR: &str = "program = \"while 1 { if 1 { print 1; } }\" \
+    | \"print (((1)));\" | \"if 1 { if 1 { let x = x * x; } }\" \
+    | \"while 7 { let a = 1; }\" | \"print 1;\";\n";
+
+/// Runs `bonsai-planted` as a user's shell would: with `RUST_BACKTRACE=1`, which asks every
+/// panic for a backtrace, and without `BONSAI_LOG`.
+pub fn bonsai_with_backtraces(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bonsai-planted"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .env_remove("BONSAI_LOG")
+        .output()
+        .expect("bonsai-planted runs")
+}
