@@ -152,9 +152,23 @@ def locked_version(crate):
 
 
 def copy_tree(src, dst, ignore=None):
-    """Copies with timestamps, so that an unchanged file does not make cargo rebuild."""
+    """Mirrors `src` into `dst` with timestamps, so that an unchanged file does not make cargo
+    rebuild; files a reused work directory kept from an older checkout are removed (a module
+    moved from `x.rs` to `x/mod.rs` would otherwise be found twice)."""
     shutil.copytree(src, dst, dirs_exist_ok=True, copy_function=shutil.copy2,
                     ignore=ignore)
+    for here, dirs, files in os.walk(dst, topdown=True):
+        there = os.path.join(src, os.path.relpath(here, dst))
+        skipped = set(ignore(there, dirs + files)) if ignore else set()
+        for name in files:
+            if name not in skipped and not os.path.exists(os.path.join(there, name)):
+                os.remove(os.path.join(here, name))
+        for name in list(dirs):
+            if name in skipped:
+                dirs.remove(name)
+            elif not os.path.exists(os.path.join(there, name)):
+                shutil.rmtree(os.path.join(here, name))
+                dirs.remove(name)
 
 
 def write_if_changed(path, text):
