@@ -40,6 +40,9 @@ fn stacked(rules: usize) -> String {
     text
 }
 
+/// A grammar text of a given number of rules.
+type Shape = fn(usize) -> String;
+
 /// What `grammar check` does after reading the file.
 fn check(text: &str) -> Analysis {
     let grammar = Grammar::from_text("bench", text).expect("the grammar loads");
@@ -62,7 +65,7 @@ fn check_times(text: &str) -> (Duration, Duration) {
 }
 
 fn main() {
-    let shapes: [(&str, fn(usize) -> String); 2] = [("chain", chain), ("stacked", stacked)];
+    let shapes: [(&str, Shape); 2] = [("chain", chain), ("stacked", stacked)];
     let inputs: Vec<(&str, usize, String)> = shapes
         .iter()
         .flat_map(|&(name, make)| SIZES.iter().map(move |&n| (name, n, make(n))))

@@ -113,6 +113,9 @@ fn parse_times(parser: &Parser<'_>, text: &str) -> (Duration, Duration) {
     (times[0], times[times.len() / 2])
 }
 
+/// A benchmark group's name, its parser, and its inputs with their size names.
+type Workload<'g> = (&'static str, Parser<'g>, Vec<(String, &'static str)>);
+
 /// One criterion group and one growth summary per workload.
 fn bench(criterion: &mut Criterion, name: &str, parser: &Parser<'_>, inputs: &[(String, &str)]) {
     let mut group = criterion.benchmark_group(name);
@@ -154,7 +157,7 @@ fn main() {
     let json = shipped("json.ebnf");
     let planted = shipped("planted.ebnf");
     let starlark = shipped("starlark.ebnf");
-    let workloads: Vec<(&str, Parser<'_>, Vec<(String, &str)>)> = vec![
+    let workloads: Vec<Workload<'_>> = vec![
         (
             "parse_json",
             Parser::new(&json),

@@ -9,6 +9,13 @@
 //! count compiles to nothing.
 
 #[cfg(test)]
+pub(crate) use meter::{metered, step};
+
+#[cfg(not(test))]
+#[inline(always)]
+pub(crate) fn step(_: u64) {}
+
+#[cfg(test)]
 mod meter {
     use std::cell::Cell;
 
@@ -41,10 +48,3 @@ mod meter {
         (result, STEPS.with(Cell::get))
     }
 }
-
-#[cfg(test)]
-pub(crate) use meter::{metered, step};
-
-#[cfg(not(test))]
-#[inline(always)]
-pub(crate) fn step(_: u64) {}
