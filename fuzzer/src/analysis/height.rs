@@ -5,7 +5,11 @@
 //! calls it with the rules that have reached the depth bound forbidden (see
 //! `sampler::feasibility`).
 
+use std::collections::VecDeque;
+
 use fixedbitset::FixedBitSet;
+
+use super::dependents::Dependents;
 
 use crate::grammar::{Grammar, Symbol};
 
@@ -21,39 +25,52 @@ pub struct Heights {
 
 impl Heights {
     /// Heights with the rules in `forbidden` (indexed by rule id) treated as underivable.
+    ///
+    /// A breadth-first worklist over [`Dependents`]: rules become final in order of height,
+    /// and an alternative's height is one more than that of the last rule it waited for, the
+    /// tallest. Each reference is visited once, so the work is linear in the grammar's size.
     pub fn compute(grammar: &Grammar, forbidden: &FixedBitSet) -> Self {
+        let dependents = Dependents::new(grammar);
+        let mut waiting = dependents.waiting.clone();
         let mut rule = vec![UNREACHABLE_HEIGHT; grammar.rules.len()];
         let mut alternative: Vec<Vec<u32>> = grammar
             .rules
             .iter()
             .map(|r| vec![UNREACHABLE_HEIGHT; r.alternatives.len()])
             .collect();
-        loop {
-            let mut changed = false;
-            for (r, def) in grammar.rules.iter().enumerate() {
-                // A forbidden rule gets alternative heights but no rule height: it may be the
-                // rule being expanded right now, which must choose among its alternatives, but
-                // it may not occur again below.
-                let allowed = !forbidden.contains(r);
-                for (a, alt) in def.alternatives.iter().enumerate() {
-                    let mut height = 0u32;
-                    for symbol in &alt.symbols {
-                        height = height.max(symbol_height(symbol, &rule));
-                    }
-                    let height = height.saturating_add(1);
-                    if height < alternative[r][a] {
-                        alternative[r][a] = height;
-                        changed = true;
-                    }
-                    if allowed && height < rule[r] {
-                        rule[r] = height;
-                    }
+        // Final rules in order of height: every alternative completed while a rule of height
+        // h is taken out has height h + 1, so the queue stays sorted.
+        let mut ready = VecDeque::new();
+        // A forbidden rule gets alternative heights but no rule height: it may be the rule
+        // being expanded right now, which must choose among its alternatives, but it may not
+        // occur again below.
+        let mut complete =
+            |flat: u32, height: u32, rule: &mut [u32], ready: &mut VecDeque<usize>| {
+                if height == UNREACHABLE_HEIGHT {
+                    return;
                 }
-            }
-            if !changed {
-                return Self { rule, alternative };
+                let (r, a) = dependents.locate(flat);
+                alternative[r][a] = height;
+                if !forbidden.contains(r) && rule[r] == UNREACHABLE_HEIGHT {
+                    rule[r] = height;
+                    ready.push_back(r);
+                }
+            };
+        for (flat, &count) in waiting.iter().enumerate() {
+            if count == 0 {
+                complete(flat as u32, 1, &mut rule, &mut ready);
             }
         }
+        while let Some(r) = ready.pop_front() {
+            let height = rule[r].saturating_add(1);
+            for &(flat, _) in dependents.uses(r) {
+                waiting[flat as usize] -= 1;
+                if waiting[flat as usize] == 0 {
+                    complete(flat, height, &mut rule, &mut ready);
+                }
+            }
+        }
+        Self { rule, alternative }
     }
 
     pub fn unrestricted(grammar: &Grammar) -> Self {

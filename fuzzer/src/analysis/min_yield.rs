@@ -3,7 +3,13 @@
 //! Growth control, reduction (replace a subtree by its minimal yield) and the systematic cover
 //! criteria all complete partial derivations with the shortest possible text.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use fixedbitset::FixedBitSet;
+
+use super::dependents::{Dependents, dependency};
+use super::work;
 
 use crate::grammar::{Grammar, LayoutToken, Symbol, Terminal};
 
@@ -58,47 +64,81 @@ impl MinYield {
                 Terminal::Layout(_) => 0,
             })
             .collect();
+        // Knuth's generalisation of Dijkstra's algorithm over [`Dependents`]: a yield is a sum
+        // that is never less than any rule yield in it, so the smallest tentative yield is
+        // final, and each reference is visited once when its rule becomes final.
+        let dependents = Dependents::new(grammar);
+        let mut waiting = dependents.waiting.clone();
+        // Per flat alternative: its constant part, then the yields of its rules added in.
+        let mut total: Vec<u64> = Vec::with_capacity(waiting.len());
+        for (r, def) in grammar.rules.iter().enumerate() {
+            for alt in &def.alternatives {
+                work::step(alt.symbols.len() as u64 + 1);
+                let mut sum = 0u64;
+                for symbol in &alt.symbols {
+                    let tokens = token_weight.saturating_mul(tokens(grammar, r, symbol));
+                    sum = sum.saturating_add(tokens);
+                    if dependency(symbol).is_none() {
+                        sum = sum.saturating_add(symbol_yield(symbol, &terminal_len, &[]));
+                    }
+                }
+                total.push(sum);
+            }
+        }
         let mut rule = vec![NO_YIELD; grammar.rules.len()];
         let mut alternative: Vec<Vec<u64>> = grammar
             .rules
             .iter()
             .map(|r| vec![NO_YIELD; r.alternatives.len()])
             .collect();
-        loop {
-            let mut changed = false;
-            for (r, def) in grammar.rules.iter().enumerate() {
-                for (a, alt) in def.alternatives.iter().enumerate() {
-                    let mut total = 0u64;
-                    for symbol in &alt.symbols {
-                        let len = symbol_yield(symbol, &terminal_len, &rule);
-                        let tokens = token_weight.saturating_mul(tokens(grammar, r, symbol));
-                        total = total.saturating_add(len).saturating_add(tokens);
-                    }
-                    if total < alternative[r][a] {
-                        alternative[r][a] = total;
-                        changed = true;
-                    }
-                    if total < rule[r] && !forbidden.contains(r) {
-                        rule[r] = total;
-                    }
+        let mut tentative = vec![NO_YIELD; grammar.rules.len()];
+        let mut final_rule = FixedBitSet::with_capacity(grammar.rules.len());
+        let mut queue = BinaryHeap::new();
+        // A forbidden rule keeps its alternatives' yields but gets no rule yield.
+        let mut complete =
+            |flat: u32, sum: u64, tentative: &mut [u64], queue: &mut BinaryHeap<_>| {
+                if sum == NO_YIELD {
+                    return;
+                }
+                let (r, a) = dependents.locate(flat);
+                alternative[r][a] = sum;
+                if !forbidden.contains(r) && sum < tentative[r] {
+                    tentative[r] = sum;
+                    work::step(1);
+                    queue.push(Reverse((sum, r)));
+                }
+            };
+        for (flat, &count) in waiting.iter().enumerate() {
+            if count == 0 {
+                complete(flat as u32, total[flat], &mut tentative, &mut queue);
+            }
+        }
+        while let Some(Reverse((least, r))) = queue.pop() {
+            if final_rule.put(r) {
+                continue;
+            }
+            rule[r] = least;
+            for &(flat, items) in dependents.uses(r) {
+                let f = flat as usize;
+                total[f] = total[f].saturating_add(least.saturating_mul(u64::from(items)));
+                waiting[f] -= 1;
+                if waiting[f] == 0 {
+                    complete(flat, total[f], &mut tentative, &mut queue);
                 }
             }
-            if !changed {
-                // Chosen only now: during the fixpoint a later alternative can reach the
-                // minimum first, before an earlier one that ties with it has been computed.
-                let best_alternative = alternative
-                    .iter()
-                    .zip(&rule)
-                    .map(|(alts, &least)| alts.iter().position(|&y| y == least && y != NO_YIELD))
-                    .collect();
-                return Self {
-                    rule,
-                    alternative,
-                    best_alternative,
-                    terminal: terminal_len,
-                    token_weight,
-                };
-            }
+        }
+        // Chosen only now, as the first alternative that reaches the minimum.
+        let best_alternative = alternative
+            .iter()
+            .zip(&rule)
+            .map(|(alts, &least)| alts.iter().position(|&y| y == least && y != NO_YIELD))
+            .collect();
+        Self {
+            rule,
+            alternative,
+            best_alternative,
+            terminal: terminal_len,
+            token_weight,
         }
     }
 
@@ -120,7 +160,7 @@ impl MinYield {
 
 /// Tokens that a symbol in a right-hand side of `owner` contributes at least, each of which
 /// may get a separator: none inside a lexical rule, where nothing separates the pieces.
-fn tokens(grammar: &Grammar, owner: usize, symbol: &Symbol) -> u64 {
+pub(super) fn tokens(grammar: &Grammar, owner: usize, symbol: &Symbol) -> u64 {
     if grammar.rules[owner].lexical {
         return 0;
     }
@@ -136,7 +176,7 @@ fn tokens(grammar: &Grammar, owner: usize, symbol: &Symbol) -> u64 {
     }
 }
 
-fn symbol_yield(symbol: &Symbol, terminal: &[u64], rule: &[u64]) -> u64 {
+pub(super) fn symbol_yield(symbol: &Symbol, terminal: &[u64], rule: &[u64]) -> u64 {
     match *symbol {
         Symbol::Terminal(t) => terminal[t.index()],
         Symbol::Rule(b) => rule[b.index()],

@@ -2,29 +2,45 @@
 
 use fixedbitset::FixedBitSet;
 
+use super::dependents::Dependents;
+use super::work;
+
 use crate::grammar::{Grammar, LayoutToken, Symbol, Terminal};
 
+/// A worklist over [`Dependents`]: an alternative becomes nullable when the last rule it
+/// waits for does, unless a terminal that is never empty blocks it.
 pub fn nullable_rules(grammar: &Grammar) -> FixedBitSet {
+    let dependents = Dependents::new(grammar);
+    let mut waiting = dependents.waiting.clone();
     let mut nullable = FixedBitSet::with_capacity(grammar.rules.len());
-    loop {
-        let mut changed = false;
-        for (r, rule) in grammar.rules.iter().enumerate() {
-            if nullable.contains(r) {
-                continue;
-            }
-            if rule.alternatives.iter().any(|alt| {
-                alt.symbols
-                    .iter()
-                    .all(|s| symbol_is_nullable(grammar, s, &nullable))
+    let mut blocked = FixedBitSet::with_capacity(waiting.len());
+    let mut ready = Vec::new();
+    for (r, rule) in grammar.rules.iter().enumerate() {
+        for (a, alt) in rule.alternatives.iter().enumerate() {
+            work::step(alt.symbols.len() as u64 + 1);
+            let flat = dependents.alternative_start[r] as usize + a;
+            if alt.symbols.iter().any(|s| {
+                matches!(s, Symbol::Terminal(_)) && !symbol_is_nullable(grammar, s, &nullable)
             }) {
-                nullable.insert(r);
-                changed = true;
+                blocked.insert(flat);
+            } else if waiting[flat] == 0 && !nullable.put(r) {
+                ready.push(r);
             }
-        }
-        if !changed {
-            return nullable;
         }
     }
+    while let Some(rule) = ready.pop() {
+        for &(flat, _) in dependents.uses(rule) {
+            let flat = flat as usize;
+            waiting[flat] -= 1;
+            if waiting[flat] == 0 && !blocked.contains(flat) {
+                let (owner, _) = dependents.locate(flat as u32);
+                if !nullable.put(owner) {
+                    ready.push(owner);
+                }
+            }
+        }
+    }
+    nullable
 }
 
 /// INDENT and DEDENT render no text of their own, but they are tokens a parser sees, so they

@@ -8,7 +8,9 @@
 //! beyond the choice itself. The choice is deterministic:
 //!
 //! - the last symbol takes the longest span available (the smallest `k`), so a tokenizer's
-//!   longest-match reading wins, and binary operators associate to the right;
+//!   longest-match reading wins; a rule's own binary operators (`expr "+" expr`) group to
+//!   the left all the same, since the table leaves no other reading of their chains (see
+//!   `table`);
 //! - among productions with the same span, the earliest alternative of the grammar wins;
 //! - an empty span takes the nullable nonterminal's least-height empty derivation, and a
 //!   repetition item is never empty when the repetition's span is not.
@@ -174,7 +176,7 @@ impl<'a> Extractor<'a> {
             return Err(Stuck::Backtrack);
         }
         let kind = match self.table.nonterminal(nt).origin {
-            Origin::Rule(rule) => Some(NodeKind::Rule {
+            Origin::Rule(rule) | Origin::Operand(rule) => Some(NodeKind::Rule {
                 rule,
                 alternative: self.table.productions[production as usize].alternative,
             }),

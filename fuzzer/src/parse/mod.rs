@@ -15,7 +15,9 @@
 //! Known limits: in grammars with INDENT/DEDENT every line break is a NEWLINE, so a token
 //! cannot span lines and brackets do not join lines as in Python; GLUE constrains only the
 //! production it is written in; right-recursive rules cost time quadratic in their nesting (no
-//! Leo items), and extraction refuses inputs nesting deeper than [`MAX_NESTING`] rules.
+//! Leo items), and extraction refuses inputs nesting deeper than [`MAX_NESTING`] rules. Chains
+//! of a rule's own binary operators (`expr = expr "+" expr`), ambiguous and once cubic, are
+//! read one way only and cost linear time (see `table`); other ambiguity can still cost more.
 
 mod chart;
 mod earley;

@@ -35,7 +35,7 @@ pub(crate) fn explain(
             Next::End if !in_token => expected.push("end of input".into()),
             Next::Nonterminal(nt) if !in_token && table.nonterminal(nt).token => {
                 match table.nonterminal(nt).origin {
-                    Origin::Rule(rule) if grammar.rule(rule).is_named() => {
+                    Origin::Rule(rule) | Origin::Operand(rule) if grammar.rule(rule).is_named() => {
                         expected.push(grammar.rule(rule).name.clone());
                     }
                     _ => first_terminals(table, grammar, nt, &mut expected),

@@ -9,6 +9,17 @@
 //!   there is no maximum, or the chain `Upto_k → ε | body Upto_{k-1}` when at most `k` more
 //!   items may follow; `body*` itself is simply `Rep → ε | Rep body`.
 //!
+//! A rule's own binary alternatives (`expr = expr "+" expr | INT`) make every chain of its
+//! operators ambiguous: `1 + 1 + 1 + 1` has five derivations, and an Earley chart holds every
+//! way to read every part of it, a number of items quadratic and a time cubic in the chain's
+//! length (4 KB of `1 + 1 + ...` took seconds, 12 KB over half a minute). One reading is all
+//! extraction needs, and any one renders the same text, so the last operand of such an
+//! alternative is the rule's *operand* nonterminal, which has every alternative except the
+//! binary ones: chains group to the left, `((1 + 1) + 1) + 1`, the only reading left, which
+//! the chart holds in linear space and time. No text is lost: a derivation whose last operand
+//! is itself binary, `a op (b op' c)`, rotates into `(a op b) op' c`, which derives the same
+//! tokens in the same order.
+//!
 //! Every rule is instantiated in one of two *modes*. In token mode (inside a lexical rule) the
 //! pieces of a token must touch; outside it, whitespace may precede every token. A rule used
 //! in both contexts gets two nonterminals, so the recognizer never needs to look at context.
@@ -31,6 +42,9 @@ pub(crate) enum Origin {
     /// `Root → start END`: the whole input, with trailing whitespace before the end.
     Root,
     Rule(RuleId),
+    /// The rule as the last operand of one of its own binary alternatives: the rule without
+    /// those alternatives (see the module's documentation).
+    Operand(RuleId),
     Optional(RuleId),
     Repeat {
         body: RuleId,
@@ -214,20 +228,30 @@ impl<'g> Builder<'g> {
                 let start = self.rule(grammar.start, false);
                 vec![(0, vec![Item::Nonterminal(start), Item::End])]
             }
-            Origin::Rule(rule) => grammar
-                .rule(rule)
-                .alternatives
-                .iter()
-                .enumerate()
-                .map(|(a, alternative)| {
-                    let symbols = alternative
-                        .symbols
-                        .iter()
-                        .map(|s| self.symbol(s, token))
-                        .collect();
-                    (a as u32, symbols)
-                })
-                .collect(),
+            Origin::Rule(rule) | Origin::Operand(rule) => {
+                let operand = matches!(origin, Origin::Operand(_));
+                grammar
+                    .rule(rule)
+                    .alternatives
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, alternative)| !(operand && is_binary(rule, &alternative.symbols)))
+                    .map(|(a, alternative)| {
+                        let mut symbols: Vec<Item> = alternative
+                            .symbols
+                            .iter()
+                            .map(|s| self.symbol(s, token))
+                            .collect();
+                        if is_binary(rule, &alternative.symbols) {
+                            let last = symbols.len() - 1;
+                            // `token` already holds the rule's own mode (see `rule`).
+                            symbols[last] =
+                                Item::Nonterminal(self.intern(Origin::Operand(rule), token));
+                        }
+                        (a as u32, symbols)
+                    })
+                    .collect()
+            }
             Origin::Optional(body) => {
                 let body = self.rule(body, token);
                 vec![(0, vec![]), (1, vec![Item::Nonterminal(body)])]
@@ -359,6 +383,14 @@ impl<'g> Builder<'g> {
         table.whitespace_tokens = whitespace_tokens(&table, self.grammar);
         table
     }
+}
+
+/// Whether an alternative of `rule` begins and ends with the rule itself, as a binary
+/// operator's does (`expr "+" expr`; also plain concatenation, `list list`).
+fn is_binary(rule: RuleId, symbols: &[Symbol]) -> bool {
+    symbols.len() >= 2
+        && symbols.first() == Some(&Symbol::Rule(rule))
+        && symbols.last() == Some(&Symbol::Rule(rule))
 }
 
 /// Nullable nonterminals and, for each, the production of a least-height empty derivation.
