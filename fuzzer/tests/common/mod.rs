@@ -79,23 +79,7 @@ pub fn shipped(name: &str) -> Grammar {
 /// a transitive closure), the number of segments the path's rules of that cycle fall into when
 /// a segment ends just before a rule it already holds.
 pub fn nesting_depth(grammar: &Grammar, tree: &DerivationTree) -> u32 {
-    let n = grammar.rules.len();
-    let mut reaches = vec![vec![false; n]; n];
-    for (r, rule) in grammar.rules.iter().enumerate() {
-        for symbol in rule.alternatives.iter().flat_map(|a| &a.symbols) {
-            if let Some(next) = Grammar::referenced_rule(symbol) {
-                reaches[r][next.index()] = true;
-            }
-        }
-    }
-    for k in 0..n {
-        let via = reaches[k].clone();
-        for row in reaches.iter_mut().filter(|row| row[k]) {
-            for (cell, &onward) in row.iter_mut().zip(&via) {
-                *cell |= onward;
-            }
-        }
-    }
+    let reaches = reachability(grammar);
     let nodes = tree.nodes();
     let mut deepest = 0;
     for leaf in 0..nodes.len() {
@@ -132,6 +116,45 @@ pub fn nesting_depth(grammar: &Grammar, tree: &DerivationTree) -> u32 {
         }
     }
     deepest
+}
+
+/// Which rules reach which, per grammar: the transitive closure is cubic in the rules, and
+/// the checks call this for every generated input (1,400 per imported tree-sitter grammar of
+/// a few hundred rules), so it is computed once per grammar and thread.
+fn reachability(grammar: &Grammar) -> std::rc::Rc<Vec<Vec<bool>>> {
+    thread_local! {
+        static CACHE: std::cell::RefCell<Vec<(u64, std::rc::Rc<Vec<Vec<bool>>>)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let key = grammar.fingerprint();
+    if let Some(hit) = CACHE.with(|c| {
+        c.borrow()
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, r)| r.clone())
+    }) {
+        return hit;
+    }
+    let n = grammar.rules.len();
+    let mut reaches = vec![vec![false; n]; n];
+    for (r, rule) in grammar.rules.iter().enumerate() {
+        for symbol in rule.alternatives.iter().flat_map(|a| &a.symbols) {
+            if let Some(next) = Grammar::referenced_rule(symbol) {
+                reaches[r][next.index()] = true;
+            }
+        }
+    }
+    for k in 0..n {
+        let via = reaches[k].clone();
+        for row in reaches.iter_mut().filter(|row| row[k]) {
+            for (cell, &onward) in row.iter_mut().zip(&via) {
+                *cell |= onward;
+            }
+        }
+    }
+    let reaches = std::rc::Rc::new(reaches);
+    CACHE.with(|c| c.borrow_mut().push((key, reaches.clone())));
+    reaches
 }
 
 /// Checks a tree against all three bounds by walking it independently of the sampler:
