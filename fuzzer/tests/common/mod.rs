@@ -118,12 +118,15 @@ pub fn nesting_depth(grammar: &Grammar, tree: &DerivationTree) -> u32 {
     deepest
 }
 
+/// `reaches[a][b]`: rule a derives something containing rule b.
+type Reaches = std::rc::Rc<Vec<Vec<bool>>>;
+
 /// Which rules reach which, per grammar: the transitive closure is cubic in the rules, and
 /// the checks call this for every generated input (1,400 per imported tree-sitter grammar of
 /// a few hundred rules), so it is computed once per grammar and thread.
-fn reachability(grammar: &Grammar) -> std::rc::Rc<Vec<Vec<bool>>> {
+fn reachability(grammar: &Grammar) -> Reaches {
     thread_local! {
-        static CACHE: std::cell::RefCell<Vec<(u64, std::rc::Rc<Vec<Vec<bool>>>)>> =
+        static CACHE: std::cell::RefCell<Vec<(u64, Reaches)>> =
             const { std::cell::RefCell::new(Vec::new()) };
     }
     let key = grammar.fingerprint();
