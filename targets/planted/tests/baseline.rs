@@ -129,14 +129,17 @@ fn replay_verdicts(dir: &Path) -> Vec<(String, String)> {
 fn saves_each_fault_once_with_a_reproducer_and_bonsais_signature() {
     let dir = tempfile::tempdir().unwrap();
     let nautilus = dir.path().join("nautilus");
-    // Seed 0 finds the panic after about 3,800 executions and the abort after about 5,000.
+    // Seed 0 finds the panic after about 3,800 executions and the abort after about 5,000,
+    // but not always: after the first fault LibAFL restarts the process, and one CI run in
+    // about five (under load) did not reach the abort within 8,000 executions. The cause of
+    // that variation is not known yet; the budget leaves room for it.
     let summary = baseline(
         &nautilus,
         &[
             "--bounds",
             "2,3,3",
             "--execs",
-            "8000",
+            "14000",
             "--seed",
             "0",
             // The timer measures wall time, so on a loaded machine an unoptimized run of a
