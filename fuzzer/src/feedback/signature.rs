@@ -207,7 +207,8 @@ pub fn signature(
     h.write_u8(0);
     match (location, frames.first()) {
         (Some(location), _) => h.write(location.as_bytes()),
-        (None, Some(top)) if kind == "timeout" => {
+        (None, Some(_)) if kind == "timeout" => {
+            let top = innermost_located(frames);
             h.write(top.split(" (").next().unwrap_or(top).as_bytes());
         }
         (None, Some(top)) => h.write(top.as_bytes()),
@@ -218,6 +219,37 @@ pub fn signature(
         h.write(normalise_message(message).as_bytes());
     }
     h.finish()
+}
+
+/// The innermost frame that surely belongs to the target: one with a source location, or one
+/// without whose crate some located frame of the same stack belongs to (a target function
+/// stopped at an address its line table does not cover). A timer can also stop the target
+/// inside code without debug information (a libc string routine, a PLT stub), whose address
+/// the symbolizer names after whatever symbol precedes it (`main`, a function of the
+/// unwinder); that name varies with where the timer landed, so one hang would get one
+/// signature per landing place. The innermost frame when none qualifies.
+fn innermost_located(frames: &[String]) -> &str {
+    let located = |frame: &&String| frame.ends_with(')') && frame.contains(" (");
+    let crates: Vec<&str> = frames
+        .iter()
+        .filter(located)
+        .map(|frame| crate_of(frame))
+        .collect();
+    frames
+        .iter()
+        .find(|frame| {
+            let name = crate_of(frame);
+            located(frame) || (!name.is_empty() && crates.contains(&name))
+        })
+        .or(frames.first())
+        .map_or("", String::as_str)
+}
+
+/// The first path segment of a frame's function (`mycrate` of `<mycrate::Ty as
+/// core::fmt::Display>::fmt`); empty for a name without a path (`main`).
+fn crate_of(frame: &str) -> &str {
+    let name = frame.trim_start_matches('<');
+    name.split_once("::").map_or("", |(first, _)| first)
 }
 
 /// How much of a normalised message counts towards a signature: the reason a check failed is
@@ -303,6 +335,36 @@ mod tests {
         assert_eq!(
             signature("timeout", None, None, &a),
             signature("timeout", None, None, &c)
+        );
+        // Frames without a source location, named after the nearest symbol, do not count.
+        let stopped_in_libc = |name: &str| {
+            let mut frames = vec![name.to_string()];
+            frames.extend(a.iter().cloned());
+            signature("timeout", None, None, &frames)
+        };
+        assert_eq!(
+            stopped_in_libc("main"),
+            signature("timeout", None, None, &a)
+        );
+        assert_eq!(
+            stopped_in_libc("<gimli::Attributes as core::ops::Deref>::deref"),
+            stopped_in_libc("main")
+        );
+        // But a frame of the target's own crate without a line counts: it is the loop.
+        let crate_frames = |top: &str| {
+            vec![
+                top.to_string(),
+                "t::g (a.rs:2)".into(),
+                "<t::T as x::Run>::run (a.rs:4)".into(),
+            ]
+        };
+        assert_eq!(
+            signature("timeout", None, None, &crate_frames("t::f")),
+            signature("timeout", None, None, &crate_frames("t::f (a.rs:1)"))
+        );
+        assert_ne!(
+            signature("timeout", None, None, &crate_frames("t::f")),
+            signature("timeout", None, None, &crate_frames("main"))
         );
         // A panic by its location and its message with the values masked, whatever the stack.
         let panic = |location: &str, message: &str, frames: &[String]| {
