@@ -6,9 +6,9 @@ mod common;
 use bonsai::choice::{ChoiceInput, Replay};
 use bonsai::grammar::Grammar;
 use bonsai::mutators::{
-    HavocMutator, ParentTrees, RecursionMutator, RegenerateMutator, RepetitionEdit,
-    RepetitionMutator, ShrinkMutator, SpliceMutator, edit_item, nodes_with_choices, recursions,
-    repeat_recursion, replace_span,
+    HavocMutator, MAX_RECURSION_CHOICES, ParentTrees, RecursionMutator, RegenerateMutator,
+    RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator, copies_within, edit_item,
+    nodes_with_choices, recursions, repeat_recursion, replace_span,
 };
 use bonsai::sampler::{Bounds, Sample, Sampler};
 use bonsai::text::render;
@@ -343,5 +343,47 @@ fn recursion_deepens_nesting_and_replays_strictly() {
             }
         }
         assert!(checked > 15, "{name}: only {checked} recursions checked");
+    }
+}
+
+/// Under generous bounds, mutants fed back as parents nest again and again: the mutator
+/// grows them up to its ceiling and never past it, and a short context is repeated as often
+/// as the step's budget holds.
+#[test]
+fn recursion_grows_to_its_ceiling_and_never_past_it() {
+    assert_eq!(
+        copies_within(2048, 2),
+        1024,
+        "a one-operator context, hundreds of times"
+    );
+    assert_eq!(copies_within(4, 100), 1, "a long context at least once");
+    let generous: Bounds = "2,3,1000".parse().unwrap();
+    for name in ["chocopy", "simpl"] {
+        let grammar = load(name);
+        let trees = ParentTrees::new(grammar, generous).unwrap().shared();
+        let mut mutator = RecursionMutator::new(trees);
+        let parents = samples(grammar, 10, 5);
+        let mut state = state_with(&parents);
+        let mut longest = 0;
+        for parent in &parents {
+            let mut input = ChoiceInput::new(parent.choices.clone(), generous);
+            for _ in 0..60 {
+                let before = input.clone();
+                if mutator.mutate(&mut state, &mut input).unwrap() == MutationResult::Skipped {
+                    input = before;
+                    continue;
+                }
+                assert!(
+                    input.choices.len() <= MAX_RECURSION_CHOICES,
+                    "{name}: a mutant of {} choices",
+                    input.choices.len()
+                );
+                longest = longest.max(input.choices.len());
+            }
+        }
+        assert!(
+            longest > MAX_RECURSION_CHOICES / 2,
+            "{name}: repeated recursion never came near the ceiling (longest {longest})"
+        );
     }
 }

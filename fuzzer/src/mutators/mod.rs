@@ -23,7 +23,10 @@ use serde::{Deserialize, Serialize};
 
 pub use havoc::HavocMutator;
 pub use parent::{ParentTrees, SharedTrees, nodes_with_choices, symbol_of};
-pub use recursion::{RecursionMutator, recursions, repeat_recursion};
+pub use recursion::{
+    MAX_CHOICES as MAX_RECURSION_CHOICES, RecursionMutator, copies_within, recursions,
+    repeat_recursion,
+};
 pub use regenerate::RegenerateMutator;
 pub use repetition::{RepetitionEdit, RepetitionMutator, edit_item};
 pub use shrink::ShrinkMutator;

@@ -28,21 +28,36 @@ use crate::tree::{DerivationTree, NodeId, NodeKind};
 /// bound stops it, so the mutant is a derivation within the bounds either way.
 pub struct RecursionMutator {
     trees: SharedTrees,
-    /// k is drawn as 2^e with e in 1..=MAX_DOUBLINGS.
-    max_doublings: u32,
 }
 
-/// Nautilus's recursion mutator also repeats a recursion 2^e times; up to 2^6 = 64 copies in
-/// one step reaches a few hundred levels within a few kept steps.
-const MAX_DOUBLINGS: u32 = 6;
+/// The choices one step may add are drawn as 2^e with e in 1..=MAX_GROWTH_EXPONENT, and the
+/// context is repeated as often as fits: a short context (one unary operator, a few choices)
+/// is repeated hundreds of times, a long one (a nested block) a few. A fixed number of copies
+/// either stays too shallow for the short ones or builds megabyte inputs from the long ones;
+/// Nautilus sizes its recursions by the same kind of budget.
+const MAX_GROWTH_EXPONENT: usize = 11;
+
+/// No mutant of this mutator is longer: under generous bounds, kept mutants are nested again
+/// and again, and without a ceiling inputs grew to megabytes and the loop ran ten times
+/// slower (oxc at d = 1000). Oxc's slowest known inputs, a thousand nested unary operators
+/// or sixty nested conditionals, take about 2,000 choices.
+pub const MAX_CHOICES: usize = 8192;
 
 impl RecursionMutator {
     pub fn new(trees: SharedTrees) -> Self {
-        Self {
-            trees,
-            max_doublings: MAX_DOUBLINGS,
-        }
+        Self { trees }
     }
+}
+
+/// How many copies of a context of `context` choices a budget of `budget` choices holds: at
+/// least one.
+pub fn copies_within(budget: usize, context: usize) -> usize {
+    (budget / context.max(1)).max(1)
+}
+
+fn context_len(tree: &DerivationTree, outer: NodeId, inner: NodeId) -> usize {
+    let (o, i) = (tree.node(outer), tree.node(inner));
+    (o.choices_end - o.choices_start - (i.choices_end - i.choices_start)) as usize
 }
 
 /// The nodes of `outer`'s rule strictly inside its subtree that own choices and leave `outer`
@@ -118,13 +133,18 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RecursionMutator {
         let Some((outer, inner)) = picked else {
             return Ok(MutationResult::Skipped);
         };
-        let doublings = 1 + rng.below_or_zero(self.max_doublings as usize);
+        let budget = 2usize << rng.below_or_zero(MAX_GROWTH_EXPONENT);
+        let context = context_len(&parent.tree, outer, inner);
+        let copies = copies_within(budget, context);
+        if parent.choices.len() + copies * context > MAX_CHOICES {
+            return Ok(MutationResult::Skipped);
+        }
         let mutant = repeat_recursion(
             &parent.tree,
             parent.choices.as_slice(),
             outer,
             inner,
-            1 << doublings,
+            copies,
         );
         input.choices.0 = mutant;
         drop(trees);

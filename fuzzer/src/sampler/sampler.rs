@@ -47,6 +47,9 @@ pub struct Sampler<'g> {
     /// Node budget of the sample being drawn.
     budget: usize,
     budget_range: (usize, usize),
+    /// Rule expansions open on the current path: every [`STACK_CHECK_EVERY`] levels the stack
+    /// is checked.
+    levels: u32,
 }
 
 fn below<R: Rand>(rng: &mut R, n: u32) -> u32 {
@@ -72,6 +75,7 @@ impl<'g> Sampler<'g> {
             rejection: None,
             budget: MAX_NODE_BUDGET,
             budget_range: (MIN_NODE_BUDGET, MAX_NODE_BUDGET),
+            levels: 0,
         })
     }
 
@@ -110,6 +114,7 @@ impl<'g> Sampler<'g> {
         out.tree.clear();
         self.depth.reset();
         self.slot = 0;
+        self.levels = 0;
         let (low, high) = self.budget_range;
         let span = (high as f64 / low as f64).ln();
         self.budget = (low as f64 * (rng.next_float() * span).exp()) as usize;
@@ -126,9 +131,31 @@ impl<'g> Sampler<'g> {
         Stop
     }
 
+    /// Expands rule `id` at the current position on a stack that grows as deep as the input
+    /// nests. Under generous bounds a mutant can nest thousands of levels (the recursion
+    /// mutator repeats a context hundreds of times), and overflowing the stack here would be
+    /// taken for a fault of the target, whose harness runs on the same stack.
+    fn rule<R: Rand>(
+        &mut self,
+        id: RuleId,
+        cursor: &mut ChoiceCursor<'_, R>,
+        tree: &mut DerivationTree,
+    ) -> Result<(), Stop> {
+        self.levels += 1;
+        let result = if self.levels.is_multiple_of(STACK_CHECK_EVERY) {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+                self.rule_here(id, cursor, tree)
+            })
+        } else {
+            self.rule_here(id, cursor, tree)
+        };
+        self.levels -= 1;
+        result
+    }
+
     /// Expands rule `id` at the current position, tracking its occurrences on the path: they
     /// decide what can still be completed below it.
-    fn rule<R: Rand>(
+    fn rule_here<R: Rand>(
         &mut self,
         id: RuleId,
         cursor: &mut ChoiceCursor<'_, R>,
@@ -303,6 +330,15 @@ impl<'g> Sampler<'g> {
         Ok(())
     }
 }
+
+/// Checking the stack at every rule costs a tenth of the sampler's time; every 32 levels costs
+/// nothing measurable.
+const STACK_CHECK_EVERY: u32 = 32;
+/// Stack left below which [`Sampler::rule`] moves to a new segment: more than
+/// [`STACK_CHECK_EVERY`] levels of rule frames of an unoptimized build.
+const STACK_RED_ZONE: usize = 1024 * 1024;
+/// Size of each new stack segment.
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 
 /// Sampling stopped at a rejected recorded choice; the details wait in `Sampler::rejection`.
 /// A unit error keeps the result of every recursive call in a register.
