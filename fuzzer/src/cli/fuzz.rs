@@ -59,6 +59,10 @@ pub struct FuzzArgs {
     /// Exceeding it is saved in crashes/ as kind=oom.
     #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
     mem_limit: usize,
+    /// Texts longer than this (bytes: 64K, 1M, ...) are not run, and counted as too_long in
+    /// the summary. Deep nesting renders to long texts that slow the whole loop.
+    #[arg(long, value_name = "SIZE", default_value = "64K", value_parser = parse_size)]
+    max_len: usize,
     /// Scheduler: zest (cycling queue, favored entries, energy) or minimizer (LibAFL's).
     #[arg(long, default_value = "zest")]
     scheduler: SchedulerKind,
@@ -121,6 +125,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     };
     config.timeout = std::time::Duration::from_millis(args.timeout_ms);
     config.memory_limit = (args.mem_limit > 0).then_some(args.mem_limit);
+    config.max_len = args.max_len;
     config.scheduler = args.scheduler;
     config.show_status = true;
     config.measure_overhead = args.measure_overhead;

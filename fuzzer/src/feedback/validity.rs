@@ -49,6 +49,8 @@ pub struct CoverageHistory {
     /// Executions by verdict, for the share of valid executions.
     pub valid_execs: u64,
     pub judged_execs: u64,
+    /// Inputs whose text was over the length limit, not run.
+    pub too_long: u64,
 }
 libafl_bolts::impl_serdeany!(CoverageHistory);
 
@@ -209,6 +211,12 @@ where
         let valid = match validity {
             Validity::Valid => true,
             Validity::Invalid => false,
+            Validity::TooLong => {
+                if let Ok(history) = state.metadata_mut::<CoverageHistory>() {
+                    history.too_long += 1;
+                }
+                return Ok(false);
+            }
             Validity::Reject | Validity::Unknown => return Ok(false),
         };
         let hits = observers

@@ -11,6 +11,11 @@ use crate::target::LinkedTarget;
 
 /// Default per-execution timeout. Compilers answer in microseconds to milliseconds; a second
 /// is far beyond a legitimate run and short enough not to stall a campaign.
+/// The longest text run by default. Under generous bounds the recursion mutator nests
+/// blocks hundreds deep, and the renderer indents each level, so a few thousand choices can
+/// render to megabytes: on oxc a tenth of the corpus was over 64 KB and the loop ran at half
+/// speed. Like libFuzzer's `-max_len`, a ceiling the user can raise.
+pub const DEFAULT_MAX_LEN: usize = 64 * 1024;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
 /// Default memory limit for one execution of the target.
 pub const DEFAULT_MEMORY_LIMIT: usize = 2 << 30;
@@ -36,6 +41,8 @@ pub struct FuzzConfig {
     pub timeout: Duration,
     /// `None` disables the limit.
     pub memory_limit: Option<usize>,
+    /// Texts longer than this many bytes are not run (see [`DEFAULT_MAX_LEN`]).
+    pub max_len: usize,
     pub scheduler: SchedulerKind,
     /// Fresh inputs generated when no seed was loaded.
     pub initial_inputs: usize,
@@ -65,6 +72,7 @@ impl FuzzConfig {
             stop: StopCondition::default(),
             timeout: DEFAULT_TIMEOUT,
             memory_limit: Some(DEFAULT_MEMORY_LIMIT),
+            max_len: DEFAULT_MAX_LEN,
             scheduler: SchedulerKind::Zest,
             initial_inputs: DEFAULT_INITIAL_INPUTS,
             show_status: false,

@@ -1,6 +1,6 @@
 //! One execution: choices → tree → text → target.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
@@ -29,6 +29,10 @@ pub struct Harness {
     linked: LinkedTarget,
     target: Box<dyn Target>,
     memory_limit: Option<usize>,
+    max_len: usize,
+    /// Set while the run's seeds are executed: a seed is the user's input (or an entry the
+    /// run saved before), run whatever its length, so that none is dropped.
+    pub running_seeds: Rc<Cell<bool>>,
     /// Set when measuring the engine's overhead (see `overhead`).
     pub recorder: Option<super::overhead::Recorder>,
 }
@@ -41,6 +45,7 @@ impl Harness {
         replay: Rc<RefCell<Replay>>,
         linked: LinkedTarget,
         memory_limit: Option<usize>,
+        max_len: usize,
     ) -> Result<Self, crate::diagnostic::Diagnostic> {
         Ok(Self {
             grammar,
@@ -50,6 +55,8 @@ impl Harness {
             linked,
             target: (linked.make)(),
             memory_limit,
+            max_len,
+            running_seeds: Rc::default(),
             recorder: None,
         })
     }
@@ -66,6 +73,10 @@ impl Harness {
                 &mut replay.sample,
             );
             render_into(self.grammar, &replay.sample.tree, &mut replay.text);
+            if replay.text.len() > self.max_len && !self.running_seeds.get() {
+                replay.validity = Validity::TooLong;
+                return ExitKind::Ok;
+            }
             // The choices as replayed, fresh ones included: the bare loop must run the very
             // same programs, not others drawn from its own random choices.
             if let Some(recorder) = &mut self.recorder {

@@ -486,6 +486,7 @@ where
         replay,
         config.target,
         limit,
+        config.max_len,
     )
     .map_err(|d| Error::illegal_argument(d.to_string()))?;
     // Building the target ran its constructor (starlark registers its whole standard library),
@@ -495,6 +496,7 @@ where
     harness.recorder = config
         .measure_overhead
         .map(|limit| Recorder::new(limit, config.measure_overhead_after));
+    let running_seeds = Rc::clone(&harness.running_seeds);
     let mut run_one = |input: &ChoiceInput| harness.run(input);
     let mut executor = InProcessExecutor::builder()
         .harness(&mut run_one)
@@ -551,7 +553,10 @@ where
                 existing: seed.existing,
                 repair: seed.needs_meta,
             };
-            fuzzer.evaluate_input(state, &mut executor, manager, &seed.input)?;
+            running_seeds.set(true);
+            let result = fuzzer.evaluate_input(state, &mut executor, manager, &seed.input);
+            running_seeds.set(false);
+            result?;
             continue;
         }
         let want = if prepared.seeds.is_empty() {
@@ -649,6 +654,7 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         hangs: faults.1,
         ooms: faults.2,
         fault_executions: state.metadata::<SeenFaults>().map_or(0, |s| s.occurrences),
+        too_long: history.map_or(0, |h| h.too_long),
         restarts: progress.restarts,
         seeds_loaded: prepared.seeds.len(),
         seeds_skipped: prepared.seeds_skipped,

@@ -33,6 +33,9 @@ pub struct Summary {
     pub ooms: usize,
     /// Faulting executions, duplicates included.
     pub fault_executions: u64,
+    /// Inputs not run because their text was longer than `--max-len`.
+    #[serde(default)]
+    pub too_long: u64,
     /// Process restarts after crashes and timeouts.
     pub restarts: u64,
     pub seeds_loaded: usize,

@@ -41,7 +41,7 @@ const MAX_GROWTH_EXPONENT: usize = 11;
 /// and again, and without a ceiling inputs grew to megabytes and the loop ran ten times
 /// slower (oxc at d = 1000). Oxc's slowest known inputs, a thousand nested unary operators
 /// or sixty nested conditionals, take about 2,000 choices.
-pub const MAX_CHOICES: usize = 8192;
+pub const MAX_CHOICES: usize = 4096;
 
 impl RecursionMutator {
     pub fn new(trees: SharedTrees) -> Self {

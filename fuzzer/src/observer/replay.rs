@@ -17,6 +17,8 @@ pub enum Validity {
     Valid,
     Invalid,
     Reject,
+    /// The text was longer than the run's length limit, so the target was not run.
+    TooLong,
     /// The target did not return (crash or timeout), or nothing ran yet.
     #[default]
     Unknown,

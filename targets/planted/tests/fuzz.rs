@@ -998,3 +998,55 @@ fn a_fault_has_one_name_in_fuzz_replay_and_reduce() {
         ]
     );
 }
+
+/// Mutants whose text is longer than `--max-len` are counted and never run, so none is saved;
+/// a seed is the user's input and is run whatever its length.
+#[test]
+fn texts_over_the_length_limit_are_not_run_but_seeds_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts = dir.path().join("texts");
+    std::fs::create_dir(&texts).unwrap();
+    let long_seed = "let a = 1; print a + a; let b = a * 2; print b; print a + b;\n";
+    std::fs::write(texts.join("long.txt"), long_seed).unwrap();
+    let seeds = dir.path().join("seeds");
+    let imported = bonsai(&[
+        "import",
+        grammar_path().to_str().unwrap(),
+        texts.to_str().unwrap(),
+        "--out",
+        seeds.to_str().unwrap(),
+    ]);
+    assert!(imported.status.success(), "{imported:?}");
+    let limit = 30;
+    let out = dir.path().join("out");
+    let summary = fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,5,3",
+            "--execs",
+            "3000",
+            "--seed",
+            "1",
+            "--max-len",
+            &limit.to_string(),
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        summary["too_long"].as_u64().unwrap() > 0,
+        "some mutant of a {}-byte seed is over {limit} bytes: {summary}",
+        long_seed.len()
+    );
+    let queue = out.join("queue");
+    let mut long_kept = 0;
+    for (stem, meta) in entries(&queue) {
+        let text = std::fs::read_to_string(queue.join(format!("{stem}.txt"))).unwrap();
+        if text.len() > limit {
+            assert_eq!(field(&meta, "mutator"), "seed", "{stem}: {text:?} was run");
+            long_kept += 1;
+        }
+    }
+    assert_eq!(long_kept, 1, "the long seed is kept");
+}
