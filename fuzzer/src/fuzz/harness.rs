@@ -34,7 +34,7 @@ pub struct Harness {
     /// run saved before), run whatever its length, so that none is dropped.
     pub running_seeds: Rc<Cell<bool>>,
     /// Set when measuring the engine's overhead (see `overhead`).
-    pub recorder: Option<super::overhead::Recorder>,
+    pub recorder: Option<super::overhead::SharedRecorder>,
 }
 
 impl Harness {
@@ -79,8 +79,10 @@ impl Harness {
             }
             // The choices as replayed, fresh ones included: the bare loop must run the very
             // same programs, not others drawn from its own random choices.
-            if let Some(recorder) = &mut self.recorder {
-                recorder.record(replay.sample.choices.as_slice());
+            if let Some(recorder) = &self.recorder {
+                recorder
+                    .borrow_mut()
+                    .record(replay.sample.choices.as_slice());
             }
         }
         let replay = self.replay.borrow();

@@ -1,7 +1,15 @@
 //! The engine's overhead, measured against a bare loop over the same inputs.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
 use std::time::Duration;
+
+use libafl::HasMetadata;
+use libafl::executors::ExitKind;
+use libafl::observers::Observer;
+use libafl_bolts::{Error, Named};
 
 use libafl_bolts::rands::StdRand;
 use serde::{Deserialize, Serialize};
@@ -29,15 +37,31 @@ fn cpu_time() -> Duration {
 /// took the whole fuzzer (mutation, scheduling, feedback, corpus) to get through them. The
 /// start of a run saves an input every few executions, later ones rarely; skipping lets a
 /// measurement show the steady state an overnight campaign spends its time in.
-#[derive(Debug)]
+///
+/// An input that faults is left out of both loops, with the time from its start to the next
+/// recorded input (its run, the fault handling, a restart): the bare loop could not survive a
+/// signal, and a hang's second of CPU would swamp the window. A crash or hang ends the
+/// fuzzing process, so [`OverheadObserver`] puts the recorder into the LibAFL state, which
+/// travels to the restarted process: the recording goes on across restarts, which a loaded
+/// machine makes likely (a timeout is wall-clock).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Recorder {
     skip: usize,
     skipped: usize,
     limit: usize,
     inputs: Vec<Vec<u32>>,
-    started: Option<Duration>,
+    /// CPU time of the window in earlier segments (a fault ends a segment).
+    spent: Duration,
+    /// Process CPU time at the first recorded input of the current segment.
+    segment_start: Option<Duration>,
+    /// Process CPU time when the input now running was recorded, if it was.
+    current: Option<Duration>,
+    /// CPU time of the whole window, once it is full.
     finished: Option<Duration>,
+    /// Faulting inputs left out.
+    excluded: usize,
 }
+libafl_bolts::impl_serdeany!(Recorder);
 
 impl Recorder {
     pub fn new(limit: usize, skip: usize) -> Self {
@@ -46,22 +70,78 @@ impl Recorder {
             skipped: 0,
             limit,
             inputs: Vec::with_capacity(limit.min(1 << 20)),
-            started: None,
+            spent: Duration::ZERO,
+            segment_start: None,
+            current: None,
             finished: None,
+            excluded: 0,
         }
     }
 
     /// Called by the harness for each execution, with the choices it replayed, before the
     /// target runs.
     pub fn record(&mut self, choices: &[u32]) {
+        self.current = None;
         if self.skipped < self.skip {
             self.skipped += 1;
         } else if self.inputs.len() < self.limit {
-            self.started.get_or_insert_with(cpu_time);
+            let now = cpu_time();
+            self.segment_start.get_or_insert(now);
+            self.current = Some(now);
             self.inputs.push(choices.to_vec());
         } else if self.finished.is_none() {
-            self.finished = Some(cpu_time());
+            let now = cpu_time();
+            self.finished =
+                Some(self.spent + now.saturating_sub(self.segment_start.unwrap_or(now)));
         }
+    }
+
+    /// The input now running faulted: drop it, and close the segment where it started.
+    pub fn exclude_current(&mut self) {
+        let (Some(started), Some(segment)) = (self.current.take(), self.segment_start.take())
+        else {
+            return;
+        };
+        self.inputs.pop();
+        self.excluded += 1;
+        self.spent += started.saturating_sub(segment);
+    }
+}
+
+/// Shared between the harness, which records, and [`OverheadObserver`], which sees faults.
+pub type SharedRecorder = Rc<RefCell<Recorder>>;
+
+/// Tells the recorder about faulting executions and, since a fault may end the process, puts
+/// it into the state that the restarted process resumes from. LibAFL's crash and timeout
+/// handlers run the observers' `post_exec` before they save the state.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct OverheadObserver {
+    #[serde(skip)]
+    recorder: Option<SharedRecorder>,
+}
+
+impl OverheadObserver {
+    pub fn new(recorder: Option<SharedRecorder>) -> Self {
+        Self { recorder }
+    }
+}
+
+impl Named for OverheadObserver {
+    fn name(&self) -> &Cow<'static, str> {
+        static NAME: Cow<'static, str> = Cow::Borrowed("overhead");
+        &NAME
+    }
+}
+
+impl<I, S: HasMetadata> Observer<I, S> for OverheadObserver {
+    fn post_exec(&mut self, state: &mut S, _input: &I, exit_kind: &ExitKind) -> Result<(), Error> {
+        if let Some(recorder) = &self.recorder
+            && *exit_kind != ExitKind::Ok
+        {
+            recorder.borrow_mut().exclude_current();
+            state.add_metadata(recorder.borrow().clone());
+        }
+        Ok(())
     }
 }
 
@@ -71,6 +151,9 @@ pub struct Overhead {
     pub inputs: usize,
     pub fuzz_execs_per_sec: f64,
     pub bare_execs_per_sec: f64,
+    /// Faulting inputs left out of both loops (see [`Recorder`]).
+    #[serde(default)]
+    pub excluded: usize,
     /// fuzz / bare: the share of the bare rate the fuzzer keeps.
     pub ratio: f64,
 }
@@ -85,10 +168,7 @@ pub fn measure(
     bounds: Bounds,
     target: LinkedTarget,
 ) -> Option<Overhead> {
-    let (Some(started), Some(finished)) = (recorder.started, recorder.finished) else {
-        return None;
-    };
-    let fuzz_secs = finished.saturating_sub(started).as_secs_f64();
+    let fuzz_secs = recorder.finished?.as_secs_f64();
     let mut sampler = Sampler::new(grammar, bounds).ok()?;
     let mut rng = StdRand::with_seed(0);
     let mut sample = Sample::default();
@@ -111,6 +191,7 @@ pub fn measure(
         inputs: recorder.inputs.len(),
         fuzz_execs_per_sec: fuzz,
         bare_execs_per_sec: bare,
+        excluded: recorder.excluded,
         ratio: fuzz / bare,
     })
 }
@@ -126,13 +207,34 @@ mod tests {
             recorder.record(&[i]);
         }
         assert!(
-            recorder.started.is_none(),
+            recorder.segment_start.is_none(),
             "nothing recorded while skipping"
         );
         for i in 3..10 {
             recorder.record(&[i]);
         }
         assert_eq!(recorder.inputs, vec![vec![3], vec![4]]);
-        assert!(recorder.started.is_some() && recorder.finished.is_some());
+        assert!(recorder.finished.is_some());
+    }
+
+    #[test]
+    fn a_faulting_input_is_left_out_and_recording_goes_on_after_a_restart() {
+        let mut recorder = Recorder::new(3, 0);
+        recorder.record(&[0]);
+        recorder.record(&[1]);
+        recorder.exclude_current();
+        // The restarted process continues from the copy in the state.
+        let mut restarted = recorder.clone();
+        restarted.exclude_current();
+        assert_eq!(restarted.excluded, 1, "a fault is left out once");
+        for i in 2..6 {
+            restarted.record(&[i]);
+        }
+        assert_eq!(restarted.inputs, vec![vec![0], vec![2], vec![3]]);
+        assert!(restarted.finished.is_some());
+        // A fault in an unrecorded execution (past the window) changes nothing.
+        restarted.exclude_current();
+        assert_eq!(restarted.inputs.len(), 3);
+        assert_eq!(restarted.excluded, 1);
     }
 }

@@ -29,7 +29,7 @@ use super::config::FuzzConfig;
 use super::coverage_log::{CoverageLog, resume_offset};
 use super::fatal::FatalChannel;
 use super::harness::Harness;
-use super::overhead::{Recorder, measure};
+use super::overhead::{OverheadObserver, Recorder, measure};
 use super::stage::ChildrenStage;
 use super::status::Status;
 use super::stop::Stop;
@@ -493,14 +493,20 @@ where
     // whose edges would otherwise count as the first input's coverage: edges no input reaches
     // when it is replayed on its own.
     edges.clear_all();
-    harness.recorder = config
-        .measure_overhead
-        .map(|limit| Recorder::new(limit, config.measure_overhead_after));
+    // A restarted process resumes the recording its predecessor left in the state.
+    harness.recorder = config.measure_overhead.map(|limit| {
+        let recorder = state
+            .metadata::<Recorder>()
+            .cloned()
+            .unwrap_or_else(|_| Recorder::new(limit, config.measure_overhead_after));
+        Rc::new(RefCell::new(recorder))
+    });
+    let overhead_observer = OverheadObserver::new(harness.recorder.clone());
     let running_seeds = Rc::clone(&harness.running_seeds);
     let mut run_one = |input: &ChoiceInput| harness.run(input);
     let mut executor = InProcessExecutor::builder()
         .harness(&mut run_one)
-        .observers(tuple_list!(replay_observer, edges))
+        .observers(tuple_list!(replay_observer, edges, overhead_observer))
         .timeout(config.timeout)
         // LibAFL's crash dump (registers, memory maps, a backtrace of its own handler) is
         // built inside the signal handler for every fault, and printed when LibAFL's log is
@@ -594,7 +600,7 @@ where
     stages.0.timeline.finish(&summary);
     drop(executor);
     if let Some(recorder) = &harness.recorder {
-        summary.overhead = measure(recorder, prepared.grammar, bounds, config.target);
+        summary.overhead = measure(&recorder.borrow(), prepared.grammar, bounds, config.target);
     }
     let json = serde_json::to_string(&summary).expect("plain data serializes");
     crate::write_atomic(&prepared.out.root.join(SUMMARY), json.as_bytes())

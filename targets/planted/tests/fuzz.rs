@@ -1050,3 +1050,39 @@ fn texts_over_the_length_limit_are_not_run_but_seeds_are() {
     }
     assert_eq!(long_kept, 1, "the long seed is kept");
 }
+
+/// The overhead measurement survives the faults of its window: the planted target crashes
+/// and hangs within a few thousand executions, each fault restarts the fuzzing process, and
+/// the recording goes on in the restarted one with the faulting inputs left out of both
+/// loops.
+#[test]
+fn the_overhead_recording_goes_on_across_restarts_without_the_faulting_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let summary = fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--execs",
+            "20000",
+            "--seed",
+            "0",
+            "--timeout-ms",
+            "200",
+            "--measure-overhead",
+            "15000",
+        ],
+    );
+    assert!(summary["restarts"].as_u64().unwrap() > 0, "{summary}");
+    let overhead = &summary["overhead"];
+    assert!(overhead.is_object(), "no overhead figure: {summary}");
+    let excluded = overhead["excluded"].as_u64().unwrap();
+    assert!(excluded > 0, "{summary}");
+    assert_eq!(
+        overhead["inputs"].as_u64().unwrap(),
+        15000,
+        "the window is filled after the faults: {summary}"
+    );
+    assert!(overhead["ratio"].as_f64().unwrap() > 0.0, "{summary}");
+}
