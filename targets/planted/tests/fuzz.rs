@@ -38,6 +38,26 @@ fn entries(dir: &Path) -> Vec<(String, String)> {
     out
 }
 
+/// Fuzzes from the three seeds in tests/seeds (an abort, a stack overflow, a hang) for `execs`
+/// executions at bounds 2,3,4 with a 100 ms timeout.
+fn fuzz_the_planted_seeds(out: &Path, execs: u32) -> Value {
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    let execs = execs.to_string();
+    fuzz(
+        out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--execs",
+            &execs,
+            "--timeout-ms",
+            "100",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    )
+}
+
 fn field<'a>(meta: &'a str, key: &str) -> &'a str {
     let first = meta.lines().next().unwrap();
     first
@@ -166,20 +186,7 @@ fn finds_the_planted_panic_saves_it_once_and_keeps_going() {
 fn survives_abort_stack_overflow_and_hang() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
-    let summary = fuzz(
-        &out,
-        &[
-            "--bounds",
-            "2,3,4",
-            "--execs",
-            "600",
-            "--timeout-ms",
-            "100",
-            "--seeds",
-            seeds.to_str().unwrap(),
-        ],
-    );
+    let summary = fuzz_the_planted_seeds(&out, 600);
     assert_eq!(summary["seeds_loaded"], 3, "{summary}");
     assert_eq!(
         summary["execs"], 600,
@@ -769,20 +776,7 @@ fn bad_flags_and_foreign_directories_exit_2_with_the_path() {
 fn replay_reports_verdicts_coverage_and_faults() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
-    let summary = fuzz(
-        &out,
-        &[
-            "--bounds",
-            "2,3,4",
-            "--execs",
-            "400",
-            "--timeout-ms",
-            "100",
-            "--seeds",
-            seeds.to_str().unwrap(),
-        ],
-    );
+    let summary = fuzz_the_planted_seeds(&out, 400);
     let replay = bonsai(&[
         "replay",
         "--target",
@@ -856,20 +850,7 @@ fn replay_reports_verdicts_coverage_and_faults() {
 fn replay_takes_one_file_and_finds_the_grammar_of_a_crashes_directory() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
-    fuzz(
-        &out,
-        &[
-            "--bounds",
-            "2,3,4",
-            "--execs",
-            "200",
-            "--timeout-ms",
-            "100",
-            "--seeds",
-            seeds.to_str().unwrap(),
-        ],
-    );
+    fuzz_the_planted_seeds(&out, 200);
     let replay = |path: &Path, extra: &[&str]| {
         let mut args = vec!["replay", "--target", "planted", "--timeout-ms", "200"];
         args.extend_from_slice(extra);
@@ -923,20 +904,7 @@ fn replay_takes_one_file_and_finds_the_grammar_of_a_crashes_directory() {
 fn a_fault_has_one_name_in_fuzz_replay_and_reduce() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
-    fuzz(
-        &out,
-        &[
-            "--bounds",
-            "2,3,4",
-            "--execs",
-            "30",
-            "--timeout-ms",
-            "100",
-            "--seeds",
-            seeds.to_str().unwrap(),
-        ],
-    );
+    fuzz_the_planted_seeds(&out, 30);
     let crashes = out.join("crashes");
     let message = |meta: &str| {
         let first = meta.lines().next().unwrap();
