@@ -63,6 +63,10 @@ pub struct FuzzArgs {
     /// the summary. Deep nesting renders to long texts that slow the whole loop.
     #[arg(long, value_name = "SIZE", default_value = "64K", value_parser = parse_size)]
     max_len: usize,
+    /// The mutators to use, comma-separated (default: all): havoc, regenerate, splice,
+    /// delete-item, duplicate-item, shrink, recursion. For ablations.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mutator)]
+    mutators: Option<Vec<String>>,
     /// Scheduler: zest (cycling queue, favored entries, energy) or minimizer (LibAFL's).
     #[arg(long, default_value = "zest")]
     scheduler: SchedulerKind,
@@ -126,6 +130,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.timeout = std::time::Duration::from_millis(args.timeout_ms);
     config.memory_limit = (args.mem_limit > 0).then_some(args.mem_limit);
     config.max_len = args.max_len;
+    config.mutators = args.mutators;
     config.scheduler = args.scheduler;
     config.show_status = true;
     config.measure_overhead = args.measure_overhead;
@@ -191,5 +196,16 @@ mod tests {
         assert_eq!(parse_size("0"), Ok(0));
         assert!(parse_size("2X").is_err());
         assert!(parse_size("G").is_err());
+    }
+}
+
+fn parse_mutator(name: &str) -> Result<String, String> {
+    if crate::mutators::MUTATOR_NAMES.contains(&name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!(
+            "unknown mutator '{name}' (expected one of: {})",
+            crate::mutators::MUTATOR_NAMES.join(", ")
+        ))
     }
 }

@@ -43,6 +43,8 @@ pub struct FuzzConfig {
     pub memory_limit: Option<usize>,
     /// Texts longer than this many bytes are not run (see [`DEFAULT_MAX_LEN`]).
     pub max_len: usize,
+    /// The mutators switched on (names of [`crate::mutators::MUTATOR_NAMES`]); `None`: all.
+    pub mutators: Option<Vec<String>>,
     pub scheduler: SchedulerKind,
     /// Fresh inputs generated when no seed was loaded.
     pub initial_inputs: usize,
@@ -73,6 +75,7 @@ impl FuzzConfig {
             timeout: DEFAULT_TIMEOUT,
             memory_limit: Some(DEFAULT_MEMORY_LIMIT),
             max_len: DEFAULT_MAX_LEN,
+            mutators: None,
             scheduler: SchedulerKind::Zest,
             initial_inputs: DEFAULT_INITIAL_INPUTS,
             show_status: false,

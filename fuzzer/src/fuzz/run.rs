@@ -47,7 +47,7 @@ use crate::feedback::{
 use crate::grammar::Grammar;
 use crate::mutators::{
     HavocMutator, LastMutation, Mutation, ParentTrees, RecursionMutator, RegenerateMutator,
-    RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator,
+    RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator, Switched,
 };
 use crate::observer::{EdgeObserver, Replay, ReplayObserver};
 use crate::schedule::{Energy, MinimizerQueue, Ownership, SchedulerKind, ZestScheduler};
@@ -526,14 +526,21 @@ where
     let trees = ParentTrees::new(prepared.grammar, bounds)
         .map_err(|d| Error::illegal_argument(d.to_string()))?
         .shared();
+    let on = config.mutators.as_deref();
     let mutator = SingleChoiceScheduledMutator::new(tuple_list!(
-        HavocMutator::default(),
-        RegenerateMutator::new(Rc::clone(&trees)),
-        SpliceMutator::new(Rc::clone(&trees)),
-        RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Delete),
-        RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Duplicate),
-        ShrinkMutator::new(Rc::clone(&trees)),
-        RecursionMutator::new(Rc::clone(&trees)),
+        Switched::new(HavocMutator::default(), on),
+        Switched::new(RegenerateMutator::new(Rc::clone(&trees)), on),
+        Switched::new(SpliceMutator::new(Rc::clone(&trees)), on),
+        Switched::new(
+            RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Delete),
+            on
+        ),
+        Switched::new(
+            RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Duplicate),
+            on
+        ),
+        Switched::new(ShrinkMutator::new(Rc::clone(&trees)), on),
+        Switched::new(RecursionMutator::new(Rc::clone(&trees)), on),
     ));
     let stop = Stop::new(config.stop, prepared.started);
     let status = Status::new(config.show_status, prepared.started);

@@ -14,6 +14,7 @@ mod regenerate;
 mod repetition;
 mod shrink;
 mod splice;
+mod switched;
 
 use std::fmt;
 
@@ -31,6 +32,7 @@ pub use regenerate::RegenerateMutator;
 pub use repetition::{RepetitionEdit, RepetitionMutator, edit_item};
 pub use shrink::ShrinkMutator;
 pub use splice::SpliceMutator;
+pub use switched::{MUTATOR_NAMES, Switched};
 
 /// Where an input came from, as written in its metadata line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -1054,3 +1054,54 @@ fn the_overhead_recording_goes_on_across_restarts_without_the_faulting_inputs() 
     );
     assert!(overhead["ratio"].as_f64().unwrap() > 0.0, "{summary}");
 }
+
+/// `--mutators` keeps only the named operators (for ablations): every saved input was made
+/// by one of them, or generated; an unknown name is refused with the list of known ones.
+#[test]
+fn mutators_can_be_switched_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,3,3",
+            "--execs",
+            "3000",
+            "--seed",
+            "1",
+            "--mutators",
+            "splice,shrink",
+        ],
+    );
+    let saved = entries(&out.join("queue"));
+    let by_mutation = |name: &str| {
+        saved
+            .iter()
+            .filter(|(_, meta)| field(meta, "mutator") == name)
+            .count()
+    };
+    assert!(by_mutation("splice") > 0, "{saved:?}");
+    let others = saved.len() - by_mutation("splice") - by_mutation("shrink");
+    assert_eq!(others, by_mutation("generate"), "{saved:?}");
+
+    let refused = bonsai(&[
+        "fuzz",
+        "--target",
+        "planted",
+        "--grammar",
+        grammar_path().to_str().unwrap(),
+        "--bounds",
+        "2,3,3",
+        "--out",
+        dir.path().join("other").to_str().unwrap(),
+        "--mutators",
+        "splice,mystery",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("unknown mutator 'mystery'") && stderr.contains("recursion"),
+        "{stderr}"
+    );
+}
