@@ -183,6 +183,17 @@ fn parse_size(text: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("size '{text}' is too large"))
 }
 
+fn parse_mutator(name: &str) -> Result<String, String> {
+    if crate::mutators::MUTATOR_NAMES.contains(&name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!(
+            "unknown mutator '{name}' (expected one of: {})",
+            crate::mutators::MUTATOR_NAMES.join(", ")
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_size;
@@ -196,16 +207,5 @@ mod tests {
         assert_eq!(parse_size("0"), Ok(0));
         assert!(parse_size("2X").is_err());
         assert!(parse_size("G").is_err());
-    }
-}
-
-fn parse_mutator(name: &str) -> Result<String, String> {
-    if crate::mutators::MUTATOR_NAMES.contains(&name) {
-        Ok(name.to_string())
-    } else {
-        Err(format!(
-            "unknown mutator '{name}' (expected one of: {})",
-            crate::mutators::MUTATOR_NAMES.join(", ")
-        ))
     }
 }
