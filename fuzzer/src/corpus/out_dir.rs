@@ -120,6 +120,26 @@ impl OutDir {
     }
 
     /// Number of complete entries (with a `.meta` file) in one of the directories.
+    /// Crashes (panics and signals), hangs and out-of-memory entries saved so far.
+    pub fn fault_counts(&self) -> (usize, usize, usize) {
+        let (mut crashes, mut ooms) = (0, 0);
+        if let Ok(entries) = std::fs::read_dir(self.root.join("crashes")) {
+            for entry in entries.filter_map(Result::ok) {
+                let path = entry.path();
+                if path.extension().and_then(|e| e.to_str()) != Some("meta") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                if EntryInfo::parse_line(&text).kind.as_deref() == Some("oom") {
+                    ooms += 1;
+                } else {
+                    crashes += 1;
+                }
+            }
+        }
+        (crashes, self.count("hangs"), ooms)
+    }
+
     pub fn count(&self, dir: &str) -> usize {
         std::fs::read_dir(self.root.join(dir)).map_or(0, |entries| {
             entries

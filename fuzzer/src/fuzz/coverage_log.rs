@@ -11,7 +11,7 @@ use libafl::state::{HasCorpus, HasExecutions};
 
 use super::summary::Summary;
 use crate::choice::ChoiceInput;
-use crate::corpus::valid_entries;
+use crate::corpus::{OutDir, valid_entries};
 use crate::diagnostic::Diagnostic;
 use crate::feedback::{CoverageHistory, SaveCriteria};
 
@@ -176,7 +176,11 @@ impl CoverageLog {
         self.next = now + INTERVAL;
         let corpus = state.corpus();
         let valid = valid_entries(corpus);
-        let (crashes, hangs, ooms) = super::run::fault_counts(&self.out);
+        let (crashes, hangs, ooms) = OutDir {
+            root: self.out.clone(),
+            resumed: true,
+        }
+        .fault_counts();
         let point = CoveragePoint {
             secs: self.offset.0 + self.started.elapsed().as_secs_f64(),
             execs: self.offset.1 + *state.executions(),

@@ -2,7 +2,6 @@
 
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -36,8 +35,7 @@ use super::stop::Stop;
 use super::summary::Summary;
 use crate::choice::ChoiceInput;
 use crate::corpus::{
-    DiskCorpus, EntryInfo, Manifest, OutDir, Repaired, Role, SUMMARY, Seed, Seeds, repair,
-    valid_entries,
+    DiskCorpus, Manifest, OutDir, Repaired, Role, SUMMARY, Seed, Seeds, repair, valid_entries,
 };
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::dir_lock::DirLock;
@@ -644,7 +642,7 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
     let history = state.metadata::<CoverageHistory>().ok();
     let corpus = state.corpus();
     let valid = valid_entries(corpus);
-    let faults = fault_counts(&prepared.out.root);
+    let faults = prepared.out.fault_counts();
     let progress = state.metadata::<RunProgress>().cloned().unwrap_or_default();
     Summary {
         target: config.target.name.to_string(),
@@ -675,28 +673,4 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         out: prepared.out.root.clone(),
         overhead: None,
     }
-}
-
-/// Crashes (panics and signals), hangs and out-of-memory entries in the output directory.
-pub(super) fn fault_counts(root: &Path) -> (usize, usize, usize) {
-    let (mut crashes, mut ooms) = (0, 0);
-    if let Ok(entries) = std::fs::read_dir(root.join("crashes")) {
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            if path.extension().and_then(|e| e.to_str()) != Some("meta") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
-            if EntryInfo::parse_line(&text).kind.as_deref() == Some("oom") {
-                ooms += 1;
-            } else {
-                crashes += 1;
-            }
-        }
-    }
-    let out = OutDir {
-        root: root.to_path_buf(),
-        resumed: true,
-    };
-    (crashes, out.count("hangs"), ooms)
 }

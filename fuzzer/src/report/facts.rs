@@ -183,10 +183,6 @@ impl Facts {
             notes,
         })
     }
-
-    pub fn document(&self) -> super::Document {
-        super::sections::build(self)
-    }
 }
 
 /// Saved crashes and hangs of every node; a fault a successor found again (each node keeps

@@ -46,7 +46,7 @@ pub fn corpus_dir(dir: &Path) -> PathBuf {
 /// a fuzzing output.
 pub fn write(dir: &Path) -> Result<ReportPaths, Diagnostics> {
     let facts = Facts::gather(dir)?;
-    let document = facts.document();
+    let document = sections::build(&facts);
     let plots_dir = dir.join(PLOTS_DIR);
     crate::create_dir(&plots_dir)?;
     let mut plots = Vec::new();
