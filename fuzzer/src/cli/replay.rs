@@ -8,10 +8,10 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
+use super::load::load_grammar;
 use super::{Failure, LinkedTarget};
 use crate::corpus::{MANIFEST, Manifest, input_directory};
 use crate::diagnostic::Diagnostic;
-use crate::grammar::Grammar;
 use crate::regression::CORPUS_MANIFEST;
 use crate::replay::{ForkedRunner, input_text, list_inputs};
 use crate::target::require_instrumented;
@@ -107,9 +107,11 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         None if single => manifest_grammar(args.dir.parent().unwrap_or(Path::new(".")))?,
         None => manifest_grammar(&args.dir)?,
     };
+    // Through the importer, as every command that takes a grammar: an ANTLR or tree-sitter
+    // grammar (named by --grammar or by the run's fuzz.json) is not native EBNF.
     let grammar = grammar_path
         .as_deref()
-        .map(Grammar::from_file)
+        .map(|path| load_grammar(path).map(|(grammar, _)| grammar))
         .transpose()?;
     let inputs = if single {
         vec![args.dir.clone()]

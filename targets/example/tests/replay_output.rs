@@ -56,3 +56,39 @@ fn replay_json_output_adds_each_inputs_golden_output() {
     assert_eq!(refused.status.code(), Some(2), "--output needs --json");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `replay --grammar` goes through the importer like every other command: `.choices` drawn
+/// from an ANTLR grammar replay with the `.g4` itself (it was read as native EBNF and failed
+/// with "unterminated repetition count").
+#[test]
+fn replay_takes_an_antlr_grammar() {
+    let dir = std::env::temp_dir().join(format!("bonsai-replay-antlr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let grammar = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../grammars/antlr/Json.g4");
+    let generated = Command::new(env!("CARGO_BIN_EXE_bonsai-example"))
+        .args([
+            "generate",
+            grammar.to_str().unwrap(),
+            "--bounds",
+            "2,2,3",
+            "--count",
+            "3",
+            "--save-choices",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .env("BONSAI_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(generated.status.success(), "{generated:?}");
+    let replayed = lines(&replay(
+        &dir,
+        &["--json", "--grammar", grammar.to_str().unwrap()],
+    ));
+    let choices = replayed
+        .iter()
+        .filter(|l| l["name"].as_str().is_some_and(|n| n.ends_with(".choices")))
+        .count();
+    assert!(choices >= 3, "{replayed:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
