@@ -16,6 +16,7 @@ use serde::Serialize;
 use super::Failure;
 use super::load::load_grammar;
 use super::seed::read_seed;
+use crate::corpus::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT};
 use crate::diagnostic::Diagnostic;
 use crate::parse::with_large_stack;
 use crate::parse::{ParseOptions, Parser};
@@ -152,9 +153,9 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
         files: reports,
     };
     let json = serde_json::to_string_pretty(&report).expect("reports serialize");
-    crate::write_atomic(&args.out.join("import-report.json"), json.as_bytes())?;
+    crate::write_atomic(&args.out.join(IMPORT_REPORT_JSON), json.as_bytes())?;
     crate::write_atomic(
-        &args.out.join("import-report.txt"),
+        &args.out.join(IMPORT_REPORT_TXT),
         text_report(&report).as_bytes(),
     )?;
     for file in &report.files {
@@ -170,7 +171,7 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
         report.rejected,
         report.unreadable,
         report.skipped,
-        args.out.join("import-report.txt").display()
+        args.out.join(IMPORT_REPORT_TXT).display()
     );
     if report.unreadable > 0 {
         Err(Failure::Usage(Diagnostic::error(summary).into()))

@@ -13,5 +13,5 @@ mod store;
 pub use entry::{EntryInfo, ParsedMeta, valid_entries};
 pub use out_dir::{DIRECTORIES, MANIFEST, Manifest, OutDir, SUMMARY};
 pub use repair::{Repaired, repair};
-pub use seeds::{Seed, Seeds, Skipped, input_directory};
+pub use seeds::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT, Seed, Seeds, Skipped, input_directory};
 pub use store::{DiskCorpus, Role, next_free_number};

@@ -76,6 +76,7 @@ impl Seeds {
             let extension = path.extension().and_then(|e| e.to_str());
             match extension {
                 Some("choices") => {}
+                Some("txt") if is_import_report(path) => continue,
                 Some("txt") if !path.with_extension("choices").exists() => {
                     seeds.skipped.push(Skipped {
                         path: path.clone(),
@@ -144,6 +145,16 @@ impl Seeds {
             .dedup_by(|a, b| a.input.choices == b.input.choices);
         Ok(seeds)
     }
+}
+
+/// The reports `bonsai import` writes beside the entries it makes: the output of an import
+/// is meant to be passed to `--seeds` as it is, reports and all.
+pub const IMPORT_REPORT_TXT: &str = "import-report.txt";
+pub const IMPORT_REPORT_JSON: &str = "import-report.json";
+
+fn is_import_report(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name == IMPORT_REPORT_TXT || name == IMPORT_REPORT_JSON)
 }
 
 #[cfg(test)]

@@ -1002,6 +1002,10 @@ fn texts_over_the_length_limit_are_not_run_but_seeds_are() {
             seeds.to_str().unwrap(),
         ],
     );
+    assert_eq!(
+        summary["seeds_skipped"], 0,
+        "the import's own reports are not seeds: {summary}"
+    );
     assert!(
         summary["too_long"].as_u64().unwrap() > 0,
         "some mutant of a {}-byte seed is over {limit} bytes: {summary}",
