@@ -182,3 +182,19 @@ fn a_parser_grammar_reads_its_token_vocabulary() {
     let err = import::load(&parser).err().unwrap().to_string();
     assert!(err.contains("CalcLexer.g4:2:7: error:"), "{err}");
 }
+
+/// An option that changes the language and that the importer does not act on is named in a
+/// warning with its place; options about ANTLR's generated code are not.
+#[test]
+fn unsupported_grammar_options_are_warned_about() {
+    let imported = from_text(
+        "grammar G;\noptions { language = Java; superClass = Base; mystery = 3; }\ns : 'a' ;\n",
+    );
+    let messages: Vec<String> = imported.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("grammar option 'mystery' is not supported")
+            && messages[0].contains("test.g4:2:"),
+        "{messages:?}"
+    );
+}

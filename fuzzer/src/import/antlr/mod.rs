@@ -68,6 +68,18 @@ pub fn import(source: &SourceFile) -> Result<Foreign, Diagnostics> {
     })
 }
 
+/// Grammar options the importer acts on (`tokenVocab`, `caseInsensitive`, which it warns
+/// about) or that only concern ANTLR's generated code and do not change the language.
+const UNDERSTOOD_OPTIONS: &[&str] = &[
+    "tokenVocab",
+    "caseInsensitive",
+    "language",
+    "superClass",
+    "contextSuperClass",
+    "accessLevel",
+    "exportMacro",
+];
+
 /// Reads the grammars a file depends on (`tokenVocab`, `import`) and adds their rules. Each
 /// one is first imported on its own, so a fault inside it is reported in its own file; its
 /// rules are then located at the line that names it.
@@ -380,6 +392,19 @@ impl<'a> Converter<'a> {
             self.warn(
                 span,
                 "caseInsensitive is ignored: literals are generated as written",
+            );
+        }
+        let unknown: Vec<(String, Span)> = self
+            .spec
+            .options
+            .iter()
+            .filter(|(name, _, _)| !UNDERSTOOD_OPTIONS.contains(&name.as_str()))
+            .map(|(name, _, span)| (name.clone(), *span))
+            .collect();
+        for (name, span) in unknown {
+            self.warn(
+                span,
+                format!("grammar option '{name}' is not supported and is ignored"),
             );
         }
         file
