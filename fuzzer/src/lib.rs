@@ -6,6 +6,7 @@
 //! See `ARCHITECTURE.md` at the repository root for what each owns.
 
 pub mod analysis;
+pub mod bounds;
 pub mod campaign;
 pub mod choice;
 pub mod cli;

@@ -7,7 +7,7 @@ use libafl_bolts::HasLen;
 use serde::{Deserialize, Serialize};
 
 use super::ChoiceSequence;
-use crate::sampler::Bounds;
+use crate::bounds::Bounds;
 
 /// What LibAFL stores, schedules and mutates. The text is not part of it: the text is a
 /// function of the choices (through the sampler and the layout pass), so storing both would

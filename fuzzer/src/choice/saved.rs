@@ -5,8 +5,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::ChoiceSequence;
+use crate::bounds::Bounds;
 use crate::diagnostic::Diagnostic;
-use crate::sampler::Bounds;
 
 /// Files start with this, so that a truncated or foreign file is recognised as such instead of
 /// being decoded into garbage.

@@ -1,13 +1,11 @@
-//! The three Bonsai bounds.
+//! The three Bonsai bounds. A leaf module: choice sequences, trees and the sampler all carry
+//! bounds, so they live below all three (what a tree requires is computed in
+//! `sampler::required`, where the depth measure is).
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-
-use super::DepthTracker;
-use crate::grammar::{Grammar, Terminal};
-use crate::tree::{DerivationTree, NodeKind};
 
 /// The largest bound a command line may ask for. A fresh sample's first repetition draws up to
 /// n items before the node budget closes the rest, so an input costs time and memory in
@@ -26,7 +24,7 @@ pub struct Bounds {
     /// larger keeps its minimum; see [`Bounds::item_limit`]).
     pub items: u32,
     /// d: how deep nesting may go, as the grammar's `%depth` measures it (see
-    /// [`DepthTracker`]): by default, how many times one named rule may occur on a
+    /// `sampler::DepthTracker`): by default, how many times one named rule may occur on a
     /// root-to-leaf path.
     pub depth: u32,
 }
@@ -60,36 +58,6 @@ impl Bounds {
     /// Componentwise order: every input within `self` is also within `other`.
     pub fn within(&self, other: &Bounds) -> bool {
         self.idents <= other.idents && self.items <= other.items && self.depth <= other.depth
-    }
-
-    /// The smallest bounds under which the sampler can build `tree`: one more than the largest
-    /// pool index, the most items of any repetition with more than its minimum (see
-    /// [`Self::item_limit`]: n caps the whole count, never below the minimum), and the tree's
-    /// nesting depth (each at least 1). A tree that comes from a parser rather than from the
-    /// sampler needs these stored with its choices, or its replay may be out of bounds.
-    pub fn required_by(grammar: &Grammar, tree: &DerivationTree) -> Bounds {
-        let idents = tree
-            .nodes()
-            .iter()
-            .filter_map(|node| match node.kind {
-                NodeKind::Terminal { terminal, value } => {
-                    matches!(grammar.terminal(terminal), Terminal::Pool(_)).then_some(value + 1)
-                }
-                _ => None,
-            })
-            .max()
-            .unwrap_or(1);
-        let items = tree
-            .repetitions(grammar)
-            .filter(|&(count, min, _)| count > min)
-            .map(|(count, _, _)| count)
-            .max()
-            .unwrap_or(1);
-        Bounds {
-            idents: idents.max(1),
-            items: items.max(1),
-            depth: DepthTracker::depth_of(grammar, tree).max(1),
-        }
     }
 
     /// The largest item count allowed for `body{min,max}`: n, but never below the group's own
