@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::feedback::Fault;
+use crate::fault::Fault;
 
 /// Per-testcase metadata: everything the on-disk corpus writes next to an input besides its
 /// text and choices. Feedbacks fill it when they decide to keep an input; the store assigns
@@ -124,7 +124,7 @@ pub fn valid_entries<C: libafl::corpus::Corpus<crate::choice::ChoiceInput>>(corp
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::feedback::FaultKind;
+    use crate::fault::FaultKind;
 
     #[test]
     fn metadata_lines_round_trip_the_fields_read_back() {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::EntryInfo;
 use crate::diagnostic::Diagnostic;
-use crate::feedback::{FaultKind, SeenFaults};
+use crate::fault::{FaultKind, SeenFaults};
 
 /// The file that marks a directory as a Bonsai fuzzing output. It records what the run was
 /// fuzzing, so that resuming with another grammar or target is refused instead of producing

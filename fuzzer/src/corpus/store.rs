@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::EntryInfo;
 use crate::choice::{ChoiceInput, SavedChoices};
 use crate::diagnostic::Diagnostic;
-use crate::feedback::FaultKind;
+use crate::fault::FaultKind;
 
 /// Which part of the output tree a store writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -267,7 +267,7 @@ impl Corpus<ChoiceInput> for DiskCorpus {
 mod tests {
     use super::*;
     use crate::choice::ChoiceSequence;
-    use crate::feedback::Fault;
+    use crate::fault::Fault;
     use crate::sampler::Bounds;
 
     fn entry(text: &str, choices: Vec<u32>, fault: Option<Fault>) -> Testcase<ChoiceInput> {

@@ -1,8 +1,6 @@
 //! The objective: crashes, hangs and out-of-memory inputs, each distinct bug saved once.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
-use std::fmt;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Instant;
 
@@ -14,78 +12,16 @@ use libafl::observers::ObserversTuple;
 use libafl::state::HasCorpus;
 use libafl_bolts::tuples::{Handle, Handled, MatchNameRef};
 use libafl_bolts::{Error, Named};
-use serde::{Deserialize, Serialize};
 
 use super::panic_record;
 use super::signature::{SymbolCache, describe_frames, signature, target_frames};
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
+pub use crate::fault::{Fault, FaultKind, SeenFaults};
 use crate::mutators::LastMutation;
 use crate::observer::{EdgeObserver, ReplayObserver};
 use crate::sampler::Bounds;
 use crate::target::memory_limit;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum FaultKind {
-    /// A Rust panic, caught in-process.
-    Panic,
-    /// A signal: abort, segmentation fault, stack overflow, illegal instruction...
-    Crash,
-    /// The target ran past `--timeout-ms`.
-    Timeout,
-    /// The target allocated past `--mem-limit`.
-    OutOfMemory,
-}
-
-impl FaultKind {
-    /// The directory of the output tree that holds this kind.
-    pub fn directory(self) -> &'static str {
-        match self {
-            FaultKind::Timeout => "hangs",
-            _ => "crashes",
-        }
-    }
-}
-
-impl fmt::Display for FaultKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            FaultKind::Panic => "panic",
-            FaultKind::Crash => "crash",
-            FaultKind::Timeout => "timeout",
-            FaultKind::OutOfMemory => "oom",
-        })
-    }
-}
-
-/// One distinct fault.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fault {
-    pub kind: FaultKind,
-    pub signature: u64,
-    pub message: String,
-    /// The first frames of the target's stack, `function (file:line)`.
-    pub frames: Vec<String>,
-}
-
-/// Signatures already saved. State metadata, so that it survives LibAFL's restarts; a resumed
-/// run seeds it from the `.meta` files on disk.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct SeenFaults {
-    pub signatures: HashSet<(FaultKind, u64)>,
-    /// Every faulting execution, duplicates included.
-    pub occurrences: u64,
-}
-libafl_bolts::impl_serdeany!(SeenFaults);
-
-impl SeenFaults {
-    /// Gives `state` an empty record unless it has one (a restarted process keeps its own).
-    pub fn init<S: HasMetadata>(state: &mut S) {
-        if !state.has_metadata::<SeenFaults>() {
-            state.add_metadata(SeenFaults::default());
-        }
-    }
-}
 
 /// The fault the last execution ended in, described, when its kind and signature are new to
 /// this run (`None` for a normal exit or a fault seen before); every faulting execution is

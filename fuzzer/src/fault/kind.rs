@@ -1,0 +1,38 @@
+//! What kind of fault an execution ended in.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FaultKind {
+    /// A Rust panic, caught in-process.
+    Panic,
+    /// A signal: abort, segmentation fault, stack overflow, illegal instruction...
+    Crash,
+    /// The target ran past `--timeout-ms`.
+    Timeout,
+    /// The target allocated past `--mem-limit`.
+    OutOfMemory,
+}
+
+impl FaultKind {
+    /// The directory of the output tree that holds this kind.
+    pub fn directory(self) -> &'static str {
+        match self {
+            FaultKind::Timeout => "hangs",
+            _ => "crashes",
+        }
+    }
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FaultKind::Panic => "panic",
+            FaultKind::Crash => "crash",
+            FaultKind::Timeout => "timeout",
+            FaultKind::OutOfMemory => "oom",
+        })
+    }
+}
