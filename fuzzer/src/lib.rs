@@ -23,6 +23,7 @@ pub mod import;
 pub mod mutators;
 pub mod observer;
 pub mod parse;
+pub mod provenance;
 pub mod sampler;
 pub mod schedule;
 pub mod target;

@@ -18,8 +18,8 @@ use super::signature::{SymbolCache, describe_frames, signature, target_frames};
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
 pub use crate::fault::{Fault, FaultKind, SeenFaults};
-use crate::mutators::LastMutation;
 use crate::observer::{EdgeObserver, ReplayObserver};
+use crate::provenance::LastMutation;
 use crate::sampler::Bounds;
 use crate::target::memory_limit;
 

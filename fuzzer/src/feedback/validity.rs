@@ -17,8 +17,8 @@ use super::CoverageGrain;
 use super::fault::parent_number;
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
-use crate::mutators::LastMutation;
 use crate::observer::{EdgeObserver, HitWord, ReplayObserver, Validity};
+use crate::provenance::LastMutation;
 use crate::sampler::Bounds;
 
 /// Which inputs a campaign keeps.

@@ -16,12 +16,10 @@ mod shrink;
 mod splice;
 mod switched;
 
-use std::fmt;
-
 use libafl::HasMetadata;
 use libafl_bolts::rands::Rand;
-use serde::{Deserialize, Serialize};
 
+pub use crate::provenance::{LastMutation, Mutation};
 pub use havoc::HavocMutator;
 pub use parent::{ParentTrees, SharedTrees, nodes_with_choices, symbol_of};
 pub use recursion::{
@@ -33,50 +31,6 @@ pub use repetition::{RepetitionEdit, RepetitionMutator, edit_item};
 pub use shrink::ShrinkMutator;
 pub use splice::SpliceMutator;
 pub use switched::{MUTATOR_NAMES, Switched};
-
-/// Where an input came from, as written in its metadata line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Mutation {
-    #[default]
-    Seed,
-    Generate,
-    Havoc,
-    Regenerate,
-    Splice,
-    DeleteItem,
-    DuplicateItem,
-    Shrink,
-    Recursion,
-}
-
-impl fmt::Display for Mutation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Mutation::Seed => "seed",
-            Mutation::Generate => "generate",
-            Mutation::Havoc => "havoc",
-            Mutation::Regenerate => "regenerate",
-            Mutation::Splice => "splice",
-            Mutation::DeleteItem => "delete-item",
-            Mutation::DuplicateItem => "duplicate-item",
-            Mutation::Shrink => "shrink",
-            Mutation::Recursion => "recursion",
-        })
-    }
-}
-
-/// State metadata: how the input being executed was made. Mutators set it; the feedbacks copy
-/// it into the metadata of what they keep. LibAFL's scheduled mutator does not say which of
-/// its mutators ran, and the feedback sees only the state.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LastMutation {
-    pub mutation: Mutation,
-    /// For seeds replayed from the run's own queue: the number they already have there.
-    pub existing: Option<u32>,
-    /// Such a seed lacks a readable `.meta`: keep it whatever its coverage, so that it is written.
-    pub repair: bool,
-}
-libafl_bolts::impl_serdeany!(LastMutation);
 
 pub(crate) fn record<S: HasMetadata>(state: &mut S, mutation: Mutation) {
     *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
