@@ -1,4 +1,4 @@
-//! Stage 2: analysis. Facts about the grammar that every later stage relies on: which symbols
+//! Analysis. Facts about the grammar that every later stage relies on: which symbols
 //! are usable, how fast each rule can close a tree, which terminals can meet.
 
 mod components;

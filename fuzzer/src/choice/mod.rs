@@ -1,4 +1,4 @@
-//! Stage 4: choice sequences. An input is the sequence of decisions the sampler made; replaying
+//! Choice sequences. An input is the sequence of decisions the sampler made; replaying
 //! the sequence gives the same input, and editing it gives a mutation that is always
 //! syntactically valid.
 

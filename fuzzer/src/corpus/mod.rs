@@ -1,4 +1,4 @@
-//! Stage 10: the corpus on disk, readable by a person: `queue/`, `crashes/`, `hangs/`, each
+//! The corpus on disk, readable by a person: `queue/`, `crashes/`, `hangs/`, each
 //! entry `NNNNNN.txt` (the input), `NNNNNN.choices` (its choice sequence) and `NNNNNN.meta`
 //! (one line about it). `entry` is that line, `store` writes entries as LibAFL adds them,
 //! `seeds` reads choice sequences back (strictly), `out_dir` owns the directory tree, `repair`

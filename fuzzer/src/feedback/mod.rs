@@ -1,4 +1,4 @@
-//! Stage 9: feedback. Which executions are kept: `validity` applies Zest's save criteria to the
+//! Feedback. Which executions are kept: `validity` applies Zest's save criteria to the
 //! edge hits and verdicts, at the `coverage_grain` of new edges or new hit counts; `fault`
 //! decides which crashes, hangs and out-of-memory inputs are new bugs, using `signature` (stack
 //! frames, and a panic's location and normalised message) and `panic_record` (panics caught

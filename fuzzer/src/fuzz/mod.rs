@@ -1,4 +1,4 @@
-//! Stage 11: the fuzzing loop. Zest-style coverage-guided fuzzing of choice sequences, built
+//! The fuzzing loop. Zest-style coverage-guided fuzzing of choice sequences, built
 //! from LibAFL components: `harness` runs one input, `stage` runs a parent's children, `run`
 //! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
 //! under a restarting manager; `crash_reduction` gives each saved crash a reduced reproducer

@@ -1,4 +1,4 @@
-//! Stage 1: the grammar. Reads the native EBNF format (documented in `grammars/README.md`)
+//! The grammar. Reads the native EBNF format (documented in `grammars/README.md`)
 //! into a normalized [`Grammar`]: named rules first, then the groups that `( )`, `?`, `*`, `+`
 //! and regex terminals lower to.
 

@@ -1,4 +1,4 @@
-//! Stage 10: the Bonsai lattice of fuzzers F(m,n,d,v), ordered by their bounds, each seeded
+//! The Bonsai lattice of fuzzers F(m,n,d,v), ordered by their bounds, each seeded
 //! with its predecessors' corpora.
 
 #[allow(clippy::module_inception)]

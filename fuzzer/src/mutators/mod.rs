@@ -1,4 +1,4 @@
-//! Stage 8: mutation, on choice sequences. Every mutator edits the sequence and leaves the
+//! Mutation, on choice sequences. Every mutator edits the sequence and leaves the
 //! rest to the sampler, which replays the result in repairing mode: a mutant is therefore
 //! always a derivation of the grammar within the bounds, and the saved form of it is the
 //! sampler's normalized record.

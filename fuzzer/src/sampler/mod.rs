@@ -1,4 +1,4 @@
-//! Stage 3: the bounded sampler of the Bonsai paper, driven by a choice sequence.
+//! The bounded sampler of the Bonsai paper, driven by a choice sequence.
 
 mod depth;
 mod feasibility;

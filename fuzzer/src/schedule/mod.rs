@@ -1,4 +1,4 @@
-//! Stage 8b: scheduling. Which corpus entry to mutate next and how many children it gets.
+//! Scheduling. Which corpus entry to mutate next and how many children it gets.
 //! `zest` is the default (Zest's cycling queue with favored entries and energy); `minimizer`
 //! wraps LibAFL's minimizer scheduler as the baseline it is compared with.
 

@@ -1,4 +1,4 @@
-//! Stage 7: the target. The public API a user implements to fuzz their own compiler, and the
+//! The target. The public API a user implements to fuzz their own compiler, and the
 //! check that it was built with coverage instrumentation.
 
 pub mod emergency_heap;

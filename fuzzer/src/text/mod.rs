@@ -1,4 +1,4 @@
-//! Stage 6: text. The layout pass that renders a derivation tree.
+//! Text. The layout pass that renders a derivation tree.
 
 mod render;
 mod saved;

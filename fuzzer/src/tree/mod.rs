@@ -1,4 +1,4 @@
-//! Stage 5: the derivation tree that a choice sequence replays to. Every node knows the span
+//! The derivation tree that a choice sequence replays to. Every node knows the span
 //! of choices that produced it.
 
 mod encoding;
