@@ -132,6 +132,12 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(log_filter(std::env::var("BONSAI_LOG").ok().as_deref()))
         .with_writer(std::io::stderr)
+        // Colour only on a terminal, and never under NO_COLOR: campaign node logs and
+        // redirected output were full of escape codes.
+        .with_ansi(
+            std::io::IsTerminal::is_terminal(&std::io::stderr())
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        )
         .init();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(name) = plugin::requested_target(&args)

@@ -47,7 +47,7 @@ pub fn install() {
     std::panic::set_hook(Box::new(move |info: &PanicHookInfo<'_>| {
         if IN_TARGET.get() {
             let record = PanicRecord {
-                message: panic_message(info),
+                message: crate::target::panic_message(info.payload()),
                 location: info
                     .location()
                     .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column())),
@@ -58,17 +58,6 @@ pub fn install() {
             previous(info);
         }
     }));
-}
-
-fn panic_message(info: &PanicHookInfo<'_>) -> String {
-    let payload = info.payload();
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic with a non-string payload".to_string()
-    }
 }
 
 /// Whether a panic was recorded and not yet taken.

@@ -1109,3 +1109,31 @@ fn mutators_can_be_switched_off() {
         "{stderr}"
     );
 }
+
+/// Logs written to a file or a pipe carry no colour codes (campaign node logs were full of
+/// them); a seed the run cannot use is still named in the warning.
+#[test]
+fn logs_to_a_pipe_carry_no_colour_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    std::fs::write(seeds.join("stray.txt"), "print 1;\n").unwrap();
+    let output = fuzz_command(
+        &dir.path().join("out"),
+        &[
+            "--bounds",
+            "2,3,3",
+            "--execs",
+            "50",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    )
+    .env_remove("NO_COLOR")
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("stray.txt"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "escape codes in {stderr:?}");
+}
