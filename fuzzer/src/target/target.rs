@@ -2,15 +2,13 @@
 
 use super::Verdict;
 
-/// A system under test, run in-process.
+/// A system under test, run in-process. Its name on the command line (`--target NAME`) is
+/// given once, to `target_main!`.
 ///
 /// Implementations should be deterministic: the same input gives the same verdict and the same
 /// coverage. Panics, aborts, stack overflows and hangs inside `run` are the engine's business:
 /// they are caught, saved with their reproducer, and fuzzing goes on.
 pub trait Target {
-    /// The name used on the command line (`--target NAME`).
-    fn name(&self) -> &str;
-
     /// Runs one input through the system under test.
     fn run(&mut self, input: &[u8]) -> Verdict;
 

@@ -249,10 +249,6 @@ mod tests {
     struct Fussy;
 
     impl Target for Fussy {
-        fn name(&self) -> &str {
-            "fussy"
-        }
-
         fn run(&mut self, input: &[u8]) -> Verdict {
             match input.len() % 3 {
                 0 => Verdict::Valid,

@@ -23,10 +23,6 @@ use bonsai::target::{Target, Verdict};
 pub struct Example;
 
 impl Target for Example {
-    fn name(&self) -> &str {
-        "example"
-    }
-
     fn run(&mut self, input: &[u8]) -> Verdict {
         // Inputs the compiler cannot take at all are rejected, not judged invalid: they earn
         // no coverage and are never kept.

@@ -108,10 +108,6 @@ impl Naga {
 }
 
 impl Target for Naga {
-    fn name(&self) -> &str {
-        "naga"
-    }
-
     fn run(&mut self, input: &[u8]) -> Verdict {
         let Ok(source) = std::str::from_utf8(input) else {
             return Verdict::Reject;

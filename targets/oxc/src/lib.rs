@@ -99,10 +99,6 @@ impl Oxc {
 }
 
 impl Target for Oxc {
-    fn name(&self) -> &str {
-        "oxc"
-    }
-
     fn run(&mut self, input: &[u8]) -> Verdict {
         let Ok(source) = std::str::from_utf8(input) else {
             return Verdict::Reject;

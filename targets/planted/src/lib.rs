@@ -16,10 +16,6 @@ use bonsai::target::{Target, Verdict};
 pub struct Planted;
 
 impl Target for Planted {
-    fn name(&self) -> &str {
-        "planted"
-    }
-
     fn run(&mut self, input: &[u8]) -> Verdict {
         let Ok(text) = std::str::from_utf8(input) else {
             return Verdict::Reject;

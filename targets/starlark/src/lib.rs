@@ -88,10 +88,6 @@ impl Starlark {
 }
 
 impl Target for Starlark {
-    fn name(&self) -> &str {
-        "starlark"
-    }
-
     fn run(&mut self, input: &[u8]) -> Verdict {
         let Ok(source) = std::str::from_utf8(input) else {
             return Verdict::Reject;
