@@ -1,11 +1,9 @@
 //! Reading one seed file for `bonsai parse` and `bonsai import`: parse, then prove the result
 //! by replaying its choices through the sampler, as the fuzzer will.
 
-use libafl_bolts::rands::StdRand;
-
-use crate::choice::{Replay, SavedChoices};
+use crate::choice::SavedChoices;
 use crate::parse::{ParseError, ParseOptions, Parser, Rename};
-use crate::sampler::{Sample, Sampler};
+use crate::sampler::{StrictReplayError, replay_strict};
 use crate::text::render;
 
 /// How the re-rendered text compares with the seed.
@@ -44,22 +42,13 @@ pub fn read_seed(
 ) -> Result<ReadSeed, ParseError> {
     let grammar = parser.grammar();
     let parsed = parser.parse_bytes(bytes, options)?;
-    let mut sampler = Sampler::new(grammar, parsed.bounds).map_err(|e| ParseError {
-        offset: 0,
-        message: e.message,
-    })?;
-    let mut replayed = Sample::default();
-    // The seed of the random source is irrelevant: a complete recording needs no fresh choice.
-    sampler
-        .sample(
-            parsed.choices.as_slice(),
-            Replay::Strict,
-            &mut StdRand::with_seed(0),
-            &mut replayed,
-        )
-        .map_err(|e| ParseError {
-            offset: 0,
-            message: format!("internal error: the parsed choices do not replay: {e}"),
+    let replayed =
+        replay_strict(grammar, parsed.bounds, parsed.choices.as_slice()).map_err(|e| match e {
+            StrictReplayError::Sampler(message) => ParseError { offset: 0, message },
+            StrictReplayError::OutOfBounds(e) => ParseError {
+                offset: 0,
+                message: format!("internal error: the parsed choices do not replay: {e}"),
+            },
         })?;
     let text = render(grammar, &replayed.tree);
     if replayed.tree != parsed.tree {

@@ -1,13 +1,11 @@
 //! Reducing one recorded input (a `.choices` file) to a smaller one that keeps a criterion,
 //! with a choice sequence for the result whenever it has one.
 
-use libafl_bolts::rands::StdRand;
-
 use super::{Criterion, Hdd, Judge, ReductionError, Strategy};
-use crate::choice::{Replay, SavedChoices};
+use crate::choice::SavedChoices;
 use crate::grammar::Grammar;
 use crate::parse::{ParseOptions, Parser};
-use crate::sampler::{Sample, Sampler};
+use crate::sampler::replay_strict;
 use crate::text::render;
 
 /// A reduced input, ready to be written beside the original.
@@ -57,16 +55,7 @@ pub fn choices_of_text(grammar: &Grammar, parser: &Parser<'_>, text: &str) -> Op
     let parsed = parser
         .parse_bytes(text.as_bytes(), ParseOptions::default())
         .ok()?;
-    let mut sampler = Sampler::new(grammar, parsed.bounds).ok()?;
-    let mut sample = Sample::default();
-    sampler
-        .sample(
-            parsed.choices.as_slice(),
-            Replay::Strict,
-            &mut StdRand::with_seed(0),
-            &mut sample,
-        )
-        .ok()?;
+    let sample = replay_strict(grammar, parsed.bounds, parsed.choices.as_slice()).ok()?;
     (render(grammar, &sample.tree) == text).then(|| SavedChoices {
         grammar: grammar.fingerprint(),
         bounds: parsed.bounds,

@@ -8,6 +8,7 @@ mod required;
 #[allow(clippy::module_inception)]
 mod sampler;
 mod steps;
+mod strict;
 
 pub use crate::bounds::Bounds;
 pub use depth::{DepthTracker, Entered};
@@ -15,3 +16,4 @@ pub use feasibility::Feasibility;
 pub use minimal::MinimalDerivations;
 pub use out_of_bounds::{Bound, OutOfBounds};
 pub use sampler::{Sample, Sampler};
+pub use strict::{StrictReplayError, replay_strict};

@@ -3,11 +3,9 @@
 //! Replay, export and corpus repair all turn a saved sequence back into its text; one function
 //! keeps them agreeing on what "replays" means (same grammar, strict mode, recorded bounds).
 
-use libafl_bolts::rands::StdRand;
-
-use crate::choice::{Replay, SavedChoices};
+use crate::choice::SavedChoices;
 use crate::grammar::Grammar;
-use crate::sampler::{Sample, Sampler};
+use crate::sampler::{StrictReplayError, replay_strict};
 
 /// Why a saved sequence has no text under a grammar; each caller words it for its own report.
 #[derive(Debug)]
@@ -25,16 +23,10 @@ pub fn replay_saved(grammar: &Grammar, saved: &SavedChoices) -> Result<String, S
     if saved.grammar != grammar.fingerprint() {
         return Err(SavedReplayError::OtherGrammar);
     }
-    let mut sampler =
-        Sampler::new(grammar, saved.bounds).map_err(|d| SavedReplayError::Bounds(d.message))?;
-    let mut sample = Sample::default();
-    sampler
-        .sample(
-            saved.choices.as_slice(),
-            Replay::Strict,
-            &mut StdRand::with_seed(0),
-            &mut sample,
-        )
-        .map_err(|e| SavedReplayError::Replay(e.to_string()))?;
+    let sample =
+        replay_strict(grammar, saved.bounds, saved.choices.as_slice()).map_err(|e| match e {
+            StrictReplayError::Sampler(message) => SavedReplayError::Bounds(message),
+            StrictReplayError::OutOfBounds(e) => SavedReplayError::Replay(e.to_string()),
+        })?;
     Ok(super::render(grammar, &sample.tree))
 }
