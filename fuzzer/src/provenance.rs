@@ -18,6 +18,9 @@ pub enum Mutation {
     DuplicateItem,
     Shrink,
     Recursion,
+    /// A smaller version of a new entry, tried while trimming it (`fuzz::trim`): what a fault
+    /// found that way says it came from.
+    Trim,
 }
 
 impl fmt::Display for Mutation {
@@ -32,6 +35,7 @@ impl fmt::Display for Mutation {
             Mutation::DuplicateItem => "duplicate-item",
             Mutation::Shrink => "shrink",
             Mutation::Recursion => "recursion",
+            Mutation::Trim => "trim",
         })
     }
 }

@@ -34,6 +34,9 @@ pub struct NewCampaign {
     pub seed: u64,
     pub timeout_ms: u64,
     pub save_on: CoverageGrain,
+    /// Runs of the target each node may spend trimming one new entry (`bonsai fuzz
+    /// --trim-tests`).
+    pub trim_tests: u64,
 }
 
 /// Either start `DIR` afresh or continue the campaign recorded in `DIR/campaign.json`.

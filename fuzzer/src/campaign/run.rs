@@ -150,6 +150,7 @@ fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Dia
         seed: new.seed,
         timeout_ms: new.timeout_ms,
         save_on: new.save_on,
+        trim_tests: new.trim_tests,
         created_unix: unix_now(),
         nodes: CampaignState::nodes_of(&lattice),
         top: lattice.top().slug(),

@@ -18,6 +18,7 @@ pub struct NodeCommand {
     pub bounds: String,
     pub valid_only: bool,
     pub save_on: CoverageGrain,
+    pub trim_tests: u64,
     pub seeds: Option<PathBuf>,
     pub out: PathBuf,
     pub seed: u64,
@@ -47,6 +48,8 @@ impl NodeCommand {
             format!("{:.3}s", self.budget.time.as_secs_f64()),
             "--save-on".into(),
             self.save_on.to_string(),
+            "--trim-tests".into(),
+            self.trim_tests.to_string(),
         ];
         if self.valid_only {
             args.push("--valid-only".into());

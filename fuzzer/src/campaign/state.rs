@@ -76,6 +76,10 @@ pub struct CampaignState {
     /// existed saved new hit counts.
     #[serde(default)]
     pub save_on: CoverageGrain,
+    /// Runs of the target a node may spend trimming one new entry. Campaigns recorded before
+    /// nodes trimmed did not (0), and resume that way.
+    #[serde(default)]
+    pub trim_tests: u64,
     pub created_unix: f64,
     pub nodes: Vec<NodeState>,
     pub top: String,
@@ -211,6 +215,7 @@ mod tests {
             seed: 0,
             timeout_ms: 100,
             save_on: CoverageGrain::Edges,
+            trim_tests: 100,
             created_unix: 0.0,
             nodes: CampaignState::nodes_of(&lattice),
             top: lattice.top().slug(),
@@ -250,6 +255,18 @@ mod tests {
             load_state(dir.path()).unwrap().save_on,
             CoverageGrain::HitCounts
         );
+    }
+
+    #[test]
+    fn a_campaign_recorded_before_nodes_trimmed_resumes_without_trimming() {
+        let dir = tempfile::tempdir().unwrap();
+        state("1,1,1").save(dir.path()).unwrap();
+        let path = dir.path().join(STATE_FILE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let old = text.replace("  \"trim_tests\": 100,\n", "");
+        assert_ne!(old, text);
+        std::fs::write(&path, old).unwrap();
+        assert_eq!(load_state(dir.path()).unwrap().trim_tests, 0);
     }
 
     #[test]

@@ -240,6 +240,7 @@ mod tests {
             seed: 0,
             timeout_ms: 1,
             save_on: crate::feedback::CoverageGrain::Edges,
+            trim_tests: 0,
             created_unix: 0.0,
             nodes: CampaignState::nodes_of(&lattice),
             top: lattice.top().slug(),

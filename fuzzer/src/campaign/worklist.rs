@@ -338,6 +338,7 @@ impl WorkList<'_> {
             bounds: node.bounds.to_string(),
             valid_only: record.valid_only,
             save_on: self.state.save_on,
+            trim_tests: self.state.trim_tests,
             seeds: seeds_dir,
             out,
             seed: self.state.seed.wrapping_add(index),

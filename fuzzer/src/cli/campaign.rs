@@ -12,7 +12,7 @@ use crate::feedback::CoverageGrain;
 use crate::fuzz::parse_duration;
 use crate::sampler::Bounds;
 
-const NEW: [&str; 11] = [
+const NEW: [&str; 12] = [
     "target",
     "grammar",
     "max_bounds",
@@ -24,6 +24,7 @@ const NEW: [&str; 11] = [
     "seed",
     "timeout_ms",
     "save_on",
+    "trim_tests",
 ];
 
 #[derive(Args)]
@@ -74,6 +75,10 @@ pub struct CampaignArgs {
     /// of a known edge, as `bonsai fuzz` does by default).
     #[arg(long, value_name = "GRAIN", default_value = "edges")]
     save_on: CoverageGrain,
+    /// Runs of the target each node may spend trimming a new entry to what it was saved for
+    /// (`bonsai fuzz --trim-tests`); 0 keeps entries as found.
+    #[arg(long, value_name = "N", default_value_t = crate::fuzz::DEFAULT_TRIM_TESTS)]
+    trim_tests: u64,
     /// The campaign directory: campaign.json, campaign.log, nodes/<node>/.
     #[arg(long, value_name = "DIR", required_unless_present = "resume")]
     out: Option<PathBuf>,
@@ -147,6 +152,7 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                 seed: args.seed,
                 timeout_ms: args.timeout_ms,
                 save_on: args.save_on,
+                trim_tests: args.trim_tests,
             };
             (out, CampaignMode::New(new))
         }

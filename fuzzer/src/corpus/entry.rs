@@ -31,12 +31,16 @@ pub struct EntryInfo {
     pub found_at: f64,
     /// Set for crashes, hangs and out-of-memory inputs.
     pub fault: Option<Fault>,
+    /// The size in bytes the input had when it was found, for an entry the loop trimmed.
+    #[serde(default)]
+    pub trimmed_from: Option<usize>,
 }
 libafl_bolts::impl_serdeany!(EntryInfo);
 
 impl EntryInfo {
     /// The metadata line, for example
-    /// `size=42 valid=yes edges=311 new_edges=3 parent=000007 mutator=splice time=12.5s`, and for
+    /// `size=42 valid=yes edges=311 new_edges=3 parent=000007 mutator=splice time=12.5s` (with
+    /// `trimmed_from=120` after it for a trimmed entry), and for
     /// a fault the kind, signature, message and first stack frames on following lines.
     pub fn to_text(&self) -> String {
         let mut line = format!(
@@ -50,6 +54,9 @@ impl EntryInfo {
             self.mutator,
             self.found_at
         );
+        if let Some(size) = self.trimmed_from {
+            let _ = write!(line, " trimmed_from={size}");
+        }
         if let Some(fault) = &self.fault {
             let _ = write!(
                 line,

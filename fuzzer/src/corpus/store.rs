@@ -31,8 +31,9 @@ pub enum Role {
 /// resume does, see `corpus::repair`), so a write cut short by a full disk or a kill leaves an
 /// entry that loses nothing.
 ///
-/// The disk is the source of truth: files are never overwritten or deleted, numbering
-/// continues after the highest number already present, and an entry replayed from this
+/// The disk is the source of truth: files are never deleted, and overwritten only when the
+/// loop trims an entry it has just saved (`replace`, below), numbering continues after the
+/// highest number already present, and an entry replayed from this
 /// directory on resume (marked [`EntryInfo::existing`]) keeps its files and number, and gets
 /// back its text or metadata if they are missing. LibAFL's
 /// in-memory corpus keeps what the scheduler and mutators need; it travels through restarts in
@@ -131,6 +132,54 @@ impl DiskCorpus {
         Ok(())
     }
 
+    /// Replaces the files of an entry already written (its `EntryInfo::number`) with a smaller
+    /// input that keeps what the entry was saved for. The metadata and the text go first, then
+    /// the choices, text and metadata are written again: cut short anywhere, the entry is left
+    /// with its old or its new choices and at worst without text or metadata, which a resume
+    /// rebuilds (`corpus::repair`, `Seed::needs_meta`). It is never left with a text that its
+    /// choices do not replay to. An entry without a number was never written: nothing to do.
+    fn rewrite(&self, testcase: &Testcase<ChoiceInput>) -> Result<(), Error> {
+        let Ok(info) = testcase.metadata::<EntryInfo>() else {
+            return Ok(());
+        };
+        let Some(number) = info.number else {
+            return Ok(());
+        };
+        let input = testcase
+            .input()
+            .as_ref()
+            .ok_or_else(|| Error::illegal_state("corpus entry without input"))?;
+        let saved = SavedChoices {
+            grammar: self.grammar,
+            bounds: input
+                .bounds
+                .ok_or_else(|| Error::illegal_state("corpus entry without bounds"))?,
+            choices: input.choices.clone(),
+        };
+        let base = self
+            .root
+            .join(self.directory(info))
+            .join(format!("{number:06}"));
+        let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
+        for old in [base.with_extension("meta"), base.with_extension("txt")] {
+            match std::fs::remove_file(&old) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(io(
+                        Diagnostic::error(format!("cannot replace: {e}")).in_file(&old)
+                    ));
+                }
+            }
+        }
+        crate::write_atomic_unsynced(&base.with_extension("choices"), &saved.to_bytes())
+            .map_err(io)?;
+        crate::write_atomic_unsynced(&base.with_extension("txt"), info.text.as_bytes())
+            .map_err(io)?;
+        crate::write_atomic_unsynced(&base.with_extension("meta"), info.to_text().as_bytes())
+            .map_err(io)
+    }
+
     /// Writes the text and the metadata of an entry of this directory that a resume replayed
     /// (`info.number` set), when a kill or a full disk kept them from being written or left
     /// the metadata unreadable. What is there and readable is left alone.
@@ -199,13 +248,14 @@ impl Corpus<ChoiceInput> for DiskCorpus {
         self.inner.add_disabled(testcase)
     }
 
-    /// Replacing is LibAFL's way of minimizing an entry in place; the files already on disk
-    /// stay as they are.
+    /// Replacing is LibAFL's way of minimizing an entry in place (the loop's trim does it); the
+    /// entry's files are rewritten to match (see [`DiskCorpus::rewrite`]).
     fn replace(
         &mut self,
         id: CorpusId,
         testcase: Testcase<ChoiceInput>,
     ) -> Result<Testcase<ChoiceInput>, Error> {
+        self.rewrite(&testcase)?;
         self.inner.replace(id, testcase)
     }
 
@@ -322,6 +372,31 @@ mod tests {
             "old"
         );
         assert!(!dir.path().join("queue/000006.txt").exists());
+    }
+
+    #[test]
+    fn replacing_an_entry_rewrites_its_files_under_the_same_number() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("queue")).unwrap();
+        let mut store = DiskCorpus::new(dir.path(), Role::Queue, 7);
+        let id = store
+            .add(entry("print 1 + 2;", vec![1, 0, 2, 5], None))
+            .unwrap();
+        let mut smaller = entry("print 1;", vec![1, 0, 2], None);
+        smaller.metadata_mut::<EntryInfo>().unwrap().number = Some(0);
+        store.replace(id, smaller).unwrap();
+        let queue = dir.path().join("queue");
+        assert_eq!(
+            std::fs::read_to_string(queue.join("000000.txt")).unwrap(),
+            "print 1;"
+        );
+        let saved = SavedChoices::read(&queue.join("000000.choices")).unwrap();
+        assert_eq!(saved.choices.0, vec![1, 0, 2]);
+        let meta = std::fs::read_to_string(queue.join("000000.meta")).unwrap();
+        assert!(meta.starts_with("size=8 "), "{meta}");
+        // One entry, no temporaries or second number left behind.
+        assert_eq!(std::fs::read_dir(&queue).unwrap().count(), 3);
+        assert_eq!(store.count(), 1);
     }
 
     #[test]

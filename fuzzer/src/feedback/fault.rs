@@ -19,7 +19,7 @@ use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
 pub use crate::fault::{Fault, FaultKind, SeenFaults};
 use crate::observer::{EdgeObserver, ReplayObserver};
-use crate::provenance::LastMutation;
+use crate::provenance::{LastMutation, Mutation};
 use crate::sampler::Bounds;
 use crate::target::memory_limit;
 
@@ -36,6 +36,34 @@ pub fn new_fault<S: HasMetadata>(state: &mut S, exit_kind: &ExitKind) -> Option<
     seen.signatures
         .insert((fault.kind, fault.signature))
         .then_some(fault)
+}
+
+/// Texts that ran past the short timeout a trim gives its candidates (`fuzz::trim`). They are
+/// not hangs: they were not shown to run past the user's timeout, so they are not saved as
+/// such; but a trim that proposes one again (minimal derivations make the same small programs
+/// over and over) skips it, since each costs a timeout and a restart. State metadata: the
+/// timeout handler records into it just before the state is saved for the restart.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct SlowTrimCandidates {
+    texts: std::collections::BTreeSet<u64>,
+    /// Trim candidates that timed out.
+    pub count: u64,
+}
+libafl_bolts::impl_serdeany!(SlowTrimCandidates);
+
+impl SlowTrimCandidates {
+    fn key(text: &str) -> u64 {
+        ahash::RandomState::with_seeds(1, 2, 3, 4).hash_one(text)
+    }
+
+    pub fn record(&mut self, text: &str) {
+        self.count += 1;
+        self.texts.insert(Self::key(text));
+    }
+
+    pub fn contains(&self, text: &str) -> bool {
+        self.texts.contains(&Self::key(text))
+    }
 }
 
 /// Decides whether a faulting execution is a new bug, and describes it.
@@ -245,10 +273,24 @@ where
         state: &mut S,
         _manager: &mut EM,
         _input: &ChoiceInput,
-        _observers: &OT,
+        observers: &OT,
         exit_kind: &ExitKind,
     ) -> Result<bool, Error> {
         memory_limit::disarm();
+        let trimming = state
+            .metadata::<LastMutation>()
+            .is_ok_and(|m| m.mutation == Mutation::Trim);
+        if trimming && *exit_kind == ExitKind::Timeout {
+            restore_stderr();
+            self.pending = None;
+            if let Some(replay) = observers.get(&self.replay) {
+                let text = &replay.replay().text;
+                state
+                    .metadata_or_insert_with(SlowTrimCandidates::default)
+                    .record(text);
+            }
+            return Ok(false);
+        }
         self.pending = new_fault(state, exit_kind);
         Ok(self.pending.is_some())
     }

@@ -12,11 +12,12 @@ mod validity;
 
 pub use coverage_grain::CoverageGrain;
 pub use fault::{
-    Fault, FaultFeedback, FaultKind, SeenFaults, describe_fault, describe_signal, fault_kind,
-    new_fault, prepare_quiet_stderr, quiet_stderr, record_signal, restore_stderr,
+    Fault, FaultFeedback, FaultKind, SeenFaults, SlowTrimCandidates, describe_fault,
+    describe_signal, fault_kind, new_fault, prepare_quiet_stderr, quiet_stderr, record_signal,
+    restore_stderr,
 };
 pub use signature::{
     SymbolCache, describe_frames, normalise_message, signature, stack_addresses, target_frames,
     warm_symbol_cache,
 };
-pub use validity::{CoverageHistory, Novelty, SaveCriteria, ValidityFeedback};
+pub use validity::{Contribution, CoverageHistory, Novelty, SaveCriteria, ValidityFeedback};

@@ -54,6 +54,19 @@ pub struct CoverageHistory {
 }
 libafl_bolts::impl_serdeany!(CoverageHistory);
 
+/// What a kept input contributed to the corpus when it was saved: the edges no earlier input
+/// had covered (or no earlier valid input, for a valid one), and whether it was the first
+/// valid input to cover some of them. The criterion the fuzz-then-reduce baseline reduces
+/// every input by (`reduce::corpus`), and the one an entry keeps when the loop trims it
+/// (`fuzz::trim`). Testcase metadata until the entry has been trimmed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contribution {
+    /// Edge indices, sorted.
+    pub edges: Vec<u32>,
+    pub must_be_valid: bool,
+}
+libafl_bolts::impl_serdeany!(Contribution);
+
 /// What one input added to a history.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Novelty {
@@ -65,8 +78,14 @@ pub struct Novelty {
 
 impl Novelty {
     /// One AND-NOT per word finds new classes; only words that have some (rare, once a
-    /// campaign is under way) are looked at byte by byte for new edges.
-    fn record(history: &mut [u64], edges: &mut u32, words: &[HitWord]) -> Self {
+    /// campaign is under way) are looked at byte by byte for new edges, whose indices go to
+    /// `found`.
+    fn record(
+        history: &mut [u64],
+        edges: &mut u32,
+        words: &[HitWord],
+        found: &mut Vec<u32>,
+    ) -> Self {
         let mut novelty = Novelty::default();
         for word in words {
             let Some(seen) = history.get_mut(word.index as usize) else {
@@ -77,10 +96,11 @@ impl Novelty {
             }
             novelty.new_class = true;
             let before = seen.to_le_bytes();
-            for (old, new) in before.iter().zip(word.classes.to_le_bytes()) {
+            for (byte, (old, new)) in before.iter().zip(word.classes.to_le_bytes()).enumerate() {
                 if *old == 0 && new != 0 {
                     novelty.new_edges += 1;
                     *edges += 1;
+                    found.push(word.index * 8 + byte as u32);
                 }
             }
             *seen |= word.classes;
@@ -102,12 +122,34 @@ impl CoverageHistory {
 
     /// Folds one execution into the histories and says what it added to each.
     pub fn record(&mut self, hits: &[HitWord], valid: bool) -> (Novelty, Novelty) {
-        let all = Novelty::record(&mut self.all, &mut self.all_edges, hits);
+        self.record_finding(hits, valid, &mut Contribution::default())
+    }
+
+    /// [`Self::record`], also saying which edges were new: what an input would contribute to
+    /// the corpus if it is kept.
+    pub fn record_finding(
+        &mut self,
+        hits: &[HitWord],
+        valid: bool,
+        contribution: &mut Contribution,
+    ) -> (Novelty, Novelty) {
+        contribution.edges.clear();
+        let all = Novelty::record(
+            &mut self.all,
+            &mut self.all_edges,
+            hits,
+            &mut contribution.edges,
+        );
+        let mut valid_new = Vec::new();
         let by_valid = if valid {
-            Novelty::record(&mut self.valid, &mut self.valid_edges, hits)
+            Novelty::record(&mut self.valid, &mut self.valid_edges, hits, &mut valid_new)
         } else {
             Novelty::default()
         };
+        contribution.must_be_valid = !valid_new.is_empty();
+        contribution.edges.extend(valid_new);
+        contribution.edges.sort_unstable();
+        contribution.edges.dedup();
         (all, by_valid)
     }
 
@@ -146,6 +188,8 @@ pub struct ValidityFeedback {
     bounds: Bounds,
     started: Instant,
     last: (bool, u32),
+    /// What the last execution would contribute, kept for `append_metadata`.
+    contribution: Contribution,
 }
 
 impl ValidityFeedback {
@@ -166,6 +210,7 @@ impl ValidityFeedback {
             bounds,
             started,
             last: (false, 0),
+            contribution: Contribution::default(),
         }
     }
 }
@@ -230,7 +275,7 @@ where
             .ok_or_else(|| Error::key_not_found("coverage history"))?;
         history.judged_execs += 1;
         history.valid_execs += u64::from(valid);
-        let (all, by_valid) = history.record(hits, valid);
+        let (all, by_valid) = history.record_finding(hits, valid, &mut self.contribution);
         let new_edges = match self.criteria {
             SaveCriteria::Zest => all.new_edges,
             SaveCriteria::ValidOnly => by_valid.new_edges,
@@ -282,6 +327,9 @@ where
         testcase.add_metadata(MapIndexesMetadata::new(
             edges.edges().map(|e| e as usize).collect(),
         ));
+        if !self.contribution.edges.is_empty() {
+            testcase.add_metadata(std::mem::take(&mut self.contribution));
+        }
         Ok(())
     }
 }
@@ -349,6 +397,23 @@ mod tests {
         assert!(by_valid.new_class);
         assert!(!SaveCriteria::Zest.keeps(edges, true, all, by_valid));
         assert!(!SaveCriteria::ValidOnly.keeps(edges, true, all, by_valid));
+    }
+
+    #[test]
+    fn a_finding_names_the_edges_it_brought_and_whether_validity_mattered() {
+        let mut h = CoverageHistory::new(32);
+        let mut found = Contribution::default();
+        h.record_finding(&hits(&[(3, 1), (17, 2)]), false, &mut found);
+        assert_eq!(found.edges, [3, 17]);
+        assert!(!found.must_be_valid);
+        // Valid now: edge 3 is new to valid inputs only, edge 20 new altogether; the input
+        // must stay valid to keep what it brought.
+        h.record_finding(&hits(&[(3, 1), (20, 1)]), true, &mut found);
+        assert_eq!(found.edges, [3, 20]);
+        assert!(found.must_be_valid);
+        // Nothing new: nothing contributed.
+        h.record_finding(&hits(&[(3, 4), (20, 1)]), true, &mut found);
+        assert!(found.edges.is_empty() && !found.must_be_valid);
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub struct FuzzConfig {
     /// Runs of the target each new crash may spend on its reduced reproducer
     /// (`crashes/NNNNNN.min.txt`) once the run has ended; 0 turns reduction off.
     pub reduce_crash_tests: u64,
+    /// Runs of the target each new entry may spend on being trimmed (`trim`); 0 keeps
+    /// entries as they were found.
+    pub trim_tests: u64,
 }
 
 impl FuzzConfig {
@@ -82,6 +85,7 @@ impl FuzzConfig {
             measure_overhead: None,
             measure_overhead_after: 0,
             reduce_crash_tests: super::DEFAULT_CRASH_TESTS,
+            trim_tests: 0,
         }
     }
 }

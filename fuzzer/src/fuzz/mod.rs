@@ -1,7 +1,8 @@
 //! The fuzzing loop. Zest-style coverage-guided fuzzing of choice sequences, built
 //! from LibAFL components: `harness` runs one input, `stage` runs a parent's children, `run`
 //! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
-//! under a restarting manager; `crash_reduction` gives each saved crash a reduced reproducer
+//! under a restarting manager; `trim` cuts each new entry down to what it was saved for;
+//! `crash_reduction` gives each saved crash a reduced reproducer
 //! afterwards; `signal_guard` keeps LibAFL's fault handlers off an interrupted allocator;
 //! `fatal` carries why a fuzzing process had to stop to its supervisor;
 //! `config`, `stop`, `summary` and `status` are its interface.
@@ -19,6 +20,7 @@ mod stage;
 mod status;
 mod stop;
 mod summary;
+mod trim;
 
 pub use config::{DEFAULT_INITIAL_INPUTS, DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, FuzzConfig};
 pub use coverage_log::{
@@ -30,3 +32,4 @@ pub use overhead::{Overhead, Recorder};
 pub use run::run;
 pub use stop::{Saturation, Stop, StopCondition, StopReason, parse_duration};
 pub use summary::Summary;
+pub use trim::{DEFAULT_TRIM_TESTS, MAX_TRIM_SHARE, TrimStats};

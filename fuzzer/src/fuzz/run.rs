@@ -33,6 +33,7 @@ use super::stage::ChildrenStage;
 use super::status::Status;
 use super::stop::Stop;
 use super::summary::Summary;
+use super::trim::{TrimStats, Trimmer};
 use crate::choice::ChoiceInput;
 use crate::corpus::{
     DiskCorpus, Manifest, OutDir, Repaired, Role, SUMMARY, Seed, Seeds, repair, valid_entries,
@@ -500,6 +501,22 @@ where
         Rc::new(RefCell::new(recorder))
     });
     let overhead_observer = OverheadObserver::new(harness.recorder.clone());
+    let trimmer = if config.trim_tests > 0 {
+        Some(
+            Trimmer::new(
+                prepared.grammar,
+                bounds,
+                config.trim_tests,
+                super::trim::trim_timeout(config.timeout),
+                &edges,
+                &replay_observer,
+                prepared.started,
+            )
+            .map_err(|d| Error::illegal_argument(d.to_string()))?,
+        )
+    } else {
+        None
+    };
     let running_seeds = Rc::clone(&harness.running_seeds);
     let mut run_one = |input: &ChoiceInput| harness.run(input);
     let mut executor = InProcessExecutor::builder()
@@ -515,8 +532,11 @@ where
         .event_mgr(manager)
         .build()?;
     // Checking the clock in the target's hot loop instead of re-arming a timer per execution:
-    // the timeout fires between t and 2t, and two system calls per execution are saved.
-    *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
+    // the timeout fires between t and 2t, and two system calls per execution are saved. Not
+    // when the run trims: see `trim` for why its timers arm per execution.
+    if config.trim_tests == 0 {
+        *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
+    }
     panic_record::install();
     // After the executor: building it installed the handlers the guard wraps.
     super::signal_guard::install();
@@ -548,7 +568,7 @@ where
         prepared.started,
         prepared.coverage_offset,
     );
-    let mut stages = tuple_list!(ChildrenStage::new(mutator, stop, status, timeline));
+    let mut stages = tuple_list!(ChildrenStage::new(mutator, stop, status, timeline, trimmer));
 
     // Seeds first (resuming where a restart interrupted them), then fresh inputs.
     loop {
@@ -581,7 +601,10 @@ where
         state
             .metadata_or_insert_with(RunProgress::default)
             .generated += 1;
-        generate_one(&mut fuzzer, state, &mut executor, manager)?;
+        let added = generate_one(&mut fuzzer, state, &mut executor, manager)?;
+        if let (Some(id), Some(trimmer)) = (added, stages.0.trimmer.as_mut()) {
+            trimmer.trim(id, &mut fuzzer, &mut executor, state, manager)?;
+        }
         stages.0.status.tick(state);
         stages.0.timeline.tick(state);
     }
@@ -593,7 +616,10 @@ where
         if state.corpus().count() == 0 {
             // Nothing kept yet (every input rejected, or none valid under --valid-only):
             // keep generating, as Zest does.
-            generate_one(&mut fuzzer, state, &mut executor, manager)?;
+            let added = generate_one(&mut fuzzer, state, &mut executor, manager)?;
+            if let (Some(id), Some(trimmer)) = (added, stages.0.trimmer.as_mut()) {
+                trimmer.trim(id, &mut fuzzer, &mut executor, state, manager)?;
+            }
             stages.0.status.tick(state);
             stages.0.timeline.tick(state);
             continue;
@@ -616,13 +642,14 @@ where
 }
 
 /// An empty choice sequence is a fresh sample: the harness draws every decision, so a
-/// generated input is sampled once, not once to generate and again to execute.
+/// generated input is sampled once, not once to generate and again to execute. Returns the
+/// entry it became, if it was kept.
 fn generate_one<E, Z>(
     fuzzer: &mut Z,
     state: &mut State,
     executor: &mut E,
     manager: &mut Manager,
-) -> Result<(), Error>
+) -> Result<Option<libafl::corpus::CorpusId>, Error>
 where
     Z: Evaluator<E, Manager, ChoiceInput, State>,
 {
@@ -631,8 +658,8 @@ where
         existing: None,
         repair: false,
     };
-    fuzzer.evaluate_input(state, executor, manager, &ChoiceInput::default())?;
-    Ok(())
+    let (_, added) = fuzzer.evaluate_input(state, executor, manager, &ChoiceInput::default())?;
+    Ok(added)
 }
 
 fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
@@ -672,5 +699,11 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         stop: stop.to_string(),
         out: prepared.out.root.clone(),
         overhead: None,
+        trim: (config.trim_tests > 0).then(|| TrimStats {
+            timeouts: state
+                .metadata::<crate::feedback::SlowTrimCandidates>()
+                .map_or(0, |slow| slow.count),
+            ..state.metadata::<TrimStats>().cloned().unwrap_or_default()
+        }),
     }
 }

@@ -3,37 +3,50 @@
 use libafl::HasMetadata;
 use libafl::corpus::Corpus;
 use libafl::corpus::HasCurrentCorpusId;
-use libafl::fuzzer::{Evaluator, HasScheduler};
+use libafl::executors::HasObservers;
+use libafl::executors::inprocess::HasInProcessHooks;
+use libafl::fuzzer::{Evaluator, ExecutesInput, HasScheduler};
 use libafl::mutators::{MutationResult, Mutator};
 use libafl::stages::{Restartable, Stage};
 use libafl::state::{HasCorpus, HasExecutions, HasLastFoundTime, HasSolutions};
 use libafl_bolts::Error;
+use libafl_bolts::tuples::MatchNameRef;
 
 use super::coverage_log::CoverageLog;
 use super::status::Status;
 use super::stop::Stop;
+use super::trim::Trimmer;
 use crate::choice::ChoiceInput;
 use crate::schedule::Energy;
 
 /// Like LibAFL's `StdMutationalStage`, with two differences that matter here: the number of
 /// children comes from the scheduler's [`Energy`] (Zest's rule needs the parent's place in
 /// the corpus), and the stop condition is checked before every child, so an execution budget
-/// is exact and a time budget is kept to within one execution.
+/// is exact and a time budget is kept to within one execution. A child that is kept is
+/// trimmed at once, when the run trims.
 pub struct ChildrenStage<M> {
     mutator: M,
     pub stop: Stop,
     pub status: Status,
     pub timeline: CoverageLog,
+    pub trimmer: Option<Trimmer>,
     pub stopped: bool,
 }
 
 impl<M> ChildrenStage<M> {
-    pub fn new(mutator: M, stop: Stop, status: Status, timeline: CoverageLog) -> Self {
+    pub fn new(
+        mutator: M,
+        stop: Stop,
+        status: Status,
+        timeline: CoverageLog,
+        trimmer: Option<Trimmer>,
+    ) -> Self {
         Self {
             mutator,
             stop,
             status,
             timeline,
+            trimmer,
             stopped: false,
         }
     }
@@ -41,6 +54,8 @@ impl<M> ChildrenStage<M> {
 
 impl<E, EM, M, S, Z> Stage<E, EM, S, Z> for ChildrenStage<M>
 where
+    E: HasObservers + HasInProcessHooks<ChoiceInput, S>,
+    E::Observers: MatchNameRef,
     M: Mutator<ChoiceInput, S>,
     S: HasCorpus<ChoiceInput>
         + HasCurrentCorpusId
@@ -48,7 +63,9 @@ where
         + HasMetadata
         + HasSolutions<ChoiceInput>
         + HasLastFoundTime,
-    Z: Evaluator<E, EM, ChoiceInput, S> + HasScheduler<ChoiceInput, S>,
+    Z: Evaluator<E, EM, ChoiceInput, S>
+        + ExecutesInput<E, EM, ChoiceInput, S>
+        + HasScheduler<ChoiceInput, S>,
     Z::Scheduler: Energy<S>,
 {
     fn perform(
@@ -74,6 +91,9 @@ where
             }
             let (_, added) = fuzzer.evaluate_input(state, executor, manager, &child)?;
             self.mutator.post_exec(state, added)?;
+            if let (Some(id), Some(trimmer)) = (added, self.trimmer.as_mut()) {
+                trimmer.trim(id, fuzzer, executor, state, manager)?;
+            }
             self.status.tick(state);
             self.timeline.tick(state);
         }

@@ -42,6 +42,9 @@ pub struct Summary {
     pub seeds_skipped: usize,
     pub stop: String,
     pub out: PathBuf,
+    /// What trimming new entries did (absent when it was off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<super::TrimStats>,
     /// Present when the run measured the engine's overhead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<super::Overhead>,

@@ -1141,3 +1141,71 @@ fn logs_to_a_pipe_carry_no_colour_codes() {
     assert!(stderr.contains("stray.txt"), "{stderr}");
     assert!(!stderr.contains('\u{1b}'), "escape codes in {stderr:?}");
 }
+
+/// With `--trim-tests`, each entry is cut down right after it is saved: the smaller input
+/// replaces it under the same number, its metadata says how big it was, its choices still
+/// replay to its text, and the queue as a whole still covers every edge the run found (each
+/// entry keeps the edges it brought). A queue kept as found already replays to one edge fewer
+/// than the run counted in-process on this target (at any seed: an edge only the fuzzing
+/// process's own history holds); the trimmed queue must lose nothing beyond that.
+#[test]
+fn new_entries_are_trimmed_and_the_queue_keeps_every_edge() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, trim_tests: &str| {
+        let out = dir.path().join(name);
+        let summary = fuzz(
+            &out,
+            &[
+                "--bounds",
+                "2,3,4",
+                "--execs",
+                "3000",
+                "--timeout-ms",
+                "200",
+                "--save-on",
+                "edges",
+                "--trim-tests",
+                trim_tests,
+            ],
+        );
+        let replay = bonsai(&[
+            "replay",
+            "--target",
+            "planted",
+            "--json",
+            out.to_str().unwrap(),
+        ]);
+        assert!(replay.status.success());
+        let stdout = String::from_utf8_lossy(&replay.stdout).into_owned();
+        let total: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        let missing =
+            summary["edges"].as_u64().unwrap() - total["total"]["edges"].as_u64().unwrap();
+        (out, summary, missing)
+    };
+    let (_, untrimmed, missing_as_found) = run("as-found", "0");
+    assert!(untrimmed.get("trim").is_none(), "{untrimmed}");
+    let (out, summary, missing) = run("trimmed", "100");
+    assert_eq!(missing, missing_as_found, "{summary}");
+
+    let trim = &summary["trim"];
+    assert!(trim["entries"].as_u64().unwrap() > 0, "{summary}");
+    assert!(
+        trim["bytes_after"].as_u64().unwrap() < trim["bytes_before"].as_u64().unwrap(),
+        "{summary}"
+    );
+    let queue = out.join("queue");
+    let metas = entries(&queue);
+    let shrunk: Vec<&(String, String)> = metas
+        .iter()
+        .filter(|(_, m)| m.lines().next().unwrap().contains(" trimmed_from="))
+        .collect();
+    assert_eq!(shrunk.len() as u64, trim["smaller"].as_u64().unwrap());
+    for (stem, meta) in &shrunk {
+        let size: usize = field(meta, "size").parse().unwrap();
+        let before: usize = field(meta, "trimmed_from").parse().unwrap();
+        assert!(size < before, "{stem}: {meta}");
+        let text = std::fs::read_to_string(queue.join(format!("{stem}.txt"))).unwrap();
+        assert_eq!(text.len(), size, "{stem}");
+    }
+    assert_eq!(assert_choices_replay_to_text(&queue), metas.len());
+}

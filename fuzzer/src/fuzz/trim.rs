@@ -1,0 +1,313 @@
+//! Trimming each new corpus entry right after it is saved, to the smallest input (within a
+//! test budget) that still brings what it was saved for.
+//!
+//! Why in the loop: a fuzzer keeps the first input that reaches an edge, and that input carries
+//! whatever its mutation happened to produce around the construct that mattered. Reducing the
+//! whole queue after the run (fuzz-then-reduce) makes a corpus small at the price of a long
+//! reduction; trimming each entry as it comes costs a bounded number of runs per entry, charged
+//! to the run's own time and executions, so a campaign's corpus comes out small with no
+//! reduction step, and smaller entries mutate and run faster for the rest of the run (AFL
+//! trims every new queue entry for the same reasons).
+//!
+//! The criterion is the one the fuzz-then-reduce baseline reduces every input by
+//! (`reduce::corpus`): the edges the entry brought to the corpus when it was saved, and its
+//! validity when it was the first valid input to cover some of them
+//! ([`Contribution`]). The reduction is HDD on the entry's choice sequence (`reduce::Hdd`),
+//! top level first, so the budget goes to the cuts that remove the most. Each candidate runs
+//! in-process like any other execution; a candidate that faults is handed to the fuzzer's
+//! objective, so a crash found while trimming is saved like any other.
+//!
+//! Small programs hang compilers surprisingly often (starlark's type checker loops on
+//! `a = (a,)`, which is what minimal derivations of an assignment make), and each hang costs
+//! the run a timeout and a restart. Candidates therefore run under a short timeout of their
+//! own (a tenth of the run's); one that runs past it counts as not keeping the criterion, is
+//! not reported as a hang (it was not shown to run past the user's timeout), and its text is
+//! remembered so that no later trim runs it again (`feedback::SlowTrimCandidates`).
+//!
+//! The two timeouts are two LibAFL timers, the candidates' swapped in for the length of a trim.
+//! Both arm and disarm around every execution (a run that trims does not use LibAFL's batch
+//! timer, which stays armed across executions): a batch timer swapped out while armed would
+//! fire during the trim and cut a candidate short, and one swapped in with stale bookkeeping
+//! would not arm at all.
+
+use std::time::{Duration, Instant};
+
+use libafl::HasMetadata;
+use libafl::corpus::{Corpus, CorpusId};
+use libafl::executors::hooks::inprocess::HasTimeout;
+use libafl::executors::hooks::timer::TimerStruct;
+use libafl::executors::inprocess::HasInProcessHooks;
+use libafl::executors::{ExitKind, HasObservers};
+use libafl::feedbacks::MapIndexesMetadata;
+use libafl::fuzzer::{Evaluator, ExecutesInput};
+use libafl::state::HasCorpus;
+use libafl_bolts::Error;
+use libafl_bolts::tuples::{Handle, Handled, MatchNameRef};
+use serde::{Deserialize, Serialize};
+
+use crate::choice::ChoiceInput;
+use crate::corpus::EntryInfo;
+use crate::feedback::{Contribution, SlowTrimCandidates};
+use crate::grammar::Grammar;
+use crate::observer::{EdgeObserver, ReplayObserver, Validity};
+use crate::provenance::{LastMutation, Mutation};
+use crate::reduce::{Candidate, Hdd, Judge, covers};
+use crate::sampler::Bounds;
+
+/// The share of the run's wall time trimming may take. Past it, new entries are kept as they
+/// were found until the loop has fuzzed long enough to make up the difference: early in a run
+/// entries come faster than they can be trimmed, and the search must not stall for it.
+pub const MAX_TRIM_SHARE: f64 = 0.5;
+
+/// Runs of the target one entry's trim may take in a campaign's nodes by default: enough for
+/// HDD's top levels on a typical entry (a few hundred bytes), about a tenth of a second on
+/// starlark. `bonsai fuzz` keeps entries as found unless asked (`--trim-tests`): whether
+/// trimming also pays for a single long run's coverage has not been measured yet.
+pub const DEFAULT_TRIM_TESTS: u64 = 100;
+
+/// What trimming did in this run. State metadata, so that it survives restarts and reaches the
+/// summary.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrimStats {
+    /// Entries whose trim was started.
+    pub entries: u64,
+    /// Of those, entries replaced by a smaller input.
+    pub smaller: u64,
+    /// Bytes of the trimmed entries before and after.
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+    /// Runs of the target spent trimming.
+    pub tests: u64,
+    pub seconds: f64,
+    /// New entries kept untrimmed because trimming had used its share of the time.
+    pub skipped: u64,
+    /// Candidates that ran past the trim's timeout (each cost a restart).
+    #[serde(default)]
+    pub timeouts: u64,
+}
+libafl_bolts::impl_serdeany!(TrimStats);
+
+/// The timeout of a trim's candidates, given the run's: a tenth, but at least 10 ms.
+pub fn trim_timeout(run_timeout: Duration) -> Duration {
+    (run_timeout / 10)
+        .max(Duration::from_millis(10))
+        .min(run_timeout)
+}
+
+/// Trims entries of one run: one reducer for the run's grammar and bounds, the observers a
+/// candidate's edges and verdict are read from, and the timer the candidates run under.
+pub struct Trimmer {
+    hdd: Hdd<'static>,
+    bounds: Bounds,
+    max_tests: u64,
+    edges: Handle<EdgeObserver>,
+    replay: Handle<ReplayObserver>,
+    run_started: Instant,
+    timer: TimerStruct,
+}
+
+/// What one candidate did, as far as the criterion cares.
+enum Outcome {
+    Holds,
+    Fails,
+    Faulted(ChoiceInput),
+}
+
+impl Trimmer {
+    pub fn new(
+        grammar: &'static Grammar,
+        bounds: Bounds,
+        max_tests: u64,
+        timeout: Duration,
+        edges: &EdgeObserver,
+        replay: &ReplayObserver,
+        run_started: Instant,
+    ) -> Result<Self, crate::diagnostic::Diagnostic> {
+        Ok(Self {
+            hdd: Hdd::new(grammar, bounds)?,
+            bounds,
+            max_tests,
+            edges: edges.handle(),
+            replay: replay.handle(),
+            run_started,
+            timer: TimerStruct::new(timeout),
+        })
+    }
+
+    /// Trims the entry `id` if it was saved for new edges and has not been trimmed yet. Its
+    /// [`Contribution`] is taken off first, so that an entry whose trim is cut short by a
+    /// fault (and the restart after it) is never trimmed again.
+    pub fn trim<E, EM, S, Z>(
+        &mut self,
+        id: CorpusId,
+        fuzzer: &mut Z,
+        executor: &mut E,
+        state: &mut S,
+        manager: &mut EM,
+    ) -> Result<(), Error>
+    where
+        E: HasObservers + HasInProcessHooks<ChoiceInput, S>,
+        E::Observers: MatchNameRef,
+        S: HasCorpus<ChoiceInput> + HasMetadata,
+        Z: ExecutesInput<E, EM, ChoiceInput, S> + Evaluator<E, EM, ChoiceInput, S>,
+    {
+        std::mem::swap(executor.inprocess_hooks_mut().timer_mut(), &mut self.timer);
+        let trimmed = self.trim_entry(id, fuzzer, executor, state, manager);
+        std::mem::swap(executor.inprocess_hooks_mut().timer_mut(), &mut self.timer);
+        let faulted = trimmed?;
+        // A candidate that crashed in-process: run once more, under the run's own timeout,
+        // through the objective, which saves it if the fault is new.
+        if let Some(input) = faulted {
+            fuzzer.evaluate_input(state, executor, manager, &input)?;
+        }
+        Ok(())
+    }
+
+    /// The trim itself; returns a candidate that faulted, if one did.
+    fn trim_entry<E, EM, S, Z>(
+        &mut self,
+        id: CorpusId,
+        fuzzer: &mut Z,
+        executor: &mut E,
+        state: &mut S,
+        manager: &mut EM,
+    ) -> Result<Option<ChoiceInput>, Error>
+    where
+        E: HasObservers,
+        E::Observers: MatchNameRef,
+        S: HasCorpus<ChoiceInput> + HasMetadata,
+        Z: ExecutesInput<E, EM, ChoiceInput, S>,
+    {
+        let (goal, input) = {
+            let mut testcase = state.corpus().get(id)?.borrow_mut();
+            let Some(goal) = testcase.metadata_map_mut().remove::<Contribution>() else {
+                return Ok(None);
+            };
+            let Some(input) = testcase.input().clone() else {
+                return Ok(None);
+            };
+            (*goal, input)
+        };
+        let stats = state.metadata_or_insert_with(TrimStats::default);
+        if stats.seconds > MAX_TRIM_SHARE * self.run_started.elapsed().as_secs_f64() {
+            stats.skipped += 1;
+            return Ok(None);
+        }
+        let started = Instant::now();
+        *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
+            mutation: Mutation::Trim,
+            existing: None,
+            repair: false,
+        };
+        let bounds = input.bounds.unwrap_or(self.bounds);
+        let (edges, replay) = (self.edges.clone(), self.replay.clone());
+        let mut covered = Vec::new();
+        let mut faulted = None;
+        let mut failure = None;
+        let mut run = |choices: &[u32], fuzzer: &mut Z, state: &mut S, manager: &mut EM| {
+            let candidate = ChoiceInput::new(choices.to_vec().into(), bounds);
+            let exit = fuzzer.execute_input(state, executor, manager, &candidate)?;
+            if exit != ExitKind::Ok {
+                return Ok::<_, Error>((Outcome::Faulted(candidate), None));
+            }
+            let observers = executor.observers();
+            let verdict = observers
+                .get(&replay)
+                .ok_or_else(|| Error::key_not_found("replay observer"))?
+                .replay()
+                .validity;
+            let hits = observers
+                .get(&edges)
+                .ok_or_else(|| Error::key_not_found("edge observer"))?;
+            covered.clear();
+            covered.extend(hits.edges());
+            let judged = matches!(verdict, Validity::Valid | Validity::Invalid);
+            let holds = judged
+                && (!goal.must_be_valid || verdict == Validity::Valid)
+                && covers(&covered, &goal.edges);
+            let outcome = if holds {
+                Outcome::Holds
+            } else {
+                Outcome::Fails
+            };
+            Ok((outcome, Some((verdict == Validity::Valid, covered.clone()))))
+        };
+        let criterion = |candidate: &Candidate<'_>| {
+            let Some(derivation) = candidate.derivation else {
+                return false;
+            };
+            if failure.is_some() {
+                return false;
+            }
+            let slow = state
+                .metadata::<SlowTrimCandidates>()
+                .is_ok_and(|slow| slow.contains(candidate.text));
+            if slow {
+                return false;
+            }
+            match run(derivation.choices.as_slice(), fuzzer, state, manager) {
+                Ok((Outcome::Holds, _)) => true,
+                Ok((Outcome::Fails, _)) => false,
+                Ok((Outcome::Faulted(input), _)) => {
+                    faulted.get_or_insert(input);
+                    false
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    false
+                }
+            }
+        };
+        let mut judge = Judge::new(criterion).with_max_tests(self.max_tests);
+        let reduced = self.hdd.reduce(input.choices.as_slice(), &mut judge);
+        let tests = judge.tests();
+        drop(judge);
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let mut tests = tests;
+        let mut replacement = None;
+        if let Ok((sample, text)) = reduced {
+            let before = state
+                .corpus()
+                .get(id)?
+                .borrow()
+                .metadata::<EntryInfo>()?
+                .text
+                .len();
+            if text.len() < before {
+                // Once more for what the entry's metadata says about it; a run that no longer
+                // keeps the criterion (coverage that varies) leaves the entry as found.
+                tests += 1;
+                if let (Outcome::Holds, Some((valid, edges))) =
+                    run(sample.choices.as_slice(), fuzzer, state, manager)?
+                {
+                    replacement = Some((sample, text, before, valid, edges));
+                }
+            }
+        }
+        if let Some((sample, text, before, valid, edges)) = replacement {
+            let mut testcase = state.corpus().get(id)?.borrow().clone();
+            *testcase.input_mut() = Some(ChoiceInput::new(sample.choices, bounds));
+            let info = testcase.metadata_mut::<EntryInfo>()?;
+            info.trimmed_from = Some(info.trimmed_from.unwrap_or(before));
+            info.text = text;
+            info.valid = valid;
+            info.edges = edges.len() as u32;
+            testcase.add_metadata(MapIndexesMetadata::new(
+                edges.into_iter().map(|e| e as usize).collect(),
+            ));
+            let after = testcase.metadata::<EntryInfo>()?.text.len();
+            state.corpus_mut().replace(id, testcase)?;
+            let stats = state.metadata_or_insert_with(TrimStats::default);
+            stats.smaller += 1;
+            stats.bytes_before += before as u64;
+            stats.bytes_after += after as u64;
+        }
+        let stats = state.metadata_or_insert_with(TrimStats::default);
+        stats.entries += 1;
+        stats.tests += tests;
+        stats.seconds += started.elapsed().as_secs_f64();
+        Ok(faulted)
+    }
+}
