@@ -1209,3 +1209,58 @@ fn new_entries_are_trimmed_and_the_queue_keeps_every_edge() {
     }
     assert_eq!(assert_choices_replay_to_text(&queue), metas.len());
 }
+
+/// A trim can turn an entry into a hang: here every program is a `while 7` loop, which hangs
+/// the planted checker when its body starts with a `let`, so trimming `while 7 { print 0; let
+/// a = 1; }` (drop the optional `print 0;`) runs into the hang. Such a candidate runs under the
+/// trim's short timeout, counts as a trim timeout, and is not saved as a hang (it was never
+/// shown to run past the user's timeout); the run goes on to its budget.
+#[test]
+fn a_trim_candidate_that_hangs_is_dropped_not_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar = dir.path().join("loops.ebnf");
+    std::fs::write(
+        &grammar,
+        "%layout auto;\nprogram = \"while\" \"7\" \"{\" ( \"print\" \"0\" \";\" )? stmt* \"}\" ;\n\
+         stmt = \"print\" \"1\" \";\" | \"print\" \"2\" \";\" | \"print\" \"3\" \";\" \
+         | \"print\" \"4\" \";\" | \"print\" \"5\" \";\" | \"let\" \"a\" \"=\" \"1\" \";\" ;\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = bonsai(&[
+        "fuzz",
+        "--target",
+        "planted",
+        "--grammar",
+        grammar.to_str().unwrap(),
+        "--bounds",
+        "1,3,2",
+        "--execs",
+        "300",
+        "--timeout-ms",
+        "200",
+        "--save-on",
+        "edges",
+        "--trim-tests",
+        "50",
+        "--reduce-crashes",
+        "0",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let summary = summary_of(&output.stdout);
+    assert!(summary["execs"].as_u64().unwrap() >= 300, "{summary}");
+    assert!(
+        summary["trim"]["timeouts"].as_u64().unwrap() >= 1,
+        "{summary}"
+    );
+    let hangs = out.join("hangs");
+    if hangs.exists() {
+        for (stem, meta) in entries(&hangs) {
+            assert_ne!(field(&meta, "mutator"), "trim", "{stem}: {meta}");
+        }
+    }
+}
