@@ -67,6 +67,16 @@ pub struct Contribution {
 }
 libafl_bolts::impl_serdeany!(Contribution);
 
+impl Contribution {
+    /// Whether a run with `verdict` covering `edges` (sorted) still brings this: every edge,
+    /// by a judged (not rejected) input, and by a valid one when validity was part of it.
+    pub fn holds(&self, verdict: Validity, edges: &[u32]) -> bool {
+        matches!(verdict, Validity::Valid | Validity::Invalid)
+            && (!self.must_be_valid || verdict == Validity::Valid)
+            && crate::observer::covers(edges, &self.edges)
+    }
+}
+
 /// What one input added to a history.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Novelty {

@@ -51,7 +51,7 @@ use crate::feedback::{Contribution, SlowTrimCandidates};
 use crate::grammar::Grammar;
 use crate::observer::{EdgeObserver, ReplayObserver, Validity};
 use crate::provenance::{LastMutation, Mutation};
-use crate::reduce::{Candidate, Hdd, Judge, covers};
+use crate::reduce::{Candidate, Hdd, Judge};
 use crate::sampler::Bounds;
 
 /// The share of the run's wall time trimming may take. Past it, new entries are kept as they
@@ -106,11 +106,46 @@ pub struct Trimmer {
     timer: TimerStruct,
 }
 
-/// What one candidate did, as far as the criterion cares.
-enum Outcome {
-    Holds,
-    Fails,
+/// What one in-process run of a candidate showed.
+enum Ran {
+    /// It crashed or hung; the candidate, to hand to the objective.
     Faulted(ChoiceInput),
+    /// It ended: the target's verdict and the edges it covered, in index order.
+    Finished { verdict: Validity, edges: Vec<u32> },
+}
+
+/// Runs `choices` once in-process through the fuzzer's executor and reads what the observers
+/// saw.
+fn execute<E, EM, S, Z>(
+    choices: &[u32],
+    bounds: Bounds,
+    (edges, replay): &(Handle<EdgeObserver>, Handle<ReplayObserver>),
+    fuzzer: &mut Z,
+    executor: &mut E,
+    state: &mut S,
+    manager: &mut EM,
+) -> Result<Ran, Error>
+where
+    E: HasObservers,
+    E::Observers: MatchNameRef,
+    Z: ExecutesInput<E, EM, ChoiceInput, S>,
+{
+    let candidate = ChoiceInput::new(choices.to_vec().into(), bounds);
+    if fuzzer.execute_input(state, executor, manager, &candidate)? != ExitKind::Ok {
+        return Ok(Ran::Faulted(candidate));
+    }
+    let observers = executor.observers();
+    let verdict = observers
+        .get(replay)
+        .ok_or_else(|| Error::key_not_found("replay observer"))?
+        .replay()
+        .validity;
+    let edges = observers
+        .get(edges)
+        .ok_or_else(|| Error::key_not_found("edge observer"))?
+        .edges()
+        .collect();
+    Ok(Ran::Finished { verdict, edges })
 }
 
 impl Trimmer {
@@ -200,89 +235,85 @@ impl Trimmer {
             repair: false,
         };
         let bounds = input.bounds.unwrap_or(self.bounds);
-        let (edges, replay) = (self.edges.clone(), self.replay.clone());
-        let mut covered = Vec::new();
+        let handles = (self.edges.clone(), self.replay.clone());
+        // The entry once more, as it is: an edge it brought only because of what ran before it
+        // in this process (a cache, a hash seed's collisions) cannot be asked of a candidate,
+        // so only the edges it brings again are required, as the fuzz-then-reduce baseline
+        // requires only what two runs agree on.
+        let mut goal = goal;
+        let mut tests = 1;
+        let keeps_something = match execute(
+            input.choices.as_slice(),
+            bounds,
+            &handles,
+            fuzzer,
+            executor,
+            state,
+            manager,
+        )? {
+            Ran::Faulted(_) => false,
+            Ran::Finished { verdict, edges } => {
+                goal.edges.retain(|e| edges.binary_search(e).is_ok());
+                !goal.edges.is_empty() && (!goal.must_be_valid || verdict == Validity::Valid)
+            }
+        };
         let mut faulted = None;
         let mut failure = None;
-        let mut run = |choices: &[u32], fuzzer: &mut Z, state: &mut S, manager: &mut EM| {
-            let candidate = ChoiceInput::new(choices.to_vec().into(), bounds);
-            let exit = fuzzer.execute_input(state, executor, manager, &candidate)?;
-            if exit != ExitKind::Ok {
-                return Ok::<_, Error>((Outcome::Faulted(candidate), None));
-            }
-            let observers = executor.observers();
-            let verdict = observers
-                .get(&replay)
-                .ok_or_else(|| Error::key_not_found("replay observer"))?
-                .replay()
-                .validity;
-            let hits = observers
-                .get(&edges)
-                .ok_or_else(|| Error::key_not_found("edge observer"))?;
-            covered.clear();
-            covered.extend(hits.edges());
-            let judged = matches!(verdict, Validity::Valid | Validity::Invalid);
-            let holds = judged
-                && (!goal.must_be_valid || verdict == Validity::Valid)
-                && covers(&covered, &goal.edges);
-            let outcome = if holds {
-                Outcome::Holds
-            } else {
-                Outcome::Fails
-            };
-            Ok((outcome, Some((verdict == Validity::Valid, covered.clone()))))
-        };
-        let criterion = |candidate: &Candidate<'_>| {
-            let Some(derivation) = candidate.derivation else {
-                return false;
-            };
-            if failure.is_some() {
-                return false;
-            }
-            let slow = state
-                .metadata::<SlowTrimCandidates>()
-                .is_ok_and(|slow| slow.contains(candidate.text));
-            if slow {
-                return false;
-            }
-            match run(derivation.choices.as_slice(), fuzzer, state, manager) {
-                Ok((Outcome::Holds, _)) => true,
-                Ok((Outcome::Fails, _)) => false,
-                Ok((Outcome::Faulted(input), _)) => {
-                    faulted.get_or_insert(input);
-                    false
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    false
-                }
-            }
-        };
-        let mut judge = Judge::new(criterion).with_max_tests(self.max_tests);
-        let reduced = self.hdd.reduce(input.choices.as_slice(), &mut judge);
-        let tests = judge.tests();
-        drop(judge);
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        let mut tests = tests;
         let mut replacement = None;
-        if let Ok((sample, text)) = reduced {
-            let before = state
-                .corpus()
-                .get(id)?
-                .borrow()
-                .metadata::<EntryInfo>()?
-                .text
-                .len();
-            if text.len() < before {
-                // Once more for what the entry's metadata says about it; a run that no longer
-                // keeps the criterion (coverage that varies) leaves the entry as found.
-                tests += 1;
-                if let (Outcome::Holds, Some((valid, edges))) =
-                    run(sample.choices.as_slice(), fuzzer, state, manager)?
-                {
-                    replacement = Some((sample, text, before, valid, edges));
+        if keeps_something {
+            let criterion = |candidate: &Candidate<'_>| {
+                let Some(derivation) = candidate.derivation else {
+                    return false;
+                };
+                if failure.is_some() {
+                    return false;
+                }
+                let slow = state
+                    .metadata::<SlowTrimCandidates>()
+                    .is_ok_and(|slow| slow.contains(candidate.text));
+                if slow {
+                    return false;
+                }
+                let choices = derivation.choices.as_slice();
+                match execute(choices, bounds, &handles, fuzzer, executor, state, manager) {
+                    Ok(Ran::Finished { verdict, edges }) => goal.holds(verdict, &edges),
+                    Ok(Ran::Faulted(input)) => {
+                        faulted.get_or_insert(input);
+                        false
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        false
+                    }
+                }
+            };
+            let mut judge = Judge::new(criterion).with_max_tests(self.max_tests);
+            let reduced = self.hdd.reduce(input.choices.as_slice(), &mut judge);
+            tests += judge.tests();
+            drop(judge);
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            if let Ok((sample, text)) = reduced {
+                let before = state
+                    .corpus()
+                    .get(id)?
+                    .borrow()
+                    .metadata::<EntryInfo>()?
+                    .text
+                    .len();
+                if text.len() < before {
+                    // Once more for what the entry's metadata says about it; a run that no
+                    // longer keeps the criterion leaves the entry as found.
+                    tests += 1;
+                    let choices = sample.choices.as_slice();
+                    if let Ran::Finished { verdict, edges } =
+                        execute(choices, bounds, &handles, fuzzer, executor, state, manager)?
+                        && goal.holds(verdict, &edges)
+                    {
+                        let valid = verdict == Validity::Valid;
+                        replacement = Some((sample, text, before, valid, edges));
+                    }
                 }
             }
         }

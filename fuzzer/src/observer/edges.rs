@@ -136,6 +136,14 @@ impl EdgeObserver {
     }
 }
 
+/// Whether the sorted (index-ordered, as [`EdgeObserver::edges`] gives them) `edges` contain every one of the sorted `required`.
+pub fn covers(edges: &[u32], required: &[u32]) -> bool {
+    let mut edges = edges.iter();
+    required
+        .iter()
+        .all(|needed| edges.by_ref().any(|edge| edge == needed))
+}
+
 /// Scans 32 bytes at a time: almost all of them are zero, and testing four words at once lets
 /// the compiler vectorize the common case.
 fn collect_words(counters: &mut [u8], base: u32, words: &mut Vec<HitWord>) {

@@ -1,6 +1,7 @@
 //! The criterion "the candidate still covers these edges".
 
 use super::{Candidate, Criterion};
+pub use crate::observer::covers;
 use crate::replay::{Execution, ForkedRunner};
 
 /// Holds when the target, run on the candidate, ends normally (no panic, signal or timeout),
@@ -80,14 +81,6 @@ impl Criterion for SameCoverage {
         let outcome = self.runner.run(candidate.text.as_bytes());
         self.accepts(&outcome)
     }
-}
-
-/// Whether the sorted `edges` contain every one of the sorted `required`.
-pub fn covers(edges: &[u32], required: &[u32]) -> bool {
-    let mut edges = edges.iter();
-    required
-        .iter()
-        .all(|needed| edges.by_ref().any(|edge| edge == needed))
 }
 
 fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
