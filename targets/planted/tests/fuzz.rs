@@ -1146,7 +1146,7 @@ fn logs_to_a_pipe_carry_no_colour_codes() {
 /// replaces it under the same number, its metadata says how big it was, its choices still
 /// replay to its text, and the queue as a whole still covers every edge the run found (each
 /// entry keeps the edges it brought). A queue kept as found already replays to one edge fewer
-/// than the run counted in-process on this target (at any seed: an edge only the fuzzing
+/// than the run counted in-process on this target (often: an edge only the fuzzing
 /// process's own history holds); the trimmed queue must lose nothing beyond that.
 #[test]
 fn new_entries_are_trimmed_and_the_queue_keeps_every_edge() {
@@ -1185,7 +1185,10 @@ fn new_entries_are_trimmed_and_the_queue_keeps_every_edge() {
     let (_, untrimmed, missing_as_found) = run("as-found", "0");
     assert!(untrimmed.get("trim").is_none(), "{untrimmed}");
     let (out, summary, missing) = run("trimmed", "100");
-    assert_eq!(missing, missing_as_found, "{summary}");
+    assert!(
+        missing <= missing_as_found,
+        "trimmed queue misses {missing} edges, as found {missing_as_found}: {summary}"
+    );
 
     let trim = &summary["trim"];
     assert!(trim["entries"].as_u64().unwrap() > 0, "{summary}");
