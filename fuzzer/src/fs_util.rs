@@ -69,6 +69,13 @@ pub fn remove_temporaries(dir: &Path) -> usize {
         .count()
 }
 
+/// Whether `dir` is a directory with at least one entry: the one test behind every "the
+/// output directory is not empty" refusal, so that fuzz, campaign, import, export and
+/// reduce-corpus agree on what an empty output directory is (a missing one is empty).
+pub fn has_entries(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some())
+}
+
 /// Creates a directory (and parents), with a located message when that is impossible.
 pub fn create_dir(path: &Path) -> Result<(), Diagnostic> {
     std::fs::create_dir_all(path)
@@ -78,6 +85,20 @@ pub fn create_dir(path: &Path) -> Result<(), Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_directory_with_something_in_it_has_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!has_entries(&dir.path().join("missing")));
+        assert!(!has_entries(dir.path()));
+        let file = dir.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        assert!(has_entries(dir.path()));
+        assert!(!has_entries(&file), "a file is no directory with entries");
+        std::fs::remove_file(&file).unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(has_entries(dir.path()), "a subdirectory is an entry");
+    }
 
     #[test]
     fn temporaries_are_recognised_and_removed_alone() {

@@ -117,7 +117,7 @@ fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Dia
         .in_file(dir)
         .into());
     }
-    if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+    if crate::fs_util::has_entries(dir) {
         return Err(Diagnostic::error(
             "the output directory is not empty and holds no campaign; choose an empty or new directory",
         )

@@ -309,9 +309,7 @@ fn skipped(path: &Path, why: String) -> FileReport {
 /// Creates the corpus directory; refuses one that already holds files, so that an import
 /// never overwrites or mixes with an existing corpus.
 fn prepare_corpus(out: &Path) -> Result<(), Diagnostic> {
-    if let Ok(mut entries) = std::fs::read_dir(out)
-        && entries.next().is_some()
-    {
+    if crate::fs_util::has_entries(out) {
         return Err(Diagnostic::error(
             "the corpus directory is not empty; import into a new directory",
         )

@@ -66,7 +66,7 @@ impl OutDir {
                 .in_file(root));
             }
             resumed = true;
-        } else if std::fs::read_dir(root).is_ok_and(|mut d| d.next().is_some()) {
+        } else if crate::fs_util::has_entries(root) {
             return Err(Diagnostic::error(
                 "the output directory is not empty and is not a previous `bonsai fuzz` output; \
                  choose an empty or new directory",

@@ -94,7 +94,7 @@ pub fn reduce_corpus(
     options: CorpusOptions,
 ) -> Result<CorpusReduction, Diagnostic> {
     let started = Instant::now();
-    if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
+    if crate::fs_util::has_entries(out) {
         return Err(Diagnostic::error(
             "the output directory exists and is not empty; choose a new one",
         )

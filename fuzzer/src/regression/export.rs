@@ -231,7 +231,7 @@ fn relative_to_current_dir(path: &Path) -> PathBuf {
 /// Refuses to write into a directory that holds anything but an earlier export, so that a
 /// typo never scatters files into (or deletes files from) someone's source tree.
 fn check_out_dir(out: &Path) -> Result<(), Diagnostic> {
-    let non_empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some());
+    let non_empty = crate::fs_util::has_entries(out);
     if !non_empty {
         if out.exists() && !out.is_dir() {
             return Err(Diagnostic::error("exists and is not a directory").in_file(out));

@@ -101,7 +101,7 @@ pub fn run(config: BaselineConfig) -> Result<BaselineSummary, Diagnostics> {
     require_instrumented(config.target.name)?;
     let grammar = crate::import::load(&config.grammar)?.grammar;
     let rules = crate::export::nautilus_rules(&grammar, config.bounds)?;
-    if config.out.exists() && std::fs::read_dir(&config.out).is_ok_and(|mut d| d.next().is_some()) {
+    if crate::fs_util::has_entries(&config.out) {
         return Err(Diagnostic::error("the output directory is not empty")
             .in_file(&config.out)
             .into());
