@@ -22,7 +22,7 @@ mod worklist;
 
 pub use config::{CampaignConfig, CampaignMode, NewCampaign, NodeBudget, default_jobs};
 pub use log::LOG_FILE;
-pub use progress::{COVERAGE_CSV, NodeProgress};
+pub use progress::NodeProgress;
 pub use run::run;
 pub use state::{CampaignState, NodeState, NodeStatus, STATE_FILE, load_state};
 pub use summary::CampaignSummary;

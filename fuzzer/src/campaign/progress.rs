@@ -3,9 +3,7 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-/// The fuzz loop appends `secs,execs,edges,corpus,valid,crashes,hangs` to this file about
-/// once a second.
-pub const COVERAGE_CSV: &str = "coverage.csv";
+use crate::fuzz::{COVERAGE_CSV, CoveragePoint};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NodeProgress {
@@ -23,8 +21,10 @@ impl NodeProgress {
     /// From the last line of `coverage.csv` when the fuzz loop writes one; otherwise only the
     /// number of complete entries in the queue is known.
     pub fn read(node_dir: &Path) -> NodeProgress {
-        if let Some(progress) = last_line(&node_dir.join(COVERAGE_CSV)).and_then(|l| parse(&l)) {
-            return progress;
+        if let Some(progress) =
+            last_line(&node_dir.join(COVERAGE_CSV)).and_then(|l| CoveragePoint::parse(&l))
+        {
+            return NodeProgress::from(progress);
         }
         NodeProgress {
             corpus: count_entries(&node_dir.join("queue")),
@@ -47,20 +47,18 @@ impl NodeProgress {
     }
 }
 
-fn parse(line: &str) -> Option<NodeProgress> {
-    let fields: Vec<&str> = line.trim().split(',').collect();
-    if fields.len() < 4 {
-        return None;
+/// A node's progress from a line of its coverage log, parsed by the log's own reader so the
+/// campaign view and the report read the file one way.
+impl From<CoveragePoint> for NodeProgress {
+    fn from(point: CoveragePoint) -> Self {
+        NodeProgress {
+            secs: Some(point.secs),
+            execs: Some(point.execs),
+            execs_per_sec: (point.secs > 0.0).then(|| point.execs as f64 / point.secs),
+            edges: Some(point.edges),
+            corpus: usize::try_from(point.corpus).unwrap_or(usize::MAX),
+        }
     }
-    let secs: f64 = fields[0].parse().ok()?;
-    let execs: u64 = fields[1].parse().ok()?;
-    Some(NodeProgress {
-        secs: Some(secs),
-        execs: Some(execs),
-        execs_per_sec: (secs > 0.0).then(|| execs as f64 / secs),
-        edges: Some(fields[2].parse().ok()?),
-        corpus: fields[3].parse().ok()?,
-    })
 }
 
 /// The last complete line of a file that may be growing, reading only its tail.

@@ -43,7 +43,8 @@ impl CoveragePoint {
         )
     }
 
-    fn parse(line: &str) -> Option<Self> {
+    /// One line of the log; `None` for the header and for a malformed or torn line.
+    pub fn parse(line: &str) -> Option<Self> {
         let mut fields = line.trim().split(',');
         let mut next = || fields.next().map(str::trim);
         let secs: f64 = next()?.parse().ok()?;
