@@ -3,11 +3,11 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::campaign_summary::CampaignSummary;
 use super::config::{CampaignConfig, CampaignMode, NewCampaign};
 use super::log::{CampaignLog, unix_now};
 use super::signal;
 use super::state::{CampaignState, NodeStatus, STATE_FILE, VERSION, load_with_lattice};
-use super::summary::CampaignSummary;
 use super::view::LatticeView;
 use super::worklist::{LOGS_DIR, NODES_DIR, Outcome, SEEDS_DIR, WorkList};
 use crate::diagnostic::{Diagnostic, Diagnostics};

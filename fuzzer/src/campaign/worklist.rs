@@ -9,7 +9,7 @@ use super::config::NodeBudget;
 use super::log::{CampaignLog, unix_now};
 use super::progress::NodeProgress;
 use super::runner::{NodeCommand, NodeProcess, read_summary};
-use super::seeds;
+use super::seed_merge;
 use super::signal;
 use super::state::{CampaignState, NodeStatus};
 use super::view::{LatticeView, RunningNode, human};
@@ -312,9 +312,9 @@ impl WorkList<'_> {
         let seeds_dir = (!predecessors.is_empty()).then(|| self.dir.join(SEEDS_DIR).join(&name));
         let mut seed_count = 0;
         if let Some(seeds_dir) = &seeds_dir {
-            let merged = seeds::merge(&predecessors)?;
+            let merged = seed_merge::merge(&predecessors)?;
             seed_count = merged.len();
-            seeds::write(seeds_dir, &merged)?;
+            seed_merge::write(seeds_dir, &merged)?;
         }
         let out = self.dir.join(NODES_DIR).join(&name);
         super::node_dir::clear_unstarted(&out)?;

@@ -11,7 +11,7 @@ use crate::corpus::{MANIFEST, Manifest};
 use crate::diagnostic::Diagnostic;
 use crate::parse::with_large_stack;
 use crate::reduce::Strategy;
-use crate::reduce::corpus::{CorpusOptions, reduce_corpus};
+use crate::reduce::queue_reduction::{CorpusOptions, reduce_corpus};
 use crate::target::require_instrumented;
 
 #[derive(Args)]

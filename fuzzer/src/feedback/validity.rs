@@ -57,7 +57,7 @@ libafl_bolts::impl_serdeany!(CoverageHistory);
 /// What a kept input contributed to the corpus when it was saved: the edges no earlier input
 /// had covered (or no earlier valid input, for a valid one), and whether it was the first
 /// valid input to cover some of them. The criterion the fuzz-then-reduce baseline reduces
-/// every input by (`reduce::corpus`), and the one an entry keeps when the loop trims it
+/// every input by (`reduce::queue_reduction`), and the one an entry keeps when the loop trims it
 /// (`fuzz::trim`). Testcase metadata until the entry has been trimmed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contribution {

@@ -10,7 +10,7 @@
 //! trims every new queue entry for the same reasons).
 //!
 //! The criterion is the one the fuzz-then-reduce baseline reduces every input by
-//! (`reduce::corpus`): the edges the entry brought to the corpus when it was saved, and its
+//! (`reduce::queue_reduction`): the edges the entry brought to the corpus when it was saved, and its
 //! validity when it was the first valid input to cover some of them
 //! ([`Contribution`]). The reduction is HDD on the entry's choice sequence (`reduce::Hdd`),
 //! top level first, so the budget goes to the cuts that remove the most. Each candidate runs

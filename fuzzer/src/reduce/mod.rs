@@ -5,17 +5,17 @@
 //! Beside the pipeline: it uses the sampler (replay and minimal derivations), choice sequences,
 //! trees and the layout pass, and asks a [`Criterion`] through a [`Judge`] that caches and
 //! counts. The criteria that run a target ([`SameCoverage`], [`SameCrash`]) do so in a forked
-//! child per candidate (`replay::ForkedRunner`); [`corpus`] reduces a whole fuzzing queue.
+//! child per candidate (`replay::ForkedRunner`); [`queue_reduction`] reduces a whole fuzzing queue.
 
 mod candidate;
 mod contains;
-pub mod corpus;
 mod criterion;
 pub mod ddmin;
 mod error;
 mod hdd;
 mod judge;
 mod places;
+pub mod queue_reduction;
 mod reproducer;
 mod same_coverage;
 mod same_crash;

@@ -13,7 +13,7 @@ use crate::replay::{Execution, ForkedRunner};
 /// - [`SameCoverage::requiring`]: the edges an input contributes to a corpus. The paper's
 ///   fuzz-then-reduce baseline kept "the same criterion as was used to save the original input
 ///   during CBGF", that is the coverage it added (and, for an input saved because it was the
-///   first *valid* one to cover some edges, its validity); `reduce::corpus` computes those.
+///   first *valid* one to cover some edges, its validity); `reduce::queue_reduction` computes those.
 ///
 /// Edges are compared as sets, without hit counts: a reduced input that runs a loop fewer
 /// times still exercises the same code.
