@@ -94,7 +94,7 @@ impl CampaignState {
             .map(|node| NodeState {
                 name: node.slug(),
                 bounds: node.bounds.to_string(),
-                valid_only: node.validity == crate::lattice::Validity::Restricted,
+                valid_only: node.validity == crate::lattice::Restriction::Restricted,
                 predecessors: lattice.predecessors(node).iter().map(Node::slug).collect(),
                 state: NodeStatus::Waiting,
                 attempts: 0,

@@ -13,7 +13,7 @@ use super::{Failure, LinkedTarget};
 use crate::diagnostic::Diagnostic;
 use crate::replay::{Execution, ForkedRunner, Outcome};
 use crate::sampler::Bounds;
-use crate::target::{Validity, Verdict};
+use crate::target::{ValidityReport, Verdict};
 
 #[derive(Args)]
 pub struct ValidityArgs {
@@ -49,7 +49,7 @@ pub fn run(args: ValidityArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
     // is a counted fault, not the end of the measurement (or a measurement that never ends).
     let mut runner = ForkedRunner::new(linked, Duration::from_millis(args.timeout_ms.max(1)))
         .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
-    let validity = Validity::measure_with(
+    let validity = ValidityReport::measure_with(
         &grammar,
         args.bounds,
         args.count,
@@ -81,7 +81,7 @@ fn verdict(run: Execution) -> Result<Verdict, String> {
 }
 
 /// The report as text: totals, then each stage with its most frequent messages, then crashes.
-fn render(validity: &Validity, args: &ValidityArgs, target: &str) -> String {
+fn render(validity: &ValidityReport, args: &ValidityArgs, target: &str) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
     let _ = writeln!(

@@ -17,7 +17,7 @@ use super::CoverageGrain;
 use super::fault::parent_number;
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
-use crate::observer::{EdgeObserver, HitWord, ReplayObserver, Validity};
+use crate::observer::{EdgeObserver, ExecutionClass, HitWord, ReplayObserver};
 use crate::provenance::LastMutation;
 use crate::sampler::Bounds;
 
@@ -70,9 +70,9 @@ libafl_bolts::impl_serdeany!(Contribution);
 impl Contribution {
     /// Whether a run with `verdict` covering `edges` (sorted) still brings this: every edge,
     /// by a judged (not rejected) input, and by a valid one when validity was part of it.
-    pub fn holds(&self, verdict: Validity, edges: &[u32]) -> bool {
-        matches!(verdict, Validity::Valid | Validity::Invalid)
-            && (!self.must_be_valid || verdict == Validity::Valid)
+    pub fn holds(&self, verdict: ExecutionClass, edges: &[u32]) -> bool {
+        matches!(verdict, ExecutionClass::Valid | ExecutionClass::Invalid)
+            && (!self.must_be_valid || verdict == ExecutionClass::Valid)
             && crate::observer::covers(edges, &self.edges)
     }
 }
@@ -264,15 +264,15 @@ where
             .replay()
             .validity;
         let valid = match validity {
-            Validity::Valid => true,
-            Validity::Invalid => false,
-            Validity::TooLong => {
+            ExecutionClass::Valid => true,
+            ExecutionClass::Invalid => false,
+            ExecutionClass::TooLong => {
                 if let Ok(history) = state.metadata_mut::<CoverageHistory>() {
                     history.too_long += 1;
                 }
                 return Ok(false);
             }
-            Validity::Reject | Validity::Unknown => return Ok(false),
+            ExecutionClass::Reject | ExecutionClass::Unknown => return Ok(false),
         };
         let hits = observers
             .get(&self.edges)

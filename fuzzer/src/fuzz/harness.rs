@@ -10,7 +10,7 @@ use libafl_bolts::rands::StdRand;
 use crate::choice::{ChoiceInput, Replay as ReplayMode};
 use crate::feedback::panic_record;
 use crate::grammar::Grammar;
-use crate::observer::{Replay, Validity};
+use crate::observer::{ExecutionClass, Replay};
 use crate::sampler::{Bounds, Sampler};
 use crate::target::{LinkedTarget, Target, Verdict, memory_limit};
 use crate::text::render_into;
@@ -74,7 +74,7 @@ impl Harness {
             );
             render_into(self.grammar, &replay.sample.tree, &mut replay.text);
             if replay.text.len() > self.max_len && !self.running_seeds.get() {
-                replay.validity = Validity::TooLong;
+                replay.validity = ExecutionClass::TooLong;
                 return ExitKind::Ok;
             }
             // The choices as replayed, fresh ones included: the bare loop must run the very
@@ -98,9 +98,9 @@ impl Harness {
         match result {
             Ok(verdict) => {
                 self.replay.borrow_mut().validity = match verdict {
-                    Verdict::Valid => Validity::Valid,
-                    Verdict::Invalid(_) => Validity::Invalid,
-                    Verdict::Reject => Validity::Reject,
+                    Verdict::Valid => ExecutionClass::Valid,
+                    Verdict::Invalid(_) => ExecutionClass::Invalid,
+                    Verdict::Reject => ExecutionClass::Reject,
                 };
                 ExitKind::Ok
             }

@@ -49,7 +49,7 @@ use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
 use crate::feedback::{Contribution, SlowTrimCandidates};
 use crate::grammar::Grammar;
-use crate::observer::{EdgeObserver, ReplayObserver, Validity};
+use crate::observer::{EdgeObserver, ExecutionClass, ReplayObserver};
 use crate::provenance::{LastMutation, Mutation};
 use crate::reduce::{Candidate, Hdd, Judge};
 use crate::sampler::Bounds;
@@ -111,7 +111,10 @@ enum Ran {
     /// It crashed or hung; the candidate, to hand to the objective.
     Faulted(ChoiceInput),
     /// It ended: the target's verdict and the edges it covered, in index order.
-    Finished { verdict: Validity, edges: Vec<u32> },
+    Finished {
+        verdict: ExecutionClass,
+        edges: Vec<u32>,
+    },
 }
 
 /// Runs `choices` once in-process through the fuzzer's executor and reads what the observers
@@ -254,7 +257,7 @@ impl Trimmer {
             Ran::Faulted(_) => false,
             Ran::Finished { verdict, edges } => {
                 goal.edges.retain(|e| edges.binary_search(e).is_ok());
-                !goal.edges.is_empty() && (!goal.must_be_valid || verdict == Validity::Valid)
+                !goal.edges.is_empty() && (!goal.must_be_valid || verdict == ExecutionClass::Valid)
             }
         };
         let mut faulted = None;
@@ -311,7 +314,7 @@ impl Trimmer {
                         execute(choices, bounds, &handles, fuzzer, executor, state, manager)?
                         && goal.holds(verdict, &edges)
                     {
-                        let valid = verdict == Validity::Valid;
+                        let valid = verdict == ExecutionClass::Valid;
                         replacement = Some((sample, text, before, valid, edges));
                     }
                 }

@@ -1,6 +1,6 @@
 //! The Bonsai lattice: every F(m,n,d,v) up to a maximum, ordered as in the paper.
 
-use super::{Node, Validity};
+use super::{Node, Restriction};
 use crate::sampler::Bounds;
 
 /// The most nodes a lattice may have. Every node is a fuzzing run of its own (an hour each by
@@ -25,7 +25,7 @@ impl Lattice {
             for n in 1..=max.items {
                 for d in 1..=max.depth {
                     let bounds = Bounds::new(m, n, d).expect("bounds start at 1");
-                    for validity in [Validity::Restricted, Validity::Unrestricted] {
+                    for validity in [Restriction::Restricted, Restriction::Unrestricted] {
                         nodes.push(Node::new(bounds, validity));
                     }
                 }
@@ -77,7 +77,7 @@ impl Lattice {
     }
 
     pub fn top(&self) -> Node {
-        Node::new(self.max, Validity::Unrestricted)
+        Node::new(self.max, Restriction::Unrestricted)
     }
 
     /// Immediate predecessors: one bound one smaller with the same v, or the restricted node
@@ -106,8 +106,8 @@ impl Lattice {
                 .flatten()
                 .map(|s| Node::new(s, node.validity)),
         );
-        if node.validity == Validity::Unrestricted {
-            out.push(Node::new(b, Validity::Restricted));
+        if node.validity == Restriction::Unrestricted {
+            out.push(Node::new(b, Restriction::Restricted));
         }
         out.sort();
         out
@@ -137,8 +137,8 @@ impl Lattice {
                 .filter(|l| l.within(&self.max))
                 .map(|l| Node::new(l, node.validity)),
         );
-        if node.validity == Validity::Restricted {
-            out.push(Node::new(b, Validity::Unrestricted));
+        if node.validity == Restriction::Restricted {
+            out.push(Node::new(b, Restriction::Unrestricted));
         }
         out.sort();
         out

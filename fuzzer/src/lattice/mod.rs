@@ -4,8 +4,8 @@
 #[allow(clippy::module_inception)]
 mod lattice;
 mod node;
-mod validity;
+mod restriction;
 
 pub use lattice::Lattice;
 pub use node::Node;
-pub use validity::Validity;
+pub use restriction::Restriction;

@@ -5,31 +5,31 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::Validity;
+use super::Restriction;
 use crate::sampler::Bounds;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Node {
     pub bounds: Bounds,
-    pub validity: Validity,
+    pub validity: Restriction,
 }
 
 impl Node {
-    pub fn new(bounds: Bounds, validity: Validity) -> Self {
+    pub fn new(bounds: Bounds, validity: Restriction) -> Self {
         Self { bounds, validity }
     }
 
     /// The paper's order: bounds componentwise, and v equal or the larger node unrestricted.
     pub fn precedes_or_equals(&self, other: &Node) -> bool {
         self.bounds.within(&other.bounds)
-            && (self.validity == other.validity || other.validity == Validity::Unrestricted)
+            && (self.validity == other.validity || other.validity == Restriction::Unrestricted)
     }
 
     /// Distance from the bottom node F(1,1,1,r). Every covering step adds exactly one, so
     /// nodes of equal rank are never ordered against each other.
     pub fn rank(&self) -> u32 {
         let b = self.bounds;
-        b.idents + b.items + b.depth - 3 + u32::from(self.validity == Validity::Unrestricted)
+        b.idents + b.items + b.depth - 3 + u32::from(self.validity == Restriction::Unrestricted)
     }
 
     /// A file-system friendly name, `m2-n1-d3-u`, used for the node's folder.
@@ -76,7 +76,7 @@ impl FromStr for Node {
         let bounds: Bounds = format!("{m},{n},{d}").parse().map_err(|_| bad())?;
         let mut letters = v.chars();
         let validity = match (letters.next(), letters.next()) {
-            (Some(c), None) => Validity::from_letter(c).ok_or_else(bad)?,
+            (Some(c), None) => Restriction::from_letter(c).ok_or_else(bad)?,
             _ => return Err(bad()),
         };
         Ok(Node::new(bounds, validity))

@@ -13,7 +13,7 @@ use crate::sampler::Sample;
 /// The verdict class of one execution; the message of `Invalid` is not kept because nothing
 /// downstream needs it on the hot path.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Validity {
+pub enum ExecutionClass {
     Valid,
     Invalid,
     Reject,
@@ -34,7 +34,7 @@ pub enum Validity {
 pub struct Replay {
     pub sample: Sample,
     pub text: String,
-    pub validity: Validity,
+    pub validity: ExecutionClass,
 }
 
 /// Shares the harness's [`Replay`] with the feedbacks through LibAFL's observer tuple.
@@ -68,7 +68,7 @@ impl Named for ReplayObserver {
 
 impl<I, S> Observer<I, S> for ReplayObserver {
     fn pre_exec(&mut self, _state: &mut S, _input: &I) -> Result<(), Error> {
-        self.replay.borrow_mut().validity = Validity::Unknown;
+        self.replay.borrow_mut().validity = ExecutionClass::Unknown;
         Ok(())
     }
 }

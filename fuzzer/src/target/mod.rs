@@ -20,6 +20,6 @@ pub use linked::LinkedTarget;
 pub use memory_limit::MemoryLimit;
 pub use target::Target;
 pub use validity::{
-    Crash, MessageTally, StageTally, UNSTAGED, Validity, panic_message, split_stage,
+    Crash, MessageTally, StageTally, UNSTAGED, ValidityReport, panic_message, split_stage,
 };
 pub use verdict::Verdict;

@@ -22,7 +22,7 @@ pub const UNSTAGED: &str = "(unstaged)";
 
 /// Verdicts of a target on a batch of generated inputs.
 #[derive(Debug, Default)]
-pub struct Validity {
+pub struct ValidityReport {
     pub inputs: u64,
     pub valid: u64,
     pub rejected: u64,
@@ -56,11 +56,11 @@ pub struct Crash {
     pub message: String,
 }
 
-impl Validity {
+impl ValidityReport {
     /// Generates `count` inputs from `grammar` within `bounds` (deterministic per `seed`) and
     /// runs `target` on each, in this process. Panics of the target are caught and recorded;
     /// aborts, stack overflows and hangs end (or stall) the process: a caller that must
-    /// survive them runs each input in a child, through [`Validity::measure_with`].
+    /// survive them runs each input in a child, through [`ValidityReport::measure_with`].
     pub fn measure(
         target: &mut dyn Target,
         grammar: &Grammar,
@@ -71,7 +71,7 @@ impl Validity {
         Self::measure_filtered(target, grammar, bounds, count, seed, |_| true)
     }
 
-    /// As [`Validity::measure`], but only inputs for which `admit` holds are run; the others
+    /// As [`ValidityReport::measure`], but only inputs for which `admit` holds are run; the others
     /// are generated (so later inputs stay the same) and skipped. Smoke tests use this to step
     /// over known crashers.
     pub fn measure_filtered(
@@ -88,7 +88,7 @@ impl Validity {
         })
     }
 
-    /// The inputs of [`Validity::measure_filtered`], each run by `run`, which returns the
+    /// The inputs of [`ValidityReport::measure_filtered`], each run by `run`, which returns the
     /// target's verdict or, for a fault, what it was. The target stage cannot run a child
     /// process itself (that is `replay`'s job, below it), so `bonsai validity` passes a
     /// forked run here.
@@ -104,7 +104,7 @@ impl Validity {
         let mut rng = StdRand::with_seed(seed);
         let mut sample = Sample::default();
         let mut text = String::new();
-        let mut validity = Validity::default();
+        let mut validity = ValidityReport::default();
         for index in 0..count {
             sampler.generate(&mut rng, &mut sample);
             render_into(grammar, &sample.tree, &mut text);
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn locations_are_dropped_so_equal_messages_merge() {
-        let mut validity = Validity::default();
+        let mut validity = ValidityReport::default();
         validity.record(&Verdict::Invalid("type: 3:4: expected int".into()), "one");
         validity.record(&Verdict::Invalid("type: 9:1: expected int".into()), "two");
         validity.record(&Verdict::Invalid("type: at 9:1: x".into()), "three");
@@ -262,8 +262,8 @@ mod tests {
     fn measuring_catches_panics_and_is_deterministic() {
         let grammar = Grammar::from_text("t.ebnf", "start = ( \"a\" )* ;").unwrap();
         let bounds = Bounds::new(1, 5, 2).unwrap();
-        let first = Validity::measure(&mut Fussy, &grammar, bounds, 200, 7).unwrap();
-        let second = Validity::measure(&mut Fussy, &grammar, bounds, 200, 7).unwrap();
+        let first = ValidityReport::measure(&mut Fussy, &grammar, bounds, 200, 7).unwrap();
+        let second = ValidityReport::measure(&mut Fussy, &grammar, bounds, 200, 7).unwrap();
         assert_eq!(first.inputs, 200);
         assert!(first.valid > 0 && first.refused_at("parse") > 0 && !first.crashes.is_empty());
         assert_eq!(
@@ -276,9 +276,10 @@ mod tests {
             (first.valid, first.crashes.len()),
             (second.valid, second.crashes.len())
         );
-        let skipped =
-            Validity::measure_filtered(&mut Fussy, &grammar, bounds, 200, 7, |t| t.len() % 3 != 2)
-                .unwrap();
+        let skipped = ValidityReport::measure_filtered(&mut Fussy, &grammar, bounds, 200, 7, |t| {
+            t.len() % 3 != 2
+        })
+        .unwrap();
         assert!(skipped.crashes.is_empty());
         assert_eq!(skipped.valid, first.valid);
     }

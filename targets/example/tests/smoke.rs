@@ -5,7 +5,7 @@ use std::path::Path;
 
 use bonsai::grammar::Grammar;
 use bonsai::sampler::Bounds;
-use bonsai::target::{UNSTAGED, Validity};
+use bonsai::target::{UNSTAGED, ValidityReport};
 use bonsai_target_example::Example;
 
 #[test]
@@ -13,7 +13,7 @@ fn generated_programs_run_without_crashing() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("letcalc.ebnf");
     let grammar = Grammar::from_file(&path).expect("the example grammar loads");
     let bounds = Bounds::new(3, 3, 3).unwrap();
-    let validity = Validity::measure(&mut Example, &grammar, bounds, 1000, 1).unwrap();
+    let validity = ValidityReport::measure(&mut Example, &grammar, bounds, 1000, 1).unwrap();
     assert!(validity.crashes.is_empty(), "{:#?}", validity.crashes);
     // The grammar describes the language exactly, so nothing fails to parse.
     assert_eq!(validity.refused_at("parse"), 0, "{validity:#?}");

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use bonsai::grammar::Grammar;
 use bonsai::sampler::Bounds;
-use bonsai::target::Validity;
+use bonsai::target::ValidityReport;
 use bonsai_target_naga::Naga;
 
 #[test]
@@ -13,7 +13,7 @@ fn generated_shaders_validate_and_only_the_known_bug_crashes() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../grammars/wgsl.ebnf");
     let grammar = Grammar::from_file(&path).expect("the shipped grammar loads");
     let bounds = Bounds::new(3, 3, 3).unwrap();
-    let validity = Validity::measure(&mut Naga::new(), &grammar, bounds, 1000, 1).unwrap();
+    let validity = ValidityReport::measure(&mut Naga::new(), &grammar, bounds, 1000, 1).unwrap();
     // Known crasher, skipped explicitly: naga's HLSL writer overflows computing the offset of
     // a large constant index into the runtime-sized `items` array (see the `known_bugs` test
     // in src/lib.rs). Debug builds panic there; anything else is a new bug.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use bonsai::grammar::Grammar;
 use bonsai::sampler::Bounds;
-use bonsai::target::Validity;
+use bonsai::target::ValidityReport;
 use bonsai_target_oxc::Oxc;
 
 #[test]
@@ -13,7 +13,7 @@ fn generated_programs_compile_and_only_the_known_bug_crashes() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../grammars/javascript.ebnf");
     let grammar = Grammar::from_file(&path).expect("the shipped grammar loads");
     let bounds = Bounds::new(3, 3, 3).unwrap();
-    let validity = Validity::measure(&mut Oxc::new(), &grammar, bounds, 1000, 1).unwrap();
+    let validity = ValidityReport::measure(&mut Oxc::new(), &grammar, bounds, 1000, 1).unwrap();
     // Known crasher, skipped explicitly: the minifier's debug-only under-prune check (see the
     // `known_bugs` test in src/lib.rs and tests/crashes/). Anything else is a new bug.
     let unknown: Vec<_> = validity

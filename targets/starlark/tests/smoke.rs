@@ -6,7 +6,7 @@ use std::path::Path;
 
 use bonsai::grammar::Grammar;
 use bonsai::sampler::Bounds;
-use bonsai::target::Validity;
+use bonsai::target::ValidityReport;
 use bonsai_target_starlark::Starlark;
 
 #[test]
@@ -14,7 +14,8 @@ fn generated_programs_parse_and_many_type_check() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../grammars/starlark.ebnf");
     let grammar = Grammar::from_file(&path).expect("the shipped grammar loads");
     let bounds = Bounds::new(3, 3, 3).unwrap();
-    let validity = Validity::measure(&mut Starlark::new(), &grammar, bounds, 1000, 1).unwrap();
+    let validity =
+        ValidityReport::measure(&mut Starlark::new(), &grammar, bounds, 1000, 1).unwrap();
     assert!(validity.crashes.is_empty(), "{:#?}", validity.crashes);
     assert_eq!(validity.refused_at("parse"), 0, "{validity:#?}");
     assert!(validity.percent(validity.valid) >= 20.0, "{validity:#?}");

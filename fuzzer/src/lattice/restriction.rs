@@ -8,29 +8,29 @@ use serde::{Deserialize, Serialize};
 /// coverage (Zest's criteria). Restricted comes first: an unrestricted node can use as seeds
 /// everything the restricted node with the same bounds kept, but not the other way round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Validity {
+pub enum Restriction {
     Restricted,
     Unrestricted,
 }
 
-impl Validity {
+impl Restriction {
     pub fn letter(self) -> char {
         match self {
-            Validity::Restricted => 'r',
-            Validity::Unrestricted => 'u',
+            Restriction::Restricted => 'r',
+            Restriction::Unrestricted => 'u',
         }
     }
 
     pub fn from_letter(c: char) -> Option<Self> {
         match c {
-            'r' => Some(Validity::Restricted),
-            'u' => Some(Validity::Unrestricted),
+            'r' => Some(Restriction::Restricted),
+            'u' => Some(Restriction::Unrestricted),
             _ => None,
         }
     }
 }
 
-impl fmt::Display for Validity {
+impl fmt::Display for Restriction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.letter())
     }
