@@ -7,10 +7,10 @@ use std::rc::Rc;
 use libafl::executors::ExitKind;
 use libafl_bolts::rands::StdRand;
 
-use crate::choice::{ChoiceInput, Replay as ReplayMode};
+use crate::choice::{ChoiceInput, Replay};
 use crate::feedback::panic_record;
 use crate::grammar::Grammar;
-use crate::observer::{ExecutionClass, Replay};
+use crate::observer::{ExecutionClass, LastExecution};
 use crate::sampler::{Bounds, Sampler};
 use crate::target::{LinkedTarget, Target, Verdict, memory_limit};
 use crate::text::render_into;
@@ -18,14 +18,14 @@ use crate::text::render_into;
 /// Replays an input in repairing mode (mutants are raw values until the sampler has decided
 /// what they mean), renders it into a reused buffer, and runs the target under
 /// `catch_unwind` with the memory limit armed. What it replayed and the verdict go into the
-/// shared [`Replay`] record for the feedbacks; nothing is sampled twice.
+/// shared [`LastExecution`] record for the feedbacks; nothing is sampled twice.
 pub struct Harness {
     grammar: &'static Grammar,
     sampler: Sampler<'static>,
     /// Draws the fresh choices past the end of a mutant (and all of them for a generated
     /// input, which is an empty sequence).
     rng: StdRand,
-    replay: Rc<RefCell<Replay>>,
+    replay: Rc<RefCell<LastExecution>>,
     linked: LinkedTarget,
     target: Box<dyn Target>,
     memory_limit: Option<usize>,
@@ -42,7 +42,7 @@ impl Harness {
         grammar: &'static Grammar,
         bounds: Bounds,
         seed: u64,
-        replay: Rc<RefCell<Replay>>,
+        replay: Rc<RefCell<LastExecution>>,
         linked: LinkedTarget,
         memory_limit: Option<usize>,
         max_len: usize,
@@ -68,7 +68,7 @@ impl Harness {
             // Repairing replay cannot fail; fresh choices are drawn within the bounds.
             let _ = self.sampler.sample(
                 input.choices.as_slice(),
-                ReplayMode::Repair,
+                Replay::Repair,
                 &mut self.rng,
                 &mut replay.sample,
             );

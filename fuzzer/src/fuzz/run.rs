@@ -48,7 +48,7 @@ use crate::mutators::{
     HavocMutator, LastMutation, Mutation, ParentTrees, RecursionMutator, RegenerateMutator,
     RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator, Switched,
 };
-use crate::observer::{EdgeObserver, Replay, ReplayObserver};
+use crate::observer::{EdgeObserver, LastExecution, ReplayObserver};
 use crate::schedule::{Energy, MinimizerQueue, Ownership, SchedulerKind, ZestScheduler};
 use crate::target::{memory_limit, require_instrumented};
 
@@ -389,7 +389,7 @@ fn fuzz(
 
 fn fuzz_in(prepared: &Prepared, state: Option<State>, manager: &mut Manager) -> Result<(), Error> {
     let config = &prepared.config;
-    let replay = Rc::new(RefCell::new(Replay::default()));
+    let replay = Rc::new(RefCell::new(LastExecution::default()));
     let replay_observer = ReplayObserver::new(Rc::clone(&replay));
     let edges = EdgeObserver::from_registered_counters();
     let mut feedback = ValidityFeedback::new(
@@ -466,7 +466,7 @@ fn fuzz_with<CS>(
     scheduler: CS,
     feedback: ValidityFeedback,
     objective: FaultFeedback,
-    replay: Rc<RefCell<Replay>>,
+    replay: Rc<RefCell<LastExecution>>,
     replay_observer: ReplayObserver,
     mut edges: EdgeObserver,
 ) -> Result<(), Error>

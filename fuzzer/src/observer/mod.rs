@@ -5,4 +5,4 @@ mod edges;
 mod replay;
 
 pub use edges::{EdgeObserver, HitWord, count_class, covers};
-pub use replay::{ExecutionClass, Replay, ReplayObserver};
+pub use replay::{ExecutionClass, LastExecution, ReplayObserver};

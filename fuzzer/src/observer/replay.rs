@@ -31,30 +31,30 @@ pub enum ExecutionClass {
 /// the saved text), so the feedbacks that save an input take it from here rather than from
 /// the mutant LibAFL passed in. Keeping the sample here also means each execution samples once.
 #[derive(Debug, Default)]
-pub struct Replay {
+pub struct LastExecution {
     pub sample: Sample,
     pub text: String,
     pub validity: ExecutionClass,
 }
 
-/// Shares the harness's [`Replay`] with the feedbacks through LibAFL's observer tuple.
+/// Shares the harness's [`LastExecution`] with the feedbacks through LibAFL's observer tuple.
 ///
 /// The record itself lives outside the observer (the harness owns a handle too), so the
 /// observer serializes to nothing.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ReplayObserver {
     #[serde(skip)]
-    replay: Rc<RefCell<Replay>>,
+    replay: Rc<RefCell<LastExecution>>,
 }
 
 impl ReplayObserver {
     pub const NAME: &'static str = "replay";
 
-    pub fn new(replay: Rc<RefCell<Replay>>) -> Self {
+    pub fn new(replay: Rc<RefCell<LastExecution>>) -> Self {
         Self { replay }
     }
 
-    pub fn replay(&self) -> std::cell::Ref<'_, Replay> {
+    pub fn replay(&self) -> std::cell::Ref<'_, LastExecution> {
         self.replay.borrow()
     }
 }
