@@ -26,6 +26,18 @@ pub enum NodeStatus {
     Failed,
 }
 
+impl NodeStatus {
+    /// The word `campaign.json` stores, for reports.
+    pub fn word(self) -> &'static str {
+        match self {
+            NodeStatus::Waiting => "waiting",
+            NodeStatus::Running => "running",
+            NodeStatus::Done => "done",
+            NodeStatus::Failed => "failed",
+        }
+    }
+}
+
 /// One lattice node's record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NodeState {
@@ -255,6 +267,19 @@ mod tests {
             load_state(dir.path()).unwrap().save_on,
             CoverageGrain::HitCounts
         );
+    }
+
+    #[test]
+    fn a_status_word_is_what_campaign_json_stores() {
+        for status in [
+            NodeStatus::Waiting,
+            NodeStatus::Running,
+            NodeStatus::Done,
+            NodeStatus::Failed,
+        ] {
+            let stored = serde_json::to_string(&status).unwrap();
+            assert_eq!(stored, format!("\"{}\"", status.word()));
+        }
     }
 
     #[test]

@@ -17,6 +17,4 @@ pub use check::{Change, CheckReport, check};
 pub use distill::distill;
 pub use export::{ExportSummary, export, export_with_timeout, natural_extension};
 pub use manifest::{CORPUS_FORMAT, CORPUS_MANIFEST, CorpusEntry, CorpusManifest};
-pub use source::{
-    CAMPAIGN_FILE, CampaignFile, CampaignNode, NodeSource, QueueEntry, Source, node_name, read_json,
-};
+pub use source::{NodeSource, QueueEntry, Source, node_name, read_json};

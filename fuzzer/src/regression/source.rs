@@ -3,48 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
+use crate::campaign::{CampaignState, NODES_DIR, NodeState, STATE_FILE};
 use crate::corpus::{EntryInfo, MANIFEST, Manifest, ParsedMeta, SUMMARY};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::fuzz::Summary;
-
-pub const CAMPAIGN_FILE: &str = "campaign.json";
-
-/// The fields of `campaign.json` these commands use (the campaign module owns the format;
-/// unknown fields are ignored so that it can grow).
-#[derive(Clone, Debug, Deserialize)]
-pub struct CampaignFile {
-    pub target: String,
-    pub grammar: PathBuf,
-    #[serde(default)]
-    pub grammar_fingerprint: String,
-    #[serde(default)]
-    pub max_bounds: String,
-    #[serde(default)]
-    pub created_unix: Option<f64>,
-    pub nodes: Vec<CampaignNode>,
-    pub top: String,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct CampaignNode {
-    pub name: String,
-    #[serde(default)]
-    pub bounds: String,
-    #[serde(default)]
-    pub valid_only: bool,
-    #[serde(default)]
-    pub predecessors: Vec<String>,
-    #[serde(default)]
-    pub state: String,
-    #[serde(default)]
-    pub started_unix: Option<f64>,
-    #[serde(default)]
-    pub finished_unix: Option<f64>,
-    #[serde(default)]
-    pub elapsed_secs: f64,
-}
 
 /// One fuzzing output: a lattice node of a campaign, or the whole of a single run.
 #[derive(Clone, Debug)]
@@ -56,7 +18,7 @@ pub struct NodeSource {
     /// `summary.json` of its last complete run.
     pub summary: Option<Summary>,
     /// From `campaign.json`, for a campaign node.
-    pub campaign: Option<CampaignNode>,
+    pub campaign: Option<NodeState>,
 }
 
 /// One complete entry (its `.meta` written) of a queue.
@@ -69,11 +31,7 @@ pub struct QueueEntry {
 }
 
 impl NodeSource {
-    fn open(
-        name: String,
-        dir: PathBuf,
-        campaign: Option<CampaignNode>,
-    ) -> Result<Self, Diagnostic> {
+    fn open(name: String, dir: PathBuf, campaign: Option<NodeState>) -> Result<Self, Diagnostic> {
         let manifest_path = dir.join(MANIFEST);
         let fuzz = if manifest_path.is_file() {
             Some(read_json::<Manifest>(
@@ -138,7 +96,7 @@ impl NodeSource {
 #[derive(Clone, Debug)]
 pub struct Source {
     pub root: PathBuf,
-    pub campaign: Option<CampaignFile>,
+    pub campaign: Option<CampaignState>,
     /// In the order of `campaign.json` (the lattice order: predecessors first).
     pub nodes: Vec<NodeSource>,
     /// Index of the top node in `nodes`.
@@ -147,12 +105,14 @@ pub struct Source {
 
 impl Source {
     pub fn open(root: &Path) -> Result<Source, Diagnostic> {
-        let campaign_path = root.join(CAMPAIGN_FILE);
+        let campaign_path = root.join(STATE_FILE);
         if campaign_path.is_file() {
-            let campaign: CampaignFile = read_json(&campaign_path, "a Bonsai campaign file")?;
+            // The campaign's own schema, read without `campaign::load_state`'s lattice checks:
+            // export and report only read what the nodes left, whatever lattice made them.
+            let campaign: CampaignState = read_json(&campaign_path, "a Bonsai campaign file")?;
             let mut nodes = Vec::new();
             for node in &campaign.nodes {
-                let dir = root.join("nodes").join(&node.name);
+                let dir = root.join(NODES_DIR).join(&node.name);
                 nodes.push(NodeSource::open(
                     node.name.clone(),
                     dir,
@@ -188,7 +148,7 @@ impl Source {
             });
         }
         Err(Diagnostic::error(format!(
-            "neither a campaign directory ({CAMPAIGN_FILE}) nor a fuzzing output ({MANIFEST})"
+            "neither a campaign directory ({STATE_FILE}) nor a fuzzing output ({MANIFEST})"
         ))
         .in_file(root))
     }
@@ -262,7 +222,7 @@ mod tests {
     #[test]
     fn a_broken_campaign_file_is_located() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(CAMPAIGN_FILE), "{\n  \"target\": 3,\n}").unwrap();
+        std::fs::write(dir.path().join(STATE_FILE), "{\n  \"target\": 3,\n}").unwrap();
         let error = Source::open(dir.path()).unwrap_err();
         let location = error.location.expect("located");
         assert_eq!(location.line, 2, "{}", error.message);

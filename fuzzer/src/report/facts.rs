@@ -74,7 +74,7 @@ impl Facts {
             .map(|e| e.text.as_str())
             .filter(|t| distinct.insert(*t))
             .collect();
-        let created = source.campaign.as_ref().and_then(|c| c.created_unix);
+        let created = source.campaign.as_ref().map(|c| c.created_unix);
         let mut nodes = Vec::new();
         for node in &source.nodes {
             let (bounds, valid_only) = node.bounds();
@@ -116,7 +116,7 @@ impl Facts {
                 bounds,
                 valid_only,
                 state: match campaign {
-                    Some(c) => c.state.clone(),
+                    Some(c) => c.state.word().into(),
                     None if summary.is_some() => "done".into(),
                     None => "interrupted".into(),
                 },
