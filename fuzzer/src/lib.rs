@@ -1,9 +1,9 @@
 //! Bonsai: grammar-based, coverage-guided fuzzing with bounded choice sequences.
 //!
-//! The modules follow the path of an input, top to bottom:
-//! grammar → analysis → sampler → choice sequence → tree → text → target → observer →
-//! feedback → corpus, driven by `mutators`, `schedule` and the loop in `fuzz`.
-//! See `ARCHITECTURE.md` at the repository root for what each owns.
+//! The modules follow the path of an input: grammar → analysis → choice sequence → tree →
+//! sampler → text → target → feedback → corpus, driven by `mutators`, `schedule` and the loop
+//! in `fuzz`, with `lattice` and `campaign` above. `ARCHITECTURE.md` at the repository root
+//! lists them in dependency order (each uses only those above it) and says what each owns.
 
 pub mod analysis;
 pub mod bounds;
