@@ -426,53 +426,52 @@ fn fuzz_in(prepared: &Prepared, state: Option<State>, manager: &mut Manager) -> 
             state
         }
     };
+    let parts = LoopParts {
+        feedback,
+        objective,
+        replay,
+        replay_observer,
+        edges,
+    };
     match config.scheduler {
         SchedulerKind::Zest => {
-            let scheduler = ZestScheduler::new(edges.size());
-            fuzz_with(
-                prepared,
-                &mut state,
-                manager,
-                scheduler,
-                feedback,
-                objective,
-                replay,
-                replay_observer,
-                edges,
-            )
+            let scheduler = ZestScheduler::new(parts.edges.size());
+            fuzz_with(prepared, &mut state, manager, scheduler, parts)
         }
         SchedulerKind::Minimizer => {
-            let scheduler = MinimizerQueue::new(&edges);
-            fuzz_with(
-                prepared,
-                &mut state,
-                manager,
-                scheduler,
-                feedback,
-                objective,
-                replay,
-                replay_observer,
-                edges,
-            )
+            let scheduler = MinimizerQueue::new(&parts.edges);
+            fuzz_with(prepared, &mut state, manager, scheduler, parts)
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What the loop is built from besides its scheduler: the feedbacks that built the state, and
+/// the observers they read, which the executor takes over.
+struct LoopParts {
+    feedback: ValidityFeedback,
+    objective: FaultFeedback,
+    replay: Rc<RefCell<LastExecution>>,
+    replay_observer: ReplayObserver,
+    edges: EdgeObserver,
+}
+
 fn fuzz_with<CS>(
     prepared: &Prepared,
     state: &mut State,
     manager: &mut Manager,
     scheduler: CS,
-    feedback: ValidityFeedback,
-    objective: FaultFeedback,
-    replay: Rc<RefCell<LastExecution>>,
-    replay_observer: ReplayObserver,
-    mut edges: EdgeObserver,
+    parts: LoopParts,
 ) -> Result<(), Error>
 where
     CS: Scheduler<ChoiceInput, State> + Energy<State>,
 {
+    let LoopParts {
+        feedback,
+        objective,
+        replay,
+        replay_observer,
+        mut edges,
+    } = parts;
     let config = &prepared.config;
     let bounds = config.bounds;
     let mut fuzzer = StdFuzzer::new(scheduler, feedback, objective);
