@@ -222,7 +222,16 @@ fn export_and_report(out: &Path, linked: Option<LinkedTarget>) -> Result<(), Fai
     let corpus = crate::report::corpus_dir(out);
     match linked.filter(|t| t.name == state.target) {
         Some(target) => {
-            let exported = crate::regression::export(out, &corpus, &target, true, true)?;
+            let exported = crate::regression::export(
+                out,
+                &corpus,
+                &target,
+                &crate::regression::ExportOptions {
+                    golden: true,
+                    distill: true,
+                    ..Default::default()
+                },
+            )?;
             for note in &exported.notes {
                 eprintln!("warning: {note}");
             }

@@ -38,15 +38,13 @@ pub struct ExportArgs {
 pub fn run(args: ExportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
     let target = super::plugin::linked_named(linked, &args.target)?;
     require_instrumented(target.name)?;
-    let summary = crate::regression::export_with_timeout(
-        &args.dir,
-        &args.out,
-        &target,
-        args.golden,
-        args.distill,
-        args.grammar.as_deref(),
-        Duration::from_millis(args.timeout_ms.max(1)),
-    )?;
+    let options = crate::regression::ExportOptions {
+        golden: args.golden,
+        distill: args.distill,
+        grammar: args.grammar.as_deref(),
+        timeout: Duration::from_millis(args.timeout_ms.max(1)),
+    };
+    let summary = crate::regression::export(&args.dir, &args.out, &target, &options)?;
     for note in &summary.notes {
         eprintln!("warning: {note}");
     }

@@ -31,15 +31,11 @@ pub fn run(args: ReportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         let corpus = crate::report::corpus_dir(&args.dir);
         if !corpus.join(crate::regression::CORPUS_MANIFEST).is_file() {
             require_instrumented(target.name)?;
-            let summary = crate::regression::export_with_timeout(
-                &args.dir,
-                &corpus,
-                &target,
-                false,
-                false,
-                None,
-                Duration::from_millis(1000),
-            )?;
+            let options = crate::regression::ExportOptions {
+                timeout: Duration::from_millis(1000),
+                ..Default::default()
+            };
+            let summary = crate::regression::export(&args.dir, &corpus, &target, &options)?;
             for note in &summary.notes {
                 eprintln!("warning: {note}");
             }

@@ -28,40 +28,94 @@ pub struct ExportSummary {
     pub notes: Vec<String>,
 }
 
-/// Exports with the default per-input timeout of the fuzzer.
-pub fn export(
-    dir: &Path,
-    out: &Path,
-    target: &LinkedTarget,
-    golden: bool,
-    distill: bool,
-) -> Result<ExportSummary, Diagnostics> {
-    export_with_timeout(
-        dir,
-        out,
-        target,
-        golden,
-        distill,
-        None,
-        crate::fuzz::DEFAULT_TIMEOUT,
-    )
+/// How an export runs and what it writes.
+#[derive(Clone, Debug)]
+pub struct ExportOptions<'a> {
+    /// Record each input's output, for golden-file regression checks.
+    pub golden: bool,
+    /// Keep only the smallest inputs that together keep the queue's coverage.
+    pub distill: bool,
+    /// The grammar the `.choices` files are checked against; `None`: the one `fuzz.json` names.
+    pub grammar: Option<&'a Path>,
+    /// Per-input timeout of the runs.
+    pub timeout: Duration,
+}
+
+impl Default for ExportOptions<'_> {
+    fn default() -> Self {
+        ExportOptions {
+            golden: false,
+            distill: false,
+            grammar: None,
+            timeout: crate::fuzz::DEFAULT_TIMEOUT,
+        }
+    }
 }
 
 /// Writes `out/NNNN.<ext>` and `NNNN.choices` for every distinct input in the queue of
 /// `dir`'s top node (a campaign) or of `dir` (a fuzzing output), and `out/manifest.json`.
 /// Every input is run once, in its own process, for its verdict, its edges and (with
-/// `golden`) its output. `out` must be new, empty or an earlier export. The `.choices` files
-/// are checked against `grammar`, or the grammar `fuzz.json` names when it is `None`.
-pub fn export_with_timeout(
+/// `golden`) its output. `out` must be new, empty or an earlier export.
+pub fn export(
     dir: &Path,
     out: &Path,
     target: &LinkedTarget,
-    golden: bool,
-    distill: bool,
-    grammar: Option<&Path>,
-    timeout: Duration,
+    options: &ExportOptions,
 ) -> Result<ExportSummary, Diagnostics> {
     let source = Source::open(dir)?;
+    let fuzz = top_fuzz_run(&source, dir, target)?;
+    check_out_dir(out)?;
+    let (entries, notes) = distinct_inputs(&source, &fuzz, options.grammar);
+    let runs = run_inputs(&entries, target, options)?;
+    let queue_inputs = entries.len();
+    let (entries, runs) = if options.distill {
+        distilled(entries, runs)
+    } else {
+        (entries, runs)
+    };
+    crate::create_dir(out)?;
+    let ext = natural_extension(&fuzz.grammar, &fuzz.target);
+    let (inputs, edges, written) =
+        write_inputs(out, &source, ext, &entries, &runs, options.golden)?;
+    let manifest = CorpusManifest {
+        format: CORPUS_FORMAT.to_string(),
+        version: 1,
+        target: fuzz.target.clone(),
+        grammar: relative_to_current_dir(&fuzz.grammar),
+        grammar_fingerprint: fuzz.grammar_fingerprint.clone(),
+        bounds: fuzz.bounds.clone(),
+        source: dir.to_path_buf(),
+        golden: options.golden,
+        distilled: options.distill,
+        queue_inputs,
+        edges,
+        inputs,
+    };
+    let json = serde_json::to_string_pretty(&manifest).expect("plain data serializes");
+    // The manifest is written last and synced: a reader sees the old corpus or the new one.
+    crate::write_atomic(&out.join(CORPUS_MANIFEST), format!("{json}\n").as_bytes())?;
+    let removed = remove_stale(out, &written);
+    Ok(ExportSummary {
+        out: out.to_path_buf(),
+        inputs: manifest.inputs.len(),
+        edges: manifest.edges,
+        valid: runs
+            .iter()
+            .filter(|r| r.outcome == crate::replay::Outcome::Valid)
+            .count(),
+        faults: runs.iter().filter(|r| r.outcome.is_fault()).count(),
+        removed,
+        notes,
+    })
+}
+
+/// The manifest of the run whose queue is exported: the top node's, which must have run and
+/// with this target.
+fn top_fuzz_run(
+    source: &Source,
+    dir: &Path,
+    target: &LinkedTarget,
+) -> Result<Manifest, Diagnostics> {
     let top = source.top();
     let Some(fuzz) = top.fuzz.clone() else {
         return Err(Diagnostic::error(format!(
@@ -79,59 +133,88 @@ pub fn export_with_timeout(
         .in_file(dir)
         .into());
     }
-    check_out_dir(out)?;
+    Ok(fuzz)
+}
 
-    let grammar = checking_grammar(&fuzz, grammar);
+/// The top queue's inputs, first of each text only, with a note for each entry that could not
+/// be read whole.
+fn distinct_inputs(
+    source: &Source,
+    fuzz: &Manifest,
+    grammar: Option<&Path>,
+) -> (Vec<ExportInput>, Vec<String>) {
+    let grammar = checking_grammar(fuzz, grammar);
     let (entries, notes) = read_inputs(
-        &top.dir.join("queue"),
+        &source.top().dir.join("queue"),
         grammar.as_ref().map_err(|e| e.as_str()),
     );
     let mut seen = HashSet::new();
-    let entries: Vec<ExportInput> = entries
+    let entries = entries
         .into_iter()
         .filter(|e| seen.insert(e.text.clone()))
         .collect();
-    let finders = source.finders();
-    let mut runner = ForkedRunner::new(*target, timeout).map_err(|e| {
+    (entries, notes)
+}
+
+/// One forked run per input, with its output when the export is golden.
+fn run_inputs(
+    entries: &[ExportInput],
+    target: &LinkedTarget,
+    options: &ExportOptions,
+) -> Result<Vec<Execution>, Diagnostics> {
+    let mut runner = ForkedRunner::new(*target, options.timeout).map_err(|e| {
         Diagnostics(vec![Diagnostic::error(format!(
             "cannot set up the target's runs: {e}"
         ))])
     })?;
-    let runs: Vec<Execution> = entries
+    Ok(entries
         .iter()
         .map(|e| {
-            if golden {
+            if options.golden {
                 runner.run_with_output(e.text.as_bytes())
             } else {
                 runner.run(e.text.as_bytes())
             }
         })
-        .collect();
-    let queue_inputs = entries.len();
-    let (entries, runs) = if distill {
-        let sizes: Vec<usize> = entries.iter().map(|e| e.text.len()).collect();
-        let kept = super::distill::distill(&runs, &sizes);
-        let mut entries: Vec<_> = entries.into_iter().map(Some).collect();
-        let mut runs: Vec<_> = runs.into_iter().map(Some).collect();
-        kept.iter()
-            .map(|&i| (entries[i].take().unwrap(), runs[i].take().unwrap()))
-            .unzip()
-    } else {
-        (entries, runs)
-    };
+        .collect())
+}
+
+/// The inputs `distill` keeps, with their runs, in the order it keeps them.
+fn distilled(
+    entries: Vec<ExportInput>,
+    runs: Vec<Execution>,
+) -> (Vec<ExportInput>, Vec<Execution>) {
+    let sizes: Vec<usize> = entries.iter().map(|e| e.text.len()).collect();
+    let kept = super::distill::distill(&runs, &sizes);
+    let mut entries: Vec<_> = entries.into_iter().map(Some).collect();
+    let mut runs: Vec<_> = runs.into_iter().map(Some).collect();
+    kept.iter()
+        .map(|&i| (entries[i].take().unwrap(), runs[i].take().unwrap()))
+        .unzip()
+}
+
+/// Writes each input (and its choices) under its number; the manifest's entries, the number
+/// of distinct edges the inputs cover, and the names written.
+fn write_inputs(
+    out: &Path,
+    source: &Source,
+    ext: &str,
+    entries: &[ExportInput],
+    runs: &[Execution],
+    golden: bool,
+) -> Result<(Vec<CorpusEntry>, usize, HashSet<String>), Diagnostic> {
     let mut owners: HashMap<u32, usize> = HashMap::new();
-    for run in &runs {
+    for run in runs {
         for edge in &run.edges {
             *owners.entry(*edge).or_default() += 1;
         }
     }
-
-    crate::create_dir(out)?;
-    let ext = natural_extension(&fuzz.grammar, &fuzz.target);
+    let top = source.top();
+    let finders = source.finders();
     let width = entries.len().to_string().len().max(4);
     let mut inputs = Vec::new();
     let mut written = HashSet::new();
-    for (i, (entry, run)) in entries.iter().zip(&runs).enumerate() {
+    for (i, (entry, run)) in entries.iter().zip(runs).enumerate() {
         let file = format!("{:0width$}.{ext}", i + 1);
         crate::write_atomic_unsynced(&out.join(&file), entry.text.as_bytes())?;
         let choices = match &entry.choices {
@@ -167,36 +250,7 @@ pub fn export_with_timeout(
             output: run.output.clone().filter(|_| golden),
         });
     }
-    let manifest = CorpusManifest {
-        format: CORPUS_FORMAT.to_string(),
-        version: 1,
-        target: fuzz.target.clone(),
-        grammar: relative_to_current_dir(&fuzz.grammar),
-        grammar_fingerprint: fuzz.grammar_fingerprint.clone(),
-        bounds: fuzz.bounds.clone(),
-        source: dir.to_path_buf(),
-        golden,
-        distilled: distill,
-        queue_inputs,
-        edges: owners.len(),
-        inputs,
-    };
-    let json = serde_json::to_string_pretty(&manifest).expect("plain data serializes");
-    // The manifest is written last and synced: a reader sees the old corpus or the new one.
-    crate::write_atomic(&out.join(CORPUS_MANIFEST), format!("{json}\n").as_bytes())?;
-    let removed = remove_stale(out, &written);
-    Ok(ExportSummary {
-        out: out.to_path_buf(),
-        inputs: manifest.inputs.len(),
-        edges: manifest.edges,
-        valid: runs
-            .iter()
-            .filter(|r| r.outcome == crate::replay::Outcome::Valid)
-            .count(),
-        faults: runs.iter().filter(|r| r.outcome.is_fault()).count(),
-        removed,
-        notes,
-    })
+    Ok((inputs, owners.len(), written))
 }
 
 /// The grammar the queue's `.choices` files are checked against, or why there is none. A

@@ -15,6 +15,6 @@ mod source;
 
 pub use check::{Change, CheckReport, check};
 pub use distill::distill;
-pub use export::{ExportSummary, export, export_with_timeout, natural_extension};
+pub use export::{ExportOptions, ExportSummary, export, natural_extension};
 pub use manifest::{CORPUS_FORMAT, CORPUS_MANIFEST, CorpusEntry, CorpusManifest};
 pub use source::{NodeSource, QueueEntry, Source, node_name, read_json};
