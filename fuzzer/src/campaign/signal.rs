@@ -1,24 +1,24 @@
 //! Ctrl-C and SIGTERM: noted, then handled by the work list between two polls.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn note(_signal: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
+fn flag() -> &'static Arc<AtomicBool> {
+    static INTERRUPTED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    INTERRUPTED.get_or_init(|| Arc::new(AtomicBool::new(false)))
 }
 
-/// From now on SIGINT and SIGTERM only set a flag: the campaign stops its nodes itself and
-/// records them as waiting, so that `--resume` continues them.
+/// From now on SIGINT and SIGTERM only set a flag (signal-hook's registration replaces their
+/// default action): the campaign stops its nodes itself and records them as waiting, so that
+/// `--resume` continues them.
 pub fn install() {
-    let handler = note as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, handler);
-        libc::signal(libc::SIGTERM, handler);
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        if let Err(e) = signal_hook::flag::register(signal, Arc::clone(flag())) {
+            tracing::warn!("cannot catch signal {signal}: {e}; stopping will not be clean");
+        }
     }
 }
 
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    flag().load(Ordering::SeqCst)
 }
