@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use crate::choice::SavedChoices;
 use crate::corpus::EntryInfo;
 use crate::grammar::Grammar;
-use crate::parse::Parser;
+use crate::parse::{Parser, with_large_stack};
 use crate::reduce::{Hdd, Judge, SameCrash, Strategy, reduce_recorded};
 use crate::replay::ForkedRunner;
 use crate::target::LinkedTarget;
@@ -67,7 +67,11 @@ pub fn reduce_new_crashes(
             continue;
         }
         let parser = parser.get_or_insert_with(|| Parser::new(grammar));
-        match reduce_one(grammar, &stem, target, timeout, max_tests, parser) {
+        // The parser and the strict replays recurse as deep as the crash's input nests, as in
+        // every other command that parses.
+        let reduced =
+            with_large_stack(|| reduce_one(grammar, &stem, target, timeout, max_tests, parser));
+        match reduced {
             Ok(reduced) => {
                 tracing::info!(
                     "{}: reduced reproducer of {} bytes (from {}) in {} tests",
