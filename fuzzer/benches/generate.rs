@@ -1,5 +1,5 @@
 //! Generation throughput: Bonsai's sampler and layout pass against LibAFL's Nautilus generator
-//! on the same grammars (converted by `bonsai::export::nautilus_rules`), at bounds (3,3,3).
+//! on the same grammars (converted by `bonsai::convert::nautilus_rules`), at bounds (3,3,3).
 //!
 //! Each benchmark iteration generates one fixed batch of inputs (the same seed every time, so
 //! the batch's byte count is known exactly) into reused buffers, as a fuzzing loop would.
@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use bonsai::export::nautilus_rules;
+use bonsai::convert::nautilus_rules;
 use bonsai::grammar::{Grammar, Separator};
 use bonsai::sampler::{Bounds, Sample, Sampler};
 use bonsai::text::Renderer;

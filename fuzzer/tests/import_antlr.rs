@@ -4,8 +4,8 @@
 mod common;
 
 use bonsai::analysis::Analysis;
+use bonsai::convert::to_ebnf;
 use bonsai::diagnostic::SourceFile;
-use bonsai::export::to_ebnf;
 use bonsai::grammar::{Grammar, Separator};
 use bonsai::import;
 use bonsai::sampler::Bounds;

@@ -2,8 +2,8 @@
 
 mod common;
 
+use bonsai::convert::to_ebnf;
 use bonsai::diagnostic::SourceFile;
-use bonsai::export::to_ebnf;
 use bonsai::grammar::Separator;
 use bonsai::import;
 use bonsai::sampler::Bounds;

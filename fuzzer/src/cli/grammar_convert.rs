@@ -9,8 +9,8 @@ use clap::{Args, ValueEnum};
 
 use super::Failure;
 use super::load::load_grammar;
+use crate::convert::{is_antlr_identifier, to_antlr, to_ebnf};
 use crate::diagnostic::Diagnostic;
-use crate::export::{is_antlr_identifier, to_antlr, to_ebnf};
 use crate::grammar::Grammar;
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -3,7 +3,7 @@
 //! Built the way LibAFL's Nautilus examples build it (derivation-tree inputs, the random,
 //! recursion and splice mutators under a havoc scheduler, a hit-count edge map with
 //! `MaxMapFeedback`, a queue scheduler), on Bonsai's grammar converted by
-//! `export::nautilus_rules`, so that `scripts/compare-nautilus` compares engines, not setups.
+//! `convert::nautilus_rules`, so that `scripts/compare-nautilus` compares engines, not setups.
 //! It shares Bonsai's supervision (a restarting manager, so aborts and hangs do not end the
 //! run), its harness conditions (panics caught in-process, the same batched timeout, library
 //! backtraces off) and its output: the corpus as text in `queue/`, which `bonsai replay`
@@ -100,7 +100,7 @@ type State =
 pub fn run(config: BaselineConfig) -> Result<BaselineSummary, Diagnostics> {
     require_instrumented(config.target.name)?;
     let grammar = crate::import::load(&config.grammar)?.grammar;
-    let rules = crate::export::nautilus_rules(&grammar, config.bounds)?;
+    let rules = crate::convert::nautilus_rules(&grammar, config.bounds)?;
     if crate::fs_util::has_entries(&config.out) {
         return Err(Diagnostic::error("the output directory is not empty")
             .in_file(&config.out)

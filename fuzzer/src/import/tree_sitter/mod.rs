@@ -785,8 +785,8 @@ fn mentions_symbols(value: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::convert::to_ebnf;
     use crate::diagnostic::SourceFile;
-    use crate::export::to_ebnf;
     use crate::import::{Imported, from_source};
 
     fn import(json: &str) -> Imported {

@@ -1,4 +1,4 @@
-//! Grammars written out for people and other tools. Export only reads a [`Grammar`]; it never
+//! Grammars written out for people and other tools. Converting only reads a [`Grammar`]; it never
 //! changes one.
 //!
 //! `to_ebnf` writes the native format back; `to_antlr` writes an ANTLR4 grammar with a lexer

@@ -142,7 +142,7 @@ mod tests {
     use libafl_bolts::rands::StdRand;
 
     use super::*;
-    use crate::export::MAX_INDENT_LEVEL;
+    use crate::convert::MAX_INDENT_LEVEL;
     use crate::sampler::{Sample, Sampler};
     use crate::text::render;
 

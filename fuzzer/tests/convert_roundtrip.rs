@@ -4,7 +4,7 @@
 
 mod common;
 
-use bonsai::export::to_ebnf;
+use bonsai::convert::to_ebnf;
 use bonsai::grammar::Grammar;
 use bonsai::sampler::Bounds;
 use common::tree_sitter_crates::{CRATES, grammar_json};
