@@ -170,8 +170,15 @@ fn a_small_lattice_runs_end_to_end_and_seeds_each_node_with_its_predecessors() {
         let got: Vec<(String, Vec<u8>)> = seeds.into_values().collect();
         let want: Vec<(String, Vec<u8>)> = expected.into_iter().map(|((_, t), c)| (t, c)).collect();
         assert_eq!(got, want, "seeds of {name}");
-        // Every seed replays strictly under the node's larger bounds: none is skipped.
-        assert_eq!(summary["seeds_loaded"], want.len(), "{name}");
+        // Every seed replays strictly under the node's larger bounds: none is skipped. A node
+        // whose fuzzing process was relaunched within its attempt (on a loaded machine a slow
+        // execution can be taken for a hang) also reloads its own queue, so it may load more.
+        let loaded = summary["seeds_loaded"].as_u64().unwrap() as usize;
+        if summary["restarts"].as_u64() == Some(0) {
+            assert_eq!(loaded, want.len(), "{name}");
+        } else {
+            assert!(loaded >= want.len(), "{name}: {loaded} < {}", want.len());
+        }
         assert_eq!(summary["seeds_skipped"], 0, "{name}");
         // A node replays all its predecessors' inputs on the same deterministic target, so it
         // covers at least what each of them covered (restricted nodes: valid edges).
