@@ -31,6 +31,7 @@ pub mod text;
 pub mod tree;
 
 mod fs_util;
+pub mod layout;
 pub use fs_util::{create_dir, write_atomic, write_atomic_unsynced};
 pub mod lattice;
 pub mod reduce;

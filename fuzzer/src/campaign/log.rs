@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::diagnostic::Diagnostic;
 
-pub const LOG_FILE: &str = "campaign.log";
+pub const LOG_FILE: &str = crate::layout::CAMPAIGN_LOG;
 
 pub struct CampaignLog {
     file: File,

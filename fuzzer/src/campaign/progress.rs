@@ -4,6 +4,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::fuzz::{COVERAGE_CSV, CoveragePoint};
+use crate::layout::QUEUE_DIR;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NodeProgress {
@@ -27,7 +28,7 @@ impl NodeProgress {
             return NodeProgress::from(progress);
         }
         NodeProgress {
-            corpus: count_entries(&node_dir.join("queue")),
+            corpus: count_entries(&node_dir.join(QUEUE_DIR)),
             ..NodeProgress::default()
         }
     }

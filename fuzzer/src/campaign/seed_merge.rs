@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
+use crate::layout::QUEUE_DIR;
 
 /// One saved input of a predecessor: its rendered text and its `.choices` file's bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +51,7 @@ fn queue_entries(queue: &Path) -> Result<Vec<MergedSeed>, Diagnostic> {
 pub fn merge(node_dirs: &[PathBuf]) -> Result<Vec<MergedSeed>, Diagnostic> {
     let mut by_text: BTreeMap<(usize, String), MergedSeed> = BTreeMap::new();
     for dir in node_dirs {
-        for seed in queue_entries(&dir.join("queue"))? {
+        for seed in queue_entries(&dir.join(QUEUE_DIR))? {
             by_text
                 .entry((seed.text.len(), seed.text.clone()))
                 .or_insert(seed);

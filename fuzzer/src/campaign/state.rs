@@ -11,7 +11,7 @@ use crate::fuzz::Summary;
 use crate::lattice::{Lattice, Node};
 use crate::sampler::Bounds;
 
-pub const STATE_FILE: &str = "campaign.json";
+pub const STATE_FILE: &str = crate::layout::CAMPAIGN_JSON;
 /// The only schema version this build reads and writes.
 pub const VERSION: u32 = 1;
 

@@ -28,9 +28,7 @@ const ATTEMPTS_PER_SESSION: u32 = 2;
 /// How long stopped children get to exit before they are killed.
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
-pub const NODES_DIR: &str = "nodes";
-pub const SEEDS_DIR: &str = "seeds";
-pub const LOGS_DIR: &str = "logs";
+pub use crate::layout::{LOGS_DIR, NODES_DIR, SEEDS_DIR};
 
 /// How the work list ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

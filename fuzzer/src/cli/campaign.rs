@@ -10,6 +10,7 @@ use crate::campaign::{CampaignConfig, CampaignMode, NewCampaign, NodeBudget, def
 use crate::diagnostic::Diagnostic;
 use crate::feedback::CoverageGrain;
 use crate::fuzz::parse_duration;
+use crate::layout::QUEUE_DIR;
 use crate::sampler::Bounds;
 
 const NEW: [&str; 12] = [
@@ -197,7 +198,7 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
             top_summary.edges,
             top_summary.corpus,
             100.0 * top_summary.valid_share,
-            top.join("queue").display()
+            top.join(QUEUE_DIR).display()
         ),
         None => eprintln!("campaign complete: {} nodes", summary.nodes),
     }

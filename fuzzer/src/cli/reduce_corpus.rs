@@ -9,6 +9,7 @@ use clap::Args;
 use super::{Failure, LinkedTarget};
 use crate::corpus::{MANIFEST, Manifest};
 use crate::diagnostic::Diagnostic;
+use crate::layout::QUEUE_DIR;
 use crate::parse::with_large_stack;
 use crate::reduce::Strategy;
 use crate::reduce::queue_reduction::{CorpusOptions, reduce_corpus};
@@ -93,7 +94,7 @@ pub fn run(args: ReduceCorpusArgs, linked: Option<LinkedTarget>) -> Result<(), F
         timeout: Duration::from_millis(args.timeout_ms),
         sample_every: args.sample_every,
     };
-    let queue = args.dir.join("queue");
+    let queue = args.dir.join(QUEUE_DIR);
     let summary = with_large_stack(|| {
         reduce_corpus(&grammar, &manifest, &queue, &args.out, target, options)
     })?;

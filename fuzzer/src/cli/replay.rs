@@ -12,6 +12,7 @@ use super::load::load_grammar;
 use super::{Failure, LinkedTarget};
 use crate::corpus::{MANIFEST, Manifest, input_directory};
 use crate::diagnostic::Diagnostic;
+use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 use crate::regression::CORPUS_MANIFEST;
 use crate::replay::{ForkedRunner, input_text, list_inputs};
 use crate::target::require_instrumented;
@@ -243,9 +244,11 @@ fn check(dir: &Path, target: &LinkedTarget, timeout: Duration) -> Result<(), Fai
 /// `crashes/` or `hangs/` it is: a user replaying the crashes of a run should not have to
 /// say which grammar the run used.
 fn manifest_grammar(dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
-    let inside = dir
-        .file_name()
-        .is_some_and(|name| ["queue", "crashes", "hangs"].iter().any(|n| name == *n));
+    let inside = dir.file_name().is_some_and(|name| {
+        [QUEUE_DIR, CRASHES_DIR, HANGS_DIR]
+            .iter()
+            .any(|n| name == *n)
+    });
     let output = match dir.parent() {
         Some(parent) if inside && !dir.join(MANIFEST).is_file() => parent,
         _ => dir,

@@ -7,13 +7,14 @@ use serde::{Deserialize, Serialize};
 use super::EntryInfo;
 use crate::diagnostic::Diagnostic;
 use crate::fault::{FaultKind, SeenFaults};
+use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 
 /// The file that marks a directory as a Bonsai fuzzing output. It records what the run was
 /// fuzzing, so that resuming with another grammar or target is refused instead of producing
 /// a queue whose choices mean different things.
-pub const MANIFEST: &str = "fuzz.json";
-pub const SUMMARY: &str = "summary.json";
-pub const DIRECTORIES: [&str; 3] = ["queue", "crashes", "hangs"];
+pub const MANIFEST: &str = crate::layout::FUZZ_JSON;
+pub const SUMMARY: &str = crate::layout::SUMMARY_JSON;
+pub const DIRECTORIES: [&str; 3] = [QUEUE_DIR, CRASHES_DIR, HANGS_DIR];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -91,7 +92,7 @@ impl OutDir {
     /// Signatures of the faults already saved, so that a resumed run does not save them again.
     pub fn seen_faults(&self) -> SeenFaults {
         let mut seen = SeenFaults::default();
-        for dir in ["crashes", "hangs"] {
+        for dir in [CRASHES_DIR, HANGS_DIR] {
             let Ok(entries) = std::fs::read_dir(self.root.join(dir)) else {
                 continue;
             };
@@ -123,7 +124,7 @@ impl OutDir {
     /// Crashes (panics and signals), hangs and out-of-memory entries saved so far.
     pub fn fault_counts(&self) -> (usize, usize, usize) {
         let (mut crashes, mut ooms) = (0, 0);
-        if let Ok(entries) = std::fs::read_dir(self.root.join("crashes")) {
+        if let Ok(entries) = std::fs::read_dir(self.root.join(CRASHES_DIR)) {
             for entry in entries.filter_map(Result::ok) {
                 let path = entry.path();
                 if path.extension().and_then(|e| e.to_str()) != Some("meta") {
@@ -137,7 +138,7 @@ impl OutDir {
                 }
             }
         }
-        (crashes, self.count("hangs"), ooms)
+        (crashes, self.count(HANGS_DIR), ooms)
     }
 
     pub fn count(&self, dir: &str) -> usize {

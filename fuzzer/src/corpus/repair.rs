@@ -18,6 +18,7 @@ use libafl_bolts::rands::StdRand;
 use super::DIRECTORIES;
 use crate::choice::{Replay, SavedChoices};
 use crate::grammar::Grammar;
+use crate::layout::QUEUE_DIR;
 use crate::parse::{Parser, with_large_stack};
 use crate::sampler::{Bounds, Sample, Sampler};
 use crate::text::{SavedReplayError, replay_saved};
@@ -44,7 +45,7 @@ pub fn repair(root: &Path, grammar: &Grammar, bounds: Bounds) -> Repaired {
     for dir in DIRECTORIES {
         repaired.temporaries += crate::fs_util::remove_temporaries(&root.join(dir));
     }
-    let queue = root.join("queue");
+    let queue = root.join(QUEUE_DIR);
     let Ok(listing) = std::fs::read_dir(&queue) else {
         return repaired;
     };

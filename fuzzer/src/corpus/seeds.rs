@@ -7,6 +7,7 @@ use libafl_bolts::rands::StdRand;
 use crate::choice::{ChoiceInput, Replay, SavedChoices};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
+use crate::layout::QUEUE_DIR;
 use crate::sampler::{Bounds, Sample, Sampler};
 
 /// A seed that replays within the bounds.
@@ -40,7 +41,7 @@ pub struct Seeds {
 /// The directory holding the inputs of `dir`: `dir/queue` for a fuzzing output directory,
 /// `dir` itself otherwise.
 pub fn input_directory(dir: &Path) -> PathBuf {
-    let queue = dir.join("queue");
+    let queue = dir.join(QUEUE_DIR);
     if queue.is_dir() {
         queue
     } else {
@@ -149,8 +150,8 @@ impl Seeds {
 
 /// The reports `bonsai import` writes beside the entries it makes: the output of an import
 /// is meant to be passed to `--seeds` as it is, reports and all.
-pub const IMPORT_REPORT_TXT: &str = "import-report.txt";
-pub const IMPORT_REPORT_JSON: &str = "import-report.json";
+pub const IMPORT_REPORT_TXT: &str = crate::layout::IMPORT_REPORT_TXT;
+pub const IMPORT_REPORT_JSON: &str = crate::layout::IMPORT_REPORT_JSON;
 
 fn is_import_report(path: &Path) -> bool {
     path.file_name()

@@ -13,6 +13,7 @@ use super::EntryInfo;
 use crate::choice::{ChoiceInput, SavedChoices};
 use crate::diagnostic::Diagnostic;
 use crate::fault::FaultKind;
+use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 
 /// Which part of the output tree a store writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,8 +55,8 @@ impl DiskCorpus {
     /// re-enter the allocator the signal interrupted.
     pub fn new(root: &Path, role: Role, grammar: u64) -> Self {
         let directories: &[&str] = match role {
-            Role::Queue => &["queue"],
-            Role::Faults => &["crashes", "hangs"],
+            Role::Queue => &[QUEUE_DIR],
+            Role::Faults => &[CRASHES_DIR, HANGS_DIR],
         };
         let next = directories
             .iter()
@@ -72,7 +73,7 @@ impl DiskCorpus {
 
     fn directory(&self, info: &EntryInfo) -> &'static str {
         match (self.role, &info.fault) {
-            (Role::Queue, _) => "queue",
+            (Role::Queue, _) => QUEUE_DIR,
             (Role::Faults, Some(fault)) => fault.kind.directory(),
             (Role::Faults, None) => FaultKind::Panic.directory(),
         }

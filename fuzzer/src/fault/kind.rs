@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::layout::{CRASHES_DIR, HANGS_DIR};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum FaultKind {
     /// A Rust panic, caught in-process.
@@ -20,8 +22,8 @@ impl FaultKind {
     /// The directory of the output tree that holds this kind.
     pub fn directory(self) -> &'static str {
         match self {
-            FaultKind::Timeout => "hangs",
-            _ => "crashes",
+            FaultKind::Timeout => HANGS_DIR,
+            _ => CRASHES_DIR,
         }
     }
 }

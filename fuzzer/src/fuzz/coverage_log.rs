@@ -15,7 +15,7 @@ use crate::corpus::{OutDir, valid_entries};
 use crate::diagnostic::Diagnostic;
 use crate::feedback::{CoverageHistory, SaveCriteria};
 
-pub const COVERAGE_CSV: &str = "coverage.csv";
+pub use crate::layout::COVERAGE_CSV;
 pub const COVERAGE_HEADER: &str = "secs,execs,edges,corpus,valid,crashes,hangs";
 const INTERVAL: Duration = Duration::from_secs(1);
 

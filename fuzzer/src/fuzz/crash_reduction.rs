@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use crate::choice::SavedChoices;
 use crate::corpus::EntryInfo;
 use crate::grammar::Grammar;
+use crate::layout::CRASHES_DIR;
 use crate::parse::{Parser, with_large_stack};
 use crate::reduce::{Hdd, Judge, SameCrash, Strategy, reduce_recorded};
 use crate::replay::ForkedRunner;
@@ -43,7 +44,7 @@ pub fn reduce_new_crashes(
     timeout: Duration,
     max_tests: u64,
 ) -> Vec<CrashReduced> {
-    let dir = root.join("crashes");
+    let dir = root.join(CRASHES_DIR);
     let mut metas: Vec<PathBuf> = std::fs::read_dir(&dir)
         .into_iter()
         .flatten()

@@ -44,6 +44,7 @@ use crate::feedback::{
     CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record,
 };
 use crate::grammar::Grammar;
+use crate::layout::QUEUE_DIR;
 use crate::mutators::{
     HavocMutator, LastMutation, Mutation, ParentTrees, RecursionMutator, RegenerateMutator,
     RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator, Switched,
@@ -348,7 +349,7 @@ fn load_seeds(
 ) -> Result<(Vec<Seed>, usize), Diagnostics> {
     let mut all = Seeds::default();
     if out.resumed {
-        let own = Seeds::load(&out.root.join("queue"), grammar, config.bounds, true)?;
+        let own = Seeds::load(&out.root.join(QUEUE_DIR), grammar, config.bounds, true)?;
         all.seeds.extend(own.seeds);
         all.skipped.extend(own.skipped);
     }

@@ -14,6 +14,7 @@ use crate::choice::SavedChoices;
 use crate::corpus::{EntryInfo, MANIFEST, Manifest};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
+use crate::layout::QUEUE_DIR;
 use crate::parse::Parser;
 use crate::replay::ForkedRunner;
 use crate::target::LinkedTarget;
@@ -101,7 +102,7 @@ pub fn reduce_corpus(
         .in_file(out));
     }
     let originals = read_queue(grammar, queue)?;
-    let out_queue = out.join("queue");
+    let out_queue = out.join(QUEUE_DIR);
     crate::create_dir(&out_queue)?;
     let json = serde_json::to_string_pretty(manifest).expect("plain data serializes");
     crate::write_atomic(&out.join(MANIFEST), format!("{json}\n").as_bytes())?;

@@ -10,6 +10,7 @@ use super::source::Source;
 use crate::corpus::Manifest;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::grammar::Grammar;
+use crate::layout::QUEUE_DIR;
 use crate::replay::{Execution, ForkedRunner};
 use crate::target::LinkedTarget;
 
@@ -145,7 +146,7 @@ fn distinct_inputs(
 ) -> (Vec<ExportInput>, Vec<String>) {
     let grammar = checking_grammar(fuzz, grammar);
     let (entries, notes) = read_inputs(
-        &source.top().dir.join("queue"),
+        &source.top().dir.join(QUEUE_DIR),
         grammar.as_ref().map_err(|e| e.as_str()),
     );
     let mut seen = HashSet::new();

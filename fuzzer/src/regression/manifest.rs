@@ -8,7 +8,7 @@ use super::source::read_json;
 use crate::diagnostic::Diagnostic;
 use crate::replay::Outcome;
 
-pub const CORPUS_MANIFEST: &str = "manifest.json";
+pub use crate::layout::CORPUS_MANIFEST;
 /// Marks a directory as an exported corpus, so that export only ever overwrites its own kind.
 pub const CORPUS_FORMAT: &str = "bonsai-regression-corpus";
 

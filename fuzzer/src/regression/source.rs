@@ -7,6 +7,7 @@ use crate::campaign::{CampaignState, NODES_DIR, NodeState, STATE_FILE};
 use crate::corpus::{EntryInfo, MANIFEST, Manifest, ParsedMeta, SUMMARY};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::fuzz::Summary;
+use crate::layout::QUEUE_DIR;
 
 /// One fuzzing output: a lattice node of a campaign, or the whole of a single run.
 #[derive(Clone, Debug)]
@@ -56,7 +57,7 @@ impl NodeSource {
 
     /// Complete queue entries in file order; unreadable ones are skipped.
     pub fn queue(&self) -> Vec<QueueEntry> {
-        let queue = self.dir.join("queue");
+        let queue = self.dir.join(QUEUE_DIR);
         let Ok(entries) = std::fs::read_dir(&queue) else {
             return Vec::new();
         };

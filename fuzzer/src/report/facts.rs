@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::corpus::{EntryInfo, OutDir};
 use crate::diagnostic::Diagnostics;
 use crate::fuzz::{COVERAGE_CSV, CoveragePoint, read_coverage};
+use crate::layout::{CRASHES_DIR, HANGS_DIR};
 use crate::regression::{CORPUS_MANIFEST, CorpusManifest, Source};
 
 /// What one lattice node (or the single run) did.
@@ -140,8 +141,8 @@ impl Facts {
                     .unwrap_or(0),
                 queue: queue.len(),
                 valid: queue.iter().filter(|e| e.meta.valid == Some(true)).count(),
-                crashes: out.count("crashes"),
-                hangs: out.count("hangs"),
+                crashes: out.count(CRASHES_DIR),
+                hangs: out.count(HANGS_DIR),
                 contributed,
                 coverage,
             });
@@ -191,7 +192,7 @@ fn faults(source: &Source) -> Vec<FaultFacts> {
     let mut seen = HashSet::new();
     let mut faults = Vec::new();
     for node in &source.nodes {
-        for sub in ["crashes", "hangs"] {
+        for sub in [CRASHES_DIR, HANGS_DIR] {
             let Ok(entries) = std::fs::read_dir(node.dir.join(sub)) else {
                 continue;
             };

@@ -24,9 +24,7 @@ pub use facts::{Facts, FaultFacts, NodeFacts};
 
 use crate::diagnostic::Diagnostics;
 
-pub const REPORT_MD: &str = "report.md";
-pub const REPORT_HTML: &str = "report.html";
-pub const PLOTS_DIR: &str = "plots";
+pub use crate::layout::{PLOTS_DIR, REPORT_HTML, REPORT_MD};
 
 /// Where a report's files went.
 #[derive(Clone, Debug)]

@@ -21,6 +21,7 @@ use libafl_bolts::{Error, Named};
 
 use crate::corpus::{EntryInfo, next_free_number};
 use crate::feedback::{Fault, FaultKind, SeenFaults, new_fault};
+use crate::layout::{CRASHES_DIR, HANGS_DIR};
 
 /// Decides whether a faulting execution is a new fault and writes it as
 /// `NNNNNN.txt` + `NNNNNN.meta` (the `.meta` line of Bonsai's own faults; there are no
@@ -44,8 +45,8 @@ impl FaultStore {
             root: root.to_path_buf(),
             context,
             started,
-            next_crash: next_free_number(&root.join("crashes")),
-            next_hang: next_free_number(&root.join("hangs")),
+            next_crash: next_free_number(&root.join(CRASHES_DIR)),
+            next_hang: next_free_number(&root.join(HANGS_DIR)),
             pending: None,
             text: Vec::new(),
         }

@@ -52,6 +52,7 @@ use self::timeline::{Timeline, ValidCount, ValidEntries};
 use super::CoveragePoint;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::feedback::{SeenFaults, panic_record};
+use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 use crate::sampler::Bounds;
 use crate::target::{LinkedTarget, Verdict, require_instrumented};
 
@@ -106,7 +107,7 @@ pub fn run(config: BaselineConfig) -> Result<BaselineSummary, Diagnostics> {
             .in_file(&config.out)
             .into());
     }
-    for dir in ["queue", "crashes", "hangs"] {
+    for dir in [QUEUE_DIR, CRASHES_DIR, HANGS_DIR] {
         crate::create_dir(&config.out.join(dir))?;
     }
     let summary_path = config.out.join("summary.json");
@@ -283,7 +284,7 @@ where
         let input = corpus.cloned_input_for_id(id)?;
         input.unparse(context, &mut bytes);
         crate::write_atomic(
-            &config.out.join("queue").join(format!("{n:06}.txt")),
+            &config.out.join(QUEUE_DIR).join(format!("{n:06}.txt")),
             &bytes,
         )
         .map_err(|d| Error::illegal_state(d.to_string()))?;

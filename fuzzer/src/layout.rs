@@ -1,0 +1,37 @@
+//! Every file and directory name Bonsai reads or writes, in one place, so that a tool reading
+//! Bonsai's output (or a reader of this code) finds the whole on-disk layout here and no
+//! command can spell a name its own way. A leaf: every stage may name files.
+//!
+//! A fuzzing output (`bonsai fuzz --out DIR`):
+//! `DIR/fuzz.json`, `DIR/summary.json`, `DIR/coverage.csv`, and `DIR/queue`, `DIR/crashes`,
+//! `DIR/hangs` of `NNNNNN.txt` + `.choices` + `.meta`. A campaign (`bonsai campaign --out DIR`):
+//! `DIR/campaign.json`, `DIR/campaign.log`, `DIR/nodes/<node>/` (one fuzzing output each),
+//! `DIR/seeds/<node>/`, `DIR/logs/<node>.log`. An exported corpus: `manifest.json` beside the
+//! inputs. A report: `report.md`, `report.html`, `plots/`. An import: `import-report.txt` and
+//! `import-report.json` beside the seeds.
+
+/// Inputs kept for new coverage.
+pub const QUEUE_DIR: &str = "queue";
+/// Inputs that crashed, aborted or ran out of memory.
+pub const CRASHES_DIR: &str = "crashes";
+/// Inputs that ran past the timeout.
+pub const HANGS_DIR: &str = "hangs";
+/// What a fuzzing output was fuzzing (target, grammar, bounds).
+pub const FUZZ_JSON: &str = "fuzz.json";
+/// The result of a fuzzing run's last complete run.
+pub const SUMMARY_JSON: &str = "summary.json";
+/// A fuzzing run's coverage over time.
+pub const COVERAGE_CSV: &str = "coverage.csv";
+/// A campaign's configuration and node states.
+pub const CAMPAIGN_JSON: &str = "campaign.json";
+pub const CAMPAIGN_LOG: &str = "campaign.log";
+pub const NODES_DIR: &str = "nodes";
+pub const SEEDS_DIR: &str = "seeds";
+pub const LOGS_DIR: &str = "logs";
+/// An exported regression corpus's index.
+pub const CORPUS_MANIFEST: &str = "manifest.json";
+pub const REPORT_MD: &str = "report.md";
+pub const REPORT_HTML: &str = "report.html";
+pub const PLOTS_DIR: &str = "plots";
+pub const IMPORT_REPORT_TXT: &str = "import-report.txt";
+pub const IMPORT_REPORT_JSON: &str = "import-report.json";
