@@ -75,12 +75,7 @@ fn last_line(path: &Path) -> Option<String> {
 }
 
 pub fn count_entries(dir: &Path) -> usize {
-    std::fs::read_dir(dir).map_or(0, |entries| {
-        entries
-            .filter_map(Result::ok)
-            .filter(|e| e.path().extension().is_some_and(|x| x == "meta"))
-            .count()
-    })
+    crate::corpus::complete_entries(dir).len()
 }
 
 #[cfg(test)]

@@ -18,15 +18,7 @@ pub struct MergedSeed {
 /// Complete entries (those with a `.meta`, which the store writes last) of `queue`, in file
 /// order. A missing queue (a predecessor that kept nothing) has none.
 fn queue_entries(queue: &Path) -> Result<Vec<MergedSeed>, Diagnostic> {
-    let Ok(listing) = std::fs::read_dir(queue) else {
-        return Ok(Vec::new());
-    };
-    let mut metas: Vec<PathBuf> = listing
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "meta"))
-        .collect();
-    metas.sort();
+    let metas = crate::corpus::complete_entries(queue);
     let mut out = Vec::with_capacity(metas.len());
     for meta in metas {
         let txt = meta.with_extension("txt");

@@ -14,4 +14,4 @@ pub use entry::{EntryInfo, ParsedMeta, valid_entries};
 pub use out_dir::{DIRECTORIES, MANIFEST, Manifest, OutDir, SUMMARY};
 pub use repair::{Repaired, repair};
 pub use seeds::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT, Seed, Seeds, Skipped, input_directory};
-pub use store::{DiskCorpus, Role, next_free_number};
+pub use store::{DiskCorpus, Role, complete_entries, next_free_number};

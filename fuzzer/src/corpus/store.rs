@@ -205,6 +205,20 @@ impl DiskCorpus {
     }
 }
 
+/// The `.meta` files of `dir` in file order: its complete entries, since the store writes an
+/// entry's `.meta` last. A missing directory (a run that kept nothing) has none.
+pub fn complete_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut metas: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "meta"))
+        .collect();
+    metas.sort();
+    metas
+}
+
 /// One more than the highest number among the files of `dir` (0 for an empty or missing
 /// directory). Names have at least six digits and grow a seventh past 999999, so a name of
 /// any length counts: counting only six-digit names would hand out 1000000 again on every

@@ -44,15 +44,7 @@ pub fn reduce_new_crashes(
     timeout: Duration,
     max_tests: u64,
 ) -> Vec<CrashReduced> {
-    let dir = root.join(CRASHES_DIR);
-    let mut metas: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "meta"))
-        .collect();
-    metas.sort();
+    let metas = crate::corpus::complete_entries(&root.join(CRASHES_DIR));
     let mut parser = None;
     let mut done = Vec::new();
     for meta in metas {

@@ -57,17 +57,7 @@ impl NodeSource {
 
     /// Complete queue entries in file order; unreadable ones are skipped.
     pub fn queue(&self) -> Vec<QueueEntry> {
-        let queue = self.dir.join(QUEUE_DIR);
-        let Ok(entries) = std::fs::read_dir(&queue) else {
-            return Vec::new();
-        };
-        let mut metas: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "meta"))
-            .collect();
-        metas.sort();
-        metas
+        crate::corpus::complete_entries(&self.dir.join(QUEUE_DIR))
             .into_iter()
             .filter_map(|meta_path| {
                 let meta = EntryInfo::parse_line(&std::fs::read_to_string(&meta_path).ok()?);

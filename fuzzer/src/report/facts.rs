@@ -193,16 +193,7 @@ fn faults(source: &Source) -> Vec<FaultFacts> {
     let mut faults = Vec::new();
     for node in &source.nodes {
         for sub in [CRASHES_DIR, HANGS_DIR] {
-            let Ok(entries) = std::fs::read_dir(node.dir.join(sub)) else {
-                continue;
-            };
-            let mut metas: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "meta"))
-                .collect();
-            metas.sort();
-            for meta_path in metas {
+            for meta_path in crate::corpus::complete_entries(&node.dir.join(sub)) {
                 let Ok(text) = std::fs::read_to_string(&meta_path) else {
                     continue;
                 };
