@@ -78,6 +78,9 @@ where
         let Some(id) = state.current_corpus_id()? else {
             return Err(Error::illegal_state("no parent was scheduled"));
         };
+        if let Some(trimmer) = self.trimmer.as_mut() {
+            trimmer.trim_deferred(fuzzer, executor, state, manager)?;
+        }
         let children = fuzzer.scheduler_mut().energy(state, id)?;
         let parent = state.corpus().cloned_input_for_id(id)?;
         for _ in 0..children {

@@ -54,9 +54,11 @@ use crate::provenance::{LastMutation, Mutation};
 use crate::reduce::{Candidate, Hdd, Judge};
 use crate::sampler::Bounds;
 
-/// The share of the run's wall time trimming may take. Past it, new entries are kept as they
-/// were found until the loop has fuzzed long enough to make up the difference: early in a run
-/// entries come faster than they can be trimmed, and the search must not stall for it.
+/// The share of the run's wall time trimming may take. Past it, a new entry's trim is deferred
+/// until the loop has fuzzed long enough to make up the difference: early in a run entries
+/// come faster than they can be trimmed, and the search must not stall for them, but a node of
+/// a lattice saves most of its entries in its first seconds, and they are the ones the nodes
+/// above it start from.
 pub const MAX_TRIM_SHARE: f64 = 0.5;
 
 /// Runs of the target one entry's trim may take in a campaign's nodes by default: enough for
@@ -79,13 +81,23 @@ pub struct TrimStats {
     /// Runs of the target spent trimming.
     pub tests: u64,
     pub seconds: f64,
-    /// New entries kept untrimmed because trimming had used its share of the time.
+    /// New entries kept untrimmed because trimming had used its share of the time and had not
+    /// caught up by the end of the run.
     pub skipped: u64,
+    /// Entries whose trim had to wait for the share, then or later (trimmed or not).
+    #[serde(default)]
+    pub deferred: u64,
     /// Candidates that ran past the trim's timeout (each cost a restart).
     #[serde(default)]
     pub timeouts: u64,
 }
 libafl_bolts::impl_serdeany!(TrimStats);
+
+/// Entries waiting for their trim, oldest first. State metadata, like [`TrimStats`]: a
+/// restart keeps the queue (an entry whose [`Contribution`] did not survive is passed over).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct DeferredTrims(std::collections::VecDeque<CorpusId>);
+libafl_bolts::impl_serdeany!(DeferredTrims);
 
 /// The timeout of a trim's candidates, given the run's: a tenth, but at least 10 ms.
 pub fn trim_timeout(run_timeout: Duration) -> Duration {
@@ -201,6 +213,46 @@ impl Trimmer {
         Ok(())
     }
 
+    /// Whether trimming has used its share of the run's time so far.
+    fn over_share<S: HasMetadata>(&self, state: &mut S) -> bool {
+        let seconds = state
+            .metadata::<TrimStats>()
+            .map_or(0.0, |stats| stats.seconds);
+        seconds > MAX_TRIM_SHARE * self.run_started.elapsed().as_secs_f64()
+    }
+
+    /// Trims deferred entries, oldest first, as far as the share allows. Called between
+    /// parents, so a run that saves nothing new late still catches up on its early entries.
+    pub fn trim_deferred<E, EM, S, Z>(
+        &mut self,
+        fuzzer: &mut Z,
+        executor: &mut E,
+        state: &mut S,
+        manager: &mut EM,
+    ) -> Result<(), Error>
+    where
+        E: HasObservers + HasInProcessHooks<ChoiceInput, S>,
+        E::Observers: MatchNameRef,
+        S: HasCorpus<ChoiceInput> + HasMetadata,
+        Z: ExecutesInput<E, EM, ChoiceInput, S> + Evaluator<E, EM, ChoiceInput, S>,
+    {
+        while !self.over_share(state) {
+            let Some(id) = state
+                .metadata_mut::<DeferredTrims>()
+                .ok()
+                .and_then(|deferred| deferred.0.pop_front())
+            else {
+                return Ok(());
+            };
+            let stats = state.metadata_or_insert_with(TrimStats::default);
+            stats.skipped = stats.skipped.saturating_sub(1);
+            if state.corpus().get(id).is_ok() {
+                self.trim(id, fuzzer, executor, state, manager)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The trim itself; returns a candidate that faulted, if one did.
     fn trim_entry<E, EM, S, Z>(
         &mut self,
@@ -216,6 +268,24 @@ impl Trimmer {
         S: HasCorpus<ChoiceInput> + HasMetadata,
         Z: ExecutesInput<E, EM, ChoiceInput, S>,
     {
+        let wanted = state
+            .corpus()
+            .get(id)?
+            .borrow()
+            .has_metadata::<Contribution>();
+        if !wanted {
+            return Ok(None);
+        }
+        if self.over_share(state) {
+            let stats = state.metadata_or_insert_with(TrimStats::default);
+            stats.skipped += 1;
+            stats.deferred += 1;
+            state
+                .metadata_or_insert_with(DeferredTrims::default)
+                .0
+                .push_back(id);
+            return Ok(None);
+        }
         let (goal, input) = {
             let mut testcase = state.corpus().get(id)?.borrow_mut();
             let Some(goal) = testcase.metadata_map_mut().remove::<Contribution>() else {
@@ -226,11 +296,6 @@ impl Trimmer {
             };
             (*goal, input)
         };
-        let stats = state.metadata_or_insert_with(TrimStats::default);
-        if stats.seconds > MAX_TRIM_SHARE * self.run_started.elapsed().as_secs_f64() {
-            stats.skipped += 1;
-            return Ok(None);
-        }
         let started = Instant::now();
         *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
             mutation: Mutation::Trim,
