@@ -38,20 +38,22 @@ pub fn shortlex_words(hir: &Hir, needed: usize, exclude: &HashSet<String>) -> Ve
         .properties()
         .maximum_len()
         .map_or(MAX_VALUE_LEN, |m| m.min(MAX_VALUE_LEN));
-    let mut best = Vec::new();
-    for limit in 0..=max_len {
+    // Shortlex order puts every word of at most `limit` characters before every longer one,
+    // so once the words up to some limit are enough, they are the first words of the whole
+    // language; the limit doubles, so a language with few short words costs a handful of
+    // rounds rather than one per length.
+    let mut limit = 0;
+    loop {
         let words: Vec<String> = words_up_to(hir, limit, cap)
             .into_iter()
             .filter(|w| !exclude.contains(w))
             .take(needed)
             .collect();
-        let done = words.len() >= needed;
-        best = words;
-        if done {
-            break;
+        if words.len() >= needed || limit >= max_len {
+            return words;
         }
+        limit = (limit * 2).clamp(1, max_len);
     }
-    best
 }
 
 fn shortlex_key(s: &str) -> (usize, &str) {
@@ -73,6 +75,15 @@ fn char_len(s: &str) -> usize {
 /// intermediate result to `cap` is safe: a word among the `cap` smallest of a concatenation is
 /// always built from words among the `cap` smallest of each part.
 fn words_up_to(hir: &Hir, limit: usize, cap: usize) -> Vec<String> {
+    // A part whose every word is longer than the limit has none to give (`\d{65535}`): a
+    // character is at most four bytes, and the minimum is known without enumerating.
+    if hir
+        .properties()
+        .minimum_len()
+        .is_some_and(|bytes| bytes > 4 * limit)
+    {
+        return vec![];
+    }
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => vec![String::new()],
         HirKind::Literal(lit) => {
@@ -157,22 +168,74 @@ fn words_up_to(hir: &Hir, limit: usize, cap: usize) -> Vec<String> {
     }
 }
 
+/// The shortlex-smallest `cap` distinct words `a + b` of at most `limit` characters, `a` from
+/// `left` and `b` from `right`, both in shortlex order without repeats. For a fixed `a`, the
+/// words `a + b` come in the order of `right`, so a merge of one such run per `a` yields the
+/// result in order and builds about `cap` words, where taking every pair built `cap²` (seconds
+/// for a pool like `/.{4,30}/`).
 fn concat(left: &[String], right: &[String], limit: usize, cap: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    for a in left {
-        let room = limit - char_len(a);
-        for b in right {
-            if char_len(b) <= room {
-                out.push(format!("{a}{b}"));
-            }
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let right_lens: Vec<usize> = right.iter().map(|b| char_len(b)).collect();
+    // (length, word, index in left, index in right), smallest first.
+    let mut heap = BinaryHeap::new();
+    let push = |heap: &mut BinaryHeap<_>, a: usize, b: usize| {
+        let a_len = char_len(&left[a]);
+        if b < right.len() && a_len + right_lens[b] <= limit {
+            let word = format!("{}{}", left[a], right[b]);
+            #[cfg(test)]
+            tests::WORDS_BUILT.with(|built| built.set(built.get() + 1));
+            heap.push(Reverse((a_len + right_lens[b], word, a, b)));
+        }
+    };
+    for a in 0..left.len() {
+        push(&mut heap, a, 0);
+    }
+    let mut out: Vec<String> = Vec::new();
+    while out.len() < cap {
+        let Some(Reverse((_, word, a, b))) = heap.pop() else {
+            break;
+        };
+        push(&mut heap, a, b + 1);
+        if out.last() != Some(&word) {
+            out.push(word);
         }
     }
-    normalize(out, cap)
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// Words `concat` built on this thread: the work a derivation took.
+        pub(super) static WORDS_BUILT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The words of `pattern` and how many words deriving them built.
+    fn words_and_work(pattern: &str, n: usize) -> (Vec<String>, usize) {
+        WORDS_BUILT.with(|built| built.set(0));
+        let found = words(pattern, n, &[]);
+        (found, WORDS_BUILT.with(|built| built.get()))
+    }
+
+    /// Pools the loader's fuzzer found taking ten seconds each to check (targets/loader): a
+    /// branch whose words are all longer than a value may be, and a repetition of a wide class.
+    /// Every pair of words was built per concatenation, once per value length.
+    #[test]
+    fn long_or_wide_repetitions_derive_with_little_work() {
+        let (found, work) = words_and_work(r"\d{65535}|[a-c]", POOL_CAPACITY);
+        assert_eq!(found, ["a", "b", "c"]);
+        assert_eq!(work, 0);
+        let (found, work) = words_and_work(r"(?:\d\d|.{4,}){4,30}\d", POOL_CAPACITY);
+        assert_eq!(found.len(), POOL_CAPACITY);
+        assert_eq!(found[0], "000000000");
+        assert!(work < 200_000, "{work} words built");
+        let (found, work) = words_and_work(r"[a-z][a-z0-9_]*", POOL_CAPACITY);
+        assert_eq!(&found[..3], ["a", "b", "c"]);
+        assert!(work < 20_000, "{work} words built");
+    }
 
     fn words(pattern: &str, n: usize, exclude: &[&str]) -> Vec<String> {
         let hir = regex_syntax::parse(pattern).unwrap();
