@@ -20,6 +20,7 @@ pub use linked::LinkedTarget;
 pub use memory_limit::MemoryLimit;
 pub use target::Target;
 pub use validity::{
-    Crash, MessageTally, StageTally, UNSTAGED, ValidityReport, panic_message, split_stage,
+    Crash, MessageTally, OverRepresented, RuleAlternative, StageTally, UNSTAGED, ValidityReport,
+    panic_message, split_stage, used_alternatives,
 };
 pub use verdict::Verdict;

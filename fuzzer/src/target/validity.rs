@@ -5,6 +5,11 @@
 //! Stages come from a convention on [`Verdict::Invalid`] reasons: a target that starts its
 //! reasons with the stage that refused the input, as in `parse: 3:7: expected ')'` or
 //! `backend msl: ...`, gets a per-stage breakdown; other reasons are tallied as unstaged.
+//!
+//! A message alone does not say what to edit in the grammar. So each input's derivation is
+//! tallied too, as the named rule alternatives it used: an alternative found in most inputs
+//! refused with one message and in few accepted ones is where that message comes from
+//! ([`ValidityReport::over_represented`]).
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -13,9 +18,13 @@ use libafl_bolts::rands::StdRand;
 
 use super::{Target, Verdict};
 use crate::diagnostic::Diagnostic;
-use crate::grammar::Grammar;
+use crate::grammar::{Grammar, RuleId};
 use crate::sampler::{Bounds, Sample, Sampler};
 use crate::text::render_into;
+use crate::tree::{DerivationTree, NodeKind};
+
+/// A named rule and the index of one of its alternatives.
+pub type RuleAlternative = (RuleId, u32);
 
 /// The label of reasons that do not start with a stage.
 pub const UNSTAGED: &str = "(unstaged)";
@@ -31,6 +40,8 @@ pub struct ValidityReport {
     /// Inputs on which the target faulted (panicked, or with a forked run also crashed or
     /// timed out), with what happened, in generation order.
     pub crashes: Vec<Crash>,
+    /// How many valid inputs used each named rule alternative.
+    pub valid_uses: BTreeMap<RuleAlternative, u64>,
 }
 
 /// The refusals of one stage.
@@ -42,11 +53,22 @@ pub struct StageTally {
     pub messages: BTreeMap<String, MessageTally>,
 }
 
-/// One message of a stage: how often it occurred, and the first input that caused it.
+/// One message of a stage: how often it occurred, the first input that caused it, and how many
+/// of its inputs used each named rule alternative.
 #[derive(Debug, Default)]
 pub struct MessageTally {
     pub count: u64,
     pub example: String,
+    pub uses: BTreeMap<RuleAlternative, u64>,
+}
+
+/// A rule alternative found more often in the inputs refused with one message than in the
+/// accepted ones: shares of those inputs that used it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverRepresented {
+    pub alternative: RuleAlternative,
+    pub share_refused: f64,
+    pub share_valid: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -104,6 +126,7 @@ impl ValidityReport {
         let mut rng = StdRand::with_seed(seed);
         let mut sample = Sample::default();
         let mut text = String::new();
+        let mut used = Vec::new();
         let mut validity = ValidityReport::default();
         for index in 0..count {
             sampler.generate(&mut rng, &mut sample);
@@ -112,7 +135,10 @@ impl ValidityReport {
                 continue;
             }
             match run(&text) {
-                Ok(verdict) => validity.record(&verdict, &text),
+                Ok(verdict) => {
+                    used_alternatives(grammar, &sample.tree, &mut used);
+                    validity.record(&verdict, &text, &used);
+                }
                 Err(message) => {
                     validity.inputs += 1;
                     validity.crashes.push(Crash {
@@ -126,11 +152,17 @@ impl ValidityReport {
         Ok(validity)
     }
 
-    /// Counts one verdict on `input`.
-    pub fn record(&mut self, verdict: &Verdict, input: &str) {
+    /// Counts one verdict on `input`, whose derivation used the rule alternatives `used` (each
+    /// once).
+    pub fn record(&mut self, verdict: &Verdict, input: &str, used: &[RuleAlternative]) {
         self.inputs += 1;
         match verdict {
-            Verdict::Valid => self.valid += 1,
+            Verdict::Valid => {
+                self.valid += 1;
+                for &alternative in used {
+                    *self.valid_uses.entry(alternative).or_default() += 1;
+                }
+            }
             Verdict::Reject => self.rejected += 1,
             Verdict::Invalid(reason) => {
                 let (stage, message) = split_stage(reason);
@@ -142,10 +174,47 @@ impl ValidityReport {
                     .or_insert_with(|| MessageTally {
                         count: 0,
                         example: input.to_string(),
+                        uses: BTreeMap::new(),
                     });
                 entry.count += 1;
+                for &alternative in used {
+                    *entry.uses.entry(alternative).or_default() += 1;
+                }
             }
         }
+    }
+
+    /// The rule alternatives that most set the inputs refused with `tally`'s message apart from
+    /// the accepted ones: used by at least half of the refused inputs, and by a share of them at
+    /// least `min_gap` larger than of the valid inputs; the largest gaps first, at most `limit`.
+    pub fn over_represented(
+        &self,
+        tally: &MessageTally,
+        min_gap: f64,
+        limit: usize,
+    ) -> Vec<OverRepresented> {
+        let share = |n: u64, of: u64| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+        let mut found: Vec<OverRepresented> = tally
+            .uses
+            .iter()
+            .map(|(&alternative, &n)| OverRepresented {
+                alternative,
+                share_refused: share(n, tally.count),
+                share_valid: share(
+                    self.valid_uses.get(&alternative).copied().unwrap_or(0),
+                    self.valid,
+                ),
+            })
+            .filter(|o| o.share_refused >= 0.5 && o.share_refused - o.share_valid >= min_gap)
+            .collect();
+        found.sort_by(|a, b| {
+            let gap = |o: &OverRepresented| o.share_refused - o.share_valid;
+            gap(b)
+                .total_cmp(&gap(a))
+                .then(a.alternative.cmp(&b.alternative))
+        });
+        found.truncate(limit);
+        found
     }
 
     /// Inputs refused at `stage`.
@@ -161,6 +230,20 @@ impl ValidityReport {
             100.0 * n as f64 / self.inputs as f64
         }
     }
+}
+
+/// The named rule alternatives `tree` expands, each once, in order.
+pub fn used_alternatives(grammar: &Grammar, tree: &DerivationTree, out: &mut Vec<RuleAlternative>) {
+    out.clear();
+    for node in tree.nodes() {
+        if let NodeKind::Rule { rule, alternative } = node.kind
+            && grammar.rule(rule).is_named()
+        {
+            out.push((rule, alternative));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
 }
 
 /// Splits `stage: rest` off a reason. A stage is a short run of lower-case words (letters,
@@ -182,15 +265,13 @@ pub fn split_stage(reason: &str) -> (&str, &str) {
     }
 }
 
-/// Drops a leading `line:column: ` from a message.
+/// Drops a leading `line:column: ` or `file:line:column: ` from a message.
 fn strip_location(message: &str) -> &str {
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let location = |s: &str| {
-        let (line, column) = s.split_once(':')?;
-        (!line.is_empty()
-            && !column.is_empty()
-            && line.bytes().all(|b| b.is_ascii_digit())
-            && column.bytes().all(|b| b.is_ascii_digit()))
-        .then_some(())
+        let mut parts = s.rsplitn(3, ':');
+        let (column, line) = (parts.next()?, parts.next()?);
+        (number(line) && number(column)).then_some(())
     };
     match message.split_once(": ") {
         Some((head, rest)) if location(head).is_some() => rest,
@@ -228,22 +309,79 @@ mod tests {
     #[test]
     fn locations_are_dropped_so_equal_messages_merge() {
         let mut validity = ValidityReport::default();
-        validity.record(&Verdict::Invalid("type: 3:4: expected int".into()), "one");
-        validity.record(&Verdict::Invalid("type: 9:1: expected int".into()), "two");
-        validity.record(&Verdict::Invalid("type: at 9:1: x".into()), "three");
-        validity.record(&Verdict::Valid, "four");
-        validity.record(&Verdict::Reject, "five");
+        validity.record(
+            &Verdict::Invalid("type: 3:4: expected int".into()),
+            "one",
+            &[],
+        );
+        validity.record(
+            &Verdict::Invalid("type: 9:1: expected int".into()),
+            "two",
+            &[],
+        );
+        validity.record(&Verdict::Invalid("type: at 9:1: x".into()), "three", &[]);
+        validity.record(
+            &Verdict::Invalid("in.g:2:5: expected int".into()),
+            "six",
+            &[],
+        );
+        validity.record(&Verdict::Valid, "four", &[]);
+        validity.record(&Verdict::Reject, "five", &[]);
         let tally = &validity.invalid["type"];
         assert_eq!(tally.count, 3);
         assert_eq!(tally.messages["expected int"].count, 2);
         assert_eq!(tally.messages["expected int"].example, "one");
         assert_eq!(tally.messages["at 9:1: x"].count, 1);
+        assert_eq!(validity.invalid[UNSTAGED].messages["expected int"].count, 1);
         assert_eq!(
             (validity.inputs, validity.valid, validity.rejected),
-            (5, 1, 1)
+            (6, 1, 1)
         );
         assert_eq!(validity.refused_at("type"), 3);
-        assert_eq!(validity.percent(1), 20.0);
+        assert_eq!(validity.percent(3), 50.0);
+    }
+
+    /// A target that refuses every input with a `while` in it: the `while` alternative is the
+    /// one the explanation must name, and not the alternatives every input uses.
+    #[test]
+    fn the_alternative_behind_a_refusal_is_named_and_common_ones_are_not() {
+        let grammar = Grammar::from_text(
+            "t.ebnf",
+            "prog = stmt+ ; stmt = \"print\" expr | \"while\" expr stmt | \"skip\" ; expr = \"1\" | \"x\" ;",
+        )
+        .unwrap();
+        let bounds = Bounds::new(1, 3, 3).unwrap();
+        let validity = ValidityReport::measure_with(
+            &grammar,
+            bounds,
+            400,
+            3,
+            |_| true,
+            |text| {
+                Ok(if text.contains("while") {
+                    Verdict::Invalid("loop: loops are not allowed".into())
+                } else {
+                    Verdict::Valid
+                })
+            },
+        )
+        .unwrap();
+        let tally = &validity.invalid["loop"].messages["loops are not allowed"];
+        assert!(tally.count > 50 && validity.valid > 50, "{validity:?}");
+        let found = validity.over_represented(tally, 0.2, 3);
+        let name = |o: &OverRepresented| {
+            let (rule, alternative) = o.alternative;
+            (grammar.rule(rule).name.clone(), alternative)
+        };
+        assert_eq!(name(&found[0]), ("stmt".to_string(), 1), "{found:?}");
+        assert_eq!(found[0].share_refused, 1.0);
+        assert_eq!(found[0].share_valid, 0.0);
+        // `prog` is in every input, refused or not: nothing to learn from it.
+        assert!(
+            found
+                .iter()
+                .all(|o| grammar.rule(o.alternative.0).name != "prog")
+        );
     }
 
     struct Fussy;

@@ -90,3 +90,37 @@ fn faults_leave_the_terminal_quiet_even_with_backtraces_asked_for() {
     }
     assert_eq!(stderr, "", "nothing but the report");
 }
+
+/// `--explain` names, under each refusal, the grammar's alternative behind it as written in the
+/// file: the planted checker refuses a program that reads a variable before assigning it, and
+/// only programs that read a variable (`expr = ID`) can be refused that way.
+#[test]
+fn explain_names_the_alternative_behind_each_refusal() {
+    let grammar = grammar_path();
+    let output = bonsai(&[
+        "validity",
+        grammar.to_str().unwrap(),
+        "--target",
+        "planted",
+        "--bounds",
+        "2,3,3",
+        "--count",
+        "300",
+        "--seed",
+        "1",
+        "--explain",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let refusal = lines
+        .iter()
+        .position(|l| l.contains("is read before it is assigned"))
+        .unwrap_or_else(|| panic!("no read-before-assignment refusal: {stdout}"));
+    let first = lines[refusal + 1].trim();
+    assert!(first.starts_with("in 100% of these, "), "{stdout}");
+    assert!(
+        first.ends_with(&format!("{}:11: expr = ID", grammar.display())),
+        "{stdout}"
+    );
+}
