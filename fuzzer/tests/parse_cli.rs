@@ -258,3 +258,30 @@ fn import_reads_each_regular_file_once_and_never_blocks() {
     );
     assert!(stdout.contains("imported 2 of 5 seeds"), "{stdout}");
 }
+
+/// A word the parser can only read as two pool values (`FOO` as `FO` `O`) is replayed with a
+/// space between them: a change of meaning, which `parse` must refuse at the word instead of
+/// reporting "layout differs". Words it reads whole still import.
+#[test]
+fn a_word_read_as_two_tokens_is_refused_not_called_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar = dir.path().join("select.ebnf");
+    std::fs::write(
+        &grammar,
+        "stmt = \"SELECT\" NAME+ \"FROM\" NAME+ \";\" ;\n%pool NAME = \"FO\" | \"O\" | \"BAR\" ;\n",
+    )
+    .unwrap();
+    let split = dir.path().join("split.sql");
+    std::fs::write(&split, "SELECT FOO FROM BAR;").unwrap();
+    let out = bonsai(&["parse", path(&grammar), path(&split)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("split.sql:1:10:") && stderr.contains("change its meaning"),
+        "{stderr}"
+    );
+    let spaced = dir.path().join("spaced.sql");
+    std::fs::write(&spaced, "SELECT FO O FROM BAR;").unwrap();
+    let out = bonsai(&["parse", path(&grammar), path(&spaced)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
