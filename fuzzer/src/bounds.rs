@@ -29,12 +29,66 @@ pub struct Bounds {
     pub depth: u32,
 }
 
-impl Bounds {
-    pub fn new(idents: u32, items: u32, depth: u32) -> Result<Self, String> {
-        if idents == 0 || items == 0 || depth == 0 {
-            return Err(format!(
+/// Why a text or three numbers are not bounds. Its message is written to follow clap's
+/// "invalid value ... for '--bounds <M,N,D>': ".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoundsError {
+    /// Not three comma-separated non-negative integers.
+    Malformed(String),
+    /// A bound of 0: nothing could be generated.
+    Zero { idents: u32, items: u32, depth: u32 },
+    /// A bound above [`MAX_BOUND`] on a command line.
+    TooLarge(Bounds),
+    /// A lattice up to these bounds would have more than `max` nodes.
+    LatticeTooLarge {
+        max_bounds: Bounds,
+        nodes: u64,
+        max: u64,
+    },
+}
+
+impl fmt::Display for BoundsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoundsError::Malformed(text) => write!(
+                f,
+                "expected bounds as M,N,D of positive integers (for example 3,3,3), got '{text}'"
+            ),
+            BoundsError::Zero {
+                idents,
+                items,
+                depth,
+            } => write!(
+                f,
                 "bounds must be at least 1 each, got {idents},{items},{depth}"
-            ));
+            ),
+            BoundsError::TooLarge(bounds) => write!(
+                f,
+                "each bound may be at most {MAX_BOUND} (the Bonsai paper uses 3,3,3), got {bounds}"
+            ),
+            BoundsError::LatticeTooLarge {
+                max_bounds,
+                nodes,
+                max,
+            } => write!(
+                f,
+                "the lattice up to {max_bounds} would have {nodes} nodes, each a fuzzing run of \
+                 its own; at most {max} are allowed (3,3,3 has 54, 10,10,10 has 2000)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BoundsError {}
+
+impl Bounds {
+    pub fn new(idents: u32, items: u32, depth: u32) -> Result<Self, BoundsError> {
+        if idents == 0 || items == 0 || depth == 0 {
+            return Err(BoundsError::Zero {
+                idents,
+                items,
+                depth,
+            });
         }
         Ok(Self {
             idents,
@@ -44,13 +98,11 @@ impl Bounds {
     }
 
     /// Bounds from a command line: as [`FromStr`], and each at most [`MAX_BOUND`].
-    pub fn parse_arg(s: &str) -> Result<Self, String> {
+    pub fn parse_arg(s: &str) -> Result<Self, BoundsError> {
         let bounds: Bounds = s.parse()?;
         let largest = bounds.idents.max(bounds.items).max(bounds.depth);
         if largest > MAX_BOUND {
-            return Err(format!(
-                "each bound may be at most {MAX_BOUND} (the Bonsai paper uses 3,3,3), got {bounds}"
-            ));
+            return Err(BoundsError::TooLarge(bounds));
         }
         Ok(bounds)
     }
@@ -74,19 +126,15 @@ impl fmt::Display for Bounds {
 }
 
 impl FromStr for Bounds {
-    type Err = String;
+    type Err = BoundsError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, BoundsError> {
+        let malformed = || BoundsError::Malformed(s.to_string());
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
         let [m, n, d] = parts.as_slice() else {
-            return Err(format!(
-                "expected bounds as M,N,D (for example 3,3,3), got '{s}'"
-            ));
+            return Err(malformed());
         };
-        let number = |x: &str| {
-            x.parse::<u32>()
-                .map_err(|_| format!("expected bounds as M,N,D of positive integers, got '{s}'"))
-        };
+        let number = |x: &str| x.parse::<u32>().map_err(|_| malformed());
         Bounds::new(number(m)?, number(n)?, number(d)?)
     }
 }
@@ -114,7 +162,11 @@ mod tests {
             Bounds::new(3, 10_000, 2).unwrap()
         );
         let err = Bounds::parse_arg("1000000,1,1").unwrap_err();
-        assert!(err.contains("at most 10000"), "{err}");
+        assert_eq!(
+            err,
+            BoundsError::TooLarge(Bounds::new(1_000_000, 1, 1).unwrap())
+        );
+        assert!(err.to_string().contains("at most 10000"), "{err}");
         assert!(Bounds::parse_arg("1,1,4000000000").is_err());
         assert!(Bounds::parse_arg("0,1,1").is_err());
         // Stored bounds are read without the cap.

@@ -111,9 +111,45 @@ impl Stop {
     }
 }
 
+/// Why a text is not a duration. Its message is written to follow clap's "invalid value ...
+/// for '--time <TIME>': ".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DurationError {
+    /// No number in front (`forever`, `m10`).
+    NotANumber(String),
+    /// A unit other than ms, s, m, min, h and d.
+    UnknownUnit { unit: String, text: String },
+    /// Negative, infinite or not a number.
+    OutOfRange(String),
+}
+
+impl std::fmt::Display for DurationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DurationError::NotANumber(text) => {
+                write!(
+                    f,
+                    "expected a duration such as 30s, 10m or 2h, got '{text}'"
+                )
+            }
+            DurationError::UnknownUnit { unit, text } => {
+                write!(
+                    f,
+                    "unknown time unit '{unit}' in '{text}' (use s, m, h or d)"
+                )
+            }
+            DurationError::OutOfRange(text) => {
+                write!(f, "expected a non-negative duration, got '{text}'")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DurationError {}
+
 /// Parses a duration as the command line writes it: `30s`, `10m`, `2h`, `1d`, or plain
 /// seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit() && c != '.')
@@ -121,7 +157,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, unit) = text.split_at(split);
     let value: f64 = number
         .parse()
-        .map_err(|_| format!("expected a duration such as 30s, 10m or 2h, got '{text}'"))?;
+        .map_err(|_| DurationError::NotANumber(text.to_string()))?;
     let scale = match unit {
         "" | "s" => 1.0,
         "ms" => 0.001,
@@ -129,13 +165,14 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "h" => 3600.0,
         "d" => 86400.0,
         _ => {
-            return Err(format!(
-                "unknown time unit '{unit}' in '{text}' (use s, m, h or d)"
-            ));
+            return Err(DurationError::UnknownUnit {
+                unit: unit.to_string(),
+                text: text.to_string(),
+            });
         }
     };
     if !value.is_finite() || value < 0.0 {
-        return Err(format!("expected a non-negative duration, got '{text}'"));
+        return Err(DurationError::OutOfRange(text.to_string()));
     }
     Ok(Duration::from_secs_f64(value * scale))
 }
@@ -152,8 +189,20 @@ mod tests {
         assert_eq!(parse_duration("45").unwrap(), Duration::from_secs(45));
         assert_eq!(parse_duration("1.5m").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert!(parse_duration("10x").unwrap_err().contains("unit"));
-        assert!(parse_duration("").is_err());
-        assert!(parse_duration("m").is_err());
+        assert_eq!(
+            parse_duration("10x"),
+            Err(DurationError::UnknownUnit {
+                unit: "x".into(),
+                text: "10x".into()
+            })
+        );
+        assert_eq!(
+            parse_duration(""),
+            Err(DurationError::NotANumber(String::new()))
+        );
+        assert_eq!(
+            parse_duration("m"),
+            Err(DurationError::NotANumber("m".into()))
+        );
     }
 }

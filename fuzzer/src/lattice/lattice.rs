@@ -1,6 +1,7 @@
 //! The Bonsai lattice: every F(m,n,d,v) up to a maximum, ordered as in the paper.
 
 use super::{Node, Restriction};
+use crate::bounds::BoundsError;
 use crate::sampler::Bounds;
 
 /// The most nodes a lattice may have. Every node is a fuzzing run of its own (an hour each by
@@ -42,20 +43,21 @@ impl Lattice {
 
     /// The top of a new lattice from a command line: bounds as [`Bounds::parse_arg`] reads
     /// them, whose lattice has at most [`MAX_NODES`] nodes.
-    pub fn parse_max_bounds(s: &str) -> Result<Bounds, String> {
+    pub fn parse_max_bounds(s: &str) -> Result<Bounds, BoundsError> {
         let max = Bounds::parse_arg(s)?;
         Self::check_size(max)?;
         Ok(max)
     }
 
     /// Refuses a lattice of more than [`MAX_NODES`] nodes.
-    pub fn check_size(max: Bounds) -> Result<(), String> {
+    pub fn check_size(max: Bounds) -> Result<(), BoundsError> {
         let count = Self::node_count(max);
         if count > MAX_NODES {
-            return Err(format!(
-                "the lattice up to {max} would have {count} nodes, each a fuzzing run of its own; \
-                 at most {MAX_NODES} are allowed (3,3,3 has 54, 10,10,10 has 2000)"
-            ));
+            return Err(BoundsError::LatticeTooLarge {
+                max_bounds: max,
+                nodes: count,
+                max: MAX_NODES,
+            });
         }
         Ok(())
     }
@@ -172,7 +174,17 @@ mod tests {
         );
         assert_eq!(Lattice::node_count("10,10,10".parse().unwrap()), 2000);
         let err = Lattice::parse_max_bounds("100,100,100").unwrap_err();
-        assert!(err.contains("2000000 nodes"), "{err}");
+        assert!(
+            matches!(
+                err,
+                BoundsError::LatticeTooLarge {
+                    nodes: 2_000_000,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("2000000 nodes"), "{err}");
         assert!(Lattice::parse_max_bounds("1,1,1001").is_err());
         assert!(Lattice::parse_max_bounds("1,1,1000").is_ok());
     }
