@@ -9,5 +9,5 @@ mod sequence;
 
 pub use cursor::{Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED};
 pub use input::ChoiceInput;
-pub use saved::SavedChoices;
+pub use saved::{ChoicesFileError, SavedChoices};
 pub use sequence::ChoiceSequence;

@@ -12,6 +12,33 @@ use crate::diagnostic::Diagnostic;
 /// being decoded into garbage.
 const MAGIC: &[u8; 8] = b"BONSAIC\x01";
 
+/// Why bytes are not a `.choices` file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChoicesFileError {
+    /// The file does not start with Bonsai's magic number: another kind of file.
+    NotAChoicesFile,
+    /// It starts like one but does not decode (truncated, overwritten).
+    Corrupt(String),
+    /// It decodes, with bytes left over after the sequence.
+    TrailingBytes(usize),
+}
+
+impl std::fmt::Display for ChoicesFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChoicesFileError::NotAChoicesFile => {
+                write!(f, "not a Bonsai choices file (bad magic number)")
+            }
+            ChoicesFileError::Corrupt(why) => write!(f, "corrupt choices file: {why}"),
+            ChoicesFileError::TrailingBytes(n) => {
+                write!(f, "corrupt choices file: {n} trailing bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ChoicesFileError {}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedChoices {
     /// [`crate::grammar::Grammar::fingerprint`] of the grammar the sequence was made with.
@@ -27,17 +54,14 @@ impl SavedChoices {
         bytes
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ChoicesFileError> {
         let body = bytes
             .strip_prefix(MAGIC.as_slice())
-            .ok_or("not a Bonsai choices file (bad magic number)")?;
-        let (saved, rest): (SavedChoices, _) =
-            postcard::take_from_bytes(body).map_err(|e| format!("corrupt choices file: {e}"))?;
+            .ok_or(ChoicesFileError::NotAChoicesFile)?;
+        let (saved, rest): (SavedChoices, _) = postcard::take_from_bytes(body)
+            .map_err(|e| ChoicesFileError::Corrupt(e.to_string()))?;
         if !rest.is_empty() {
-            return Err(format!(
-                "corrupt choices file: {} trailing bytes",
-                rest.len()
-            ));
+            return Err(ChoicesFileError::TrailingBytes(rest.len()));
         }
         Ok(saved)
     }
@@ -45,7 +69,7 @@ impl SavedChoices {
     pub fn read(path: &Path) -> Result<Self, Diagnostic> {
         let bytes = std::fs::read(path)
             .map_err(|e| Diagnostic::error(format!("cannot read choices: {e}")).in_file(path))?;
-        Self::from_bytes(&bytes).map_err(|e| Diagnostic::error(e).in_file(path))
+        Self::from_bytes(&bytes).map_err(|e| Diagnostic::error(e.to_string()).in_file(path))
     }
 
     /// Writes through a temporary file and a rename, so that a crash never leaves a
@@ -68,18 +92,19 @@ mod tests {
         };
         let bytes = saved.to_bytes();
         assert_eq!(SavedChoices::from_bytes(&bytes).unwrap(), saved);
-        assert!(SavedChoices::from_bytes(&bytes[..bytes.len() - 1]).is_err());
-        assert!(
-            SavedChoices::from_bytes(b"hello")
-                .unwrap_err()
-                .contains("magic")
+        assert!(matches!(
+            SavedChoices::from_bytes(&bytes[..bytes.len() - 1]),
+            Err(ChoicesFileError::Corrupt(_))
+        ));
+        assert_eq!(
+            SavedChoices::from_bytes(b"hello"),
+            Err(ChoicesFileError::NotAChoicesFile)
         );
         let mut extra = bytes.clone();
         extra.push(0);
-        assert!(
-            SavedChoices::from_bytes(&extra)
-                .unwrap_err()
-                .contains("trailing")
+        assert_eq!(
+            SavedChoices::from_bytes(&extra),
+            Err(ChoicesFileError::TrailingBytes(1))
         );
     }
 }

@@ -47,23 +47,65 @@ pub fn parse_instrumented_report(stdout: &str, target: &str) -> Option<usize> {
     })
 }
 
+/// Why a target binary's instrumentation could not be confirmed.
+#[derive(Debug)]
+pub enum InstrumentationError {
+    /// The binary could not be started.
+    CannotRun {
+        binary: std::path::PathBuf,
+        error: std::io::Error,
+    },
+    /// It ran, and did not report the target as instrumented: what it printed.
+    NotReported {
+        binary: std::path::PathBuf,
+        target: String,
+        status: std::process::ExitStatus,
+        output: String,
+    },
+}
+
+impl std::fmt::Display for InstrumentationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InstrumentationError::CannotRun { binary, error } => {
+                write!(f, "cannot run {}: {error}", binary.display())
+            }
+            InstrumentationError::NotReported {
+                binary,
+                target,
+                status,
+                output,
+            } => write!(
+                f,
+                "{} does not report '{target}' as instrumented ({status}):\n{output}",
+                binary.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for InstrumentationError {}
+
 /// Asks a built target binary `bonsai-<target>` how many edge counters it carries, by running
 /// its `targets --target <target>`: how a test or a script checks a target binary without
 /// linking it.
-pub fn query_instrumented(binary: &Path, target: &str) -> Result<usize, String> {
+pub fn query_instrumented(binary: &Path, target: &str) -> Result<usize, InstrumentationError> {
     let out = Command::new(binary)
         .args(["targets", "--target", target])
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+        .map_err(|error| InstrumentationError::CannotRun {
+            binary: binary.to_path_buf(),
+            error,
+        })?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     match parse_instrumented_report(&stdout, target) {
         Some(counters) if out.status.success() => Ok(counters),
-        _ => Err(format!(
-            "{} does not report '{target}' as instrumented ({}):\n{stdout}{}",
-            binary.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        )),
+        _ => Err(InstrumentationError::NotReported {
+            binary: binary.to_path_buf(),
+            target: target.to_string(),
+            status: out.status,
+            output: format!("{stdout}{}", String::from_utf8_lossy(&out.stderr)),
+        }),
     }
 }
 
@@ -89,6 +131,13 @@ mod tests {
     #[test]
     fn querying_a_missing_binary_fails_with_its_path() {
         let error = query_instrumented(Path::new("/nonexistent/bonsai-x"), "x").unwrap_err();
-        assert!(error.contains("/nonexistent/bonsai-x"), "{error}");
+        assert!(
+            matches!(&error, InstrumentationError::CannotRun { binary, .. } if binary == Path::new("/nonexistent/bonsai-x")),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("/nonexistent/bonsai-x"),
+            "{error}"
+        );
     }
 }

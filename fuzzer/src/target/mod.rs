@@ -13,8 +13,8 @@ mod validity;
 mod verdict;
 
 pub use instrumentation::{
-    edge_counters, instrumented_report, parse_instrumented_report, query_instrumented,
-    require_instrumented,
+    InstrumentationError, edge_counters, instrumented_report, parse_instrumented_report,
+    query_instrumented, require_instrumented,
 };
 pub use linked::LinkedTarget;
 pub use memory_limit::MemoryLimit;
