@@ -176,10 +176,10 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                     unstable_edges,
                 }
             }
-            Err(message) => InputReport {
+            Err(error) => InputReport {
                 name,
                 verdict: "error".into(),
-                message,
+                message: error.to_string(),
                 edges: 0,
                 new_edges: 0,
                 output: None,

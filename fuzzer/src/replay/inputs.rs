@@ -24,16 +24,46 @@ pub fn list_inputs(dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
     Ok(paths)
 }
 
+/// Why an input file cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputError {
+    /// A text file that cannot be read.
+    CannotRead(String),
+    /// A `.choices` file, and no grammar to replay it with.
+    NoGrammar,
+    /// A `.choices` file that cannot be read or decoded.
+    Choices(String),
+    /// Recorded with another grammar than the one given.
+    OtherGrammar,
+    /// It does not replay within its recorded bounds.
+    DoesNotReplay(String),
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::CannotRead(e) => write!(f, "cannot read: {e}"),
+            InputError::NoGrammar => write!(f, "no grammar"),
+            InputError::Choices(message) | InputError::DoesNotReplay(message) => {
+                write!(f, "{message}")
+            }
+            InputError::OtherGrammar => write!(f, "recorded with a different grammar"),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
 /// The text of a `.txt` file, or the text a `.choices` file replays to (strictly, under its
 /// recorded bounds). The error says why the input cannot be run.
-pub fn input_text(path: &Path, grammar: Option<&Grammar>) -> Result<String, String> {
+pub fn input_text(path: &Path, grammar: Option<&Grammar>) -> Result<String, InputError> {
     if path.extension().is_none_or(|e| e != "choices") {
-        return std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"));
+        return std::fs::read_to_string(path).map_err(|e| InputError::CannotRead(e.to_string()));
     }
-    let grammar = grammar.ok_or("no grammar")?;
-    let saved = SavedChoices::read(path).map_err(|d| d.message)?;
+    let grammar = grammar.ok_or(InputError::NoGrammar)?;
+    let saved = SavedChoices::read(path).map_err(|d| InputError::Choices(d.message))?;
     replay_saved(grammar, &saved).map_err(|e| match e {
-        SavedReplayError::OtherGrammar => "recorded with a different grammar".to_string(),
-        SavedReplayError::Bounds(m) | SavedReplayError::Replay(m) => m,
+        SavedReplayError::OtherGrammar => InputError::OtherGrammar,
+        SavedReplayError::Bounds(m) | SavedReplayError::Replay(m) => InputError::DoesNotReplay(m),
     })
 }

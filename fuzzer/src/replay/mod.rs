@@ -15,4 +15,4 @@ mod report_page;
 
 pub use execution::{Execution, Outcome};
 pub use forked::{ForkedRunner, run_forked};
-pub use inputs::{input_text, list_inputs};
+pub use inputs::{InputError, input_text, list_inputs};

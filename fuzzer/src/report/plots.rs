@@ -17,12 +17,29 @@ const WIDTH: u32 = 860;
 /// Beyond this many lines the legend names only the emphasized ones.
 const LEGEND_LIMIT: usize = 12;
 
-fn failed(e: impl std::fmt::Display) -> String {
-    format!("cannot draw the plot: {e}")
+/// A plot that could not be drawn, with the drawing library's reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlotError(pub String);
+
+impl std::fmt::Display for PlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot draw the plot: {}", self.0)
+    }
+}
+
+impl std::error::Error for PlotError {}
+
+fn failed(e: impl std::fmt::Display) -> PlotError {
+    PlotError(e.to_string())
 }
 
 /// Lines over a shared x axis starting at 0.
-pub fn lines(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) -> Result<String, String> {
+pub fn lines(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Series],
+) -> Result<String, PlotError> {
     let all = series.iter().flat_map(|s| s.points.iter());
     let (x_max, y_max) = all.fold((0.0f64, 0.0f64), |(x, y), p| (x.max(p.0), y.max(p.1)));
     let mut svg = String::new();
@@ -85,7 +102,7 @@ pub fn histogram(
     x_desc: &str,
     values: &[usize],
     bins: usize,
-) -> Result<String, String> {
+) -> Result<String, PlotError> {
     let max = values.iter().copied().max().unwrap_or(0) + 1;
     let width = max.div_ceil(bins.max(1)).max(1);
     let mut counts = vec![0u32; max.div_ceil(width)];
@@ -138,7 +155,7 @@ pub fn histogram(
 }
 
 /// One horizontal bar per label, values in 0..=1, each labelled with its name and percentage.
-pub fn shares(title: &str, x_desc: &str, bars: &[(String, f64)]) -> Result<String, String> {
+pub fn shares(title: &str, x_desc: &str, bars: &[(String, f64)]) -> Result<String, PlotError> {
     let height = 90 + 22 * bars.len().max(1) as u32;
     let mut svg = String::new();
     {

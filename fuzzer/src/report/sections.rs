@@ -39,7 +39,7 @@ pub fn build(facts: &Facts) -> Document {
     }
 }
 
-fn plot(file: &str, title: &str, drawn: Result<String, String>, section: &mut Section) {
+fn plot(file: &str, title: &str, drawn: Result<String, plots::PlotError>, section: &mut Section) {
     match drawn {
         Ok(svg) => {
             section.plot = Some(Plot {
@@ -48,7 +48,7 @@ fn plot(file: &str, title: &str, drawn: Result<String, String>, section: &mut Se
                 svg,
             })
         }
-        Err(e) => section.paragraphs.push(e),
+        Err(e) => section.paragraphs.push(e.to_string()),
     }
 }
 
