@@ -47,7 +47,7 @@ pub fn run(args: CoversArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     let runner = ForkedRunner::new(target, Duration::from_millis(args.timeout_ms))
         .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
     let mut criterion = SameCoverage::of_input(runner, &original)
-        .map_err(|message| Diagnostic::error(message).in_file(&args.original))?;
+        .map_err(|why| Diagnostic::error(why.to_string()).in_file(&args.original))?;
     if criterion.holds(&Candidate::text(&candidate)) {
         Ok(())
     } else {

@@ -15,8 +15,8 @@ use crate::grammar::Grammar;
 use crate::parse::with_large_stack;
 use crate::parse::{ParseOptions, Parser};
 use crate::reduce::{
-    Candidate, ContainsText, Criterion, Hdd, Judge, Reduced, ReductionError, SameCoverage,
-    SameCrash, Strategy, ddmin,
+    Candidate, ContainsText, Criterion, CriterionRefusal, Hdd, Judge, Reduced, ReductionError,
+    SameCoverage, SameCrash, Strategy, ddmin,
 };
 use crate::replay::ForkedRunner;
 use crate::sampler::Bounds;
@@ -196,7 +196,8 @@ impl Keep {
         };
         let runner = ForkedRunner::new(target, Duration::from_millis(args.timeout_ms))
             .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
-        let refused = |message: String| Diagnostic::error(message).in_file(&args.input);
+        let refused =
+            |why: CriterionRefusal| Diagnostic::error(why.to_string()).in_file(&args.input);
         Ok(match criterion {
             TargetCriterion::Coverage => {
                 Keep::Coverage(SameCoverage::of_input(runner, original).map_err(refused)?)

@@ -24,3 +24,32 @@ impl fmt::Display for ReductionError {
 }
 
 impl std::error::Error for ReductionError {}
+
+/// Why an input cannot be the start of a reduction by a target's behaviour: the behaviour the
+/// criterion would keep is not there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CriterionRefusal {
+    /// Reducing by crash, and the input ran normally.
+    RunsNormally,
+    /// Reducing by coverage, and the input faulted (its kind and message).
+    Faults { kind: String, message: String },
+}
+
+impl fmt::Display for CriterionRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CriterionRefusal::RunsNormally => write!(
+                f,
+                "the input does not crash, hang or panic the target (it ran normally); \
+                 reduce it with --criterion coverage"
+            ),
+            CriterionRefusal::Faults { kind, message } => write!(
+                f,
+                "the input does not run normally ({kind}: {message}); reduce it with \
+                 --criterion crash"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CriterionRefusal {}

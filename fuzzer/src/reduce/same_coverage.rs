@@ -1,6 +1,6 @@
 //! The criterion "the candidate still covers these edges".
 
-use super::{Candidate, Criterion};
+use super::{Candidate, Criterion, CriterionRefusal};
 pub use crate::observer::covers;
 use crate::replay::{Execution, ForkedRunner};
 
@@ -27,13 +27,13 @@ impl SameCoverage {
     /// Requires every edge `original` covers. The original is run twice and only the edges
     /// both runs hit are required, so that an edge the target hits only sometimes (a hash
     /// map's seed, a cache) cannot make every candidate fail.
-    pub fn of_input(mut runner: ForkedRunner, original: &str) -> Result<Self, String> {
+    pub fn of_input(mut runner: ForkedRunner, original: &str) -> Result<Self, CriterionRefusal> {
         let first = runner.run(original.as_bytes());
         if let Some(fault) = &first.fault {
-            return Err(format!(
-                "the input does not run normally ({}: {}); reduce it with --criterion crash",
-                fault.kind, fault.message
-            ));
+            return Err(CriterionRefusal::Faults {
+                kind: fault.kind.to_string(),
+                message: fault.message.clone(),
+            });
         }
         let second = runner.run(original.as_bytes());
         let required = intersect(&first.edges, &second.edges);

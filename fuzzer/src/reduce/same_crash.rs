@@ -1,6 +1,6 @@
 //! The criterion "the candidate still crashes the target the same way".
 
-use super::{Candidate, Criterion};
+use super::{Candidate, Criterion, CriterionRefusal};
 use crate::feedback::{Fault, FaultKind};
 use crate::replay::ForkedRunner;
 
@@ -18,14 +18,10 @@ pub struct SameCrash {
 
 impl SameCrash {
     /// Runs `original` and keeps its fault. Refused when it does not fault at all.
-    pub fn of_input(mut runner: ForkedRunner, original: &str) -> Result<Self, String> {
+    pub fn of_input(mut runner: ForkedRunner, original: &str) -> Result<Self, CriterionRefusal> {
         let outcome = runner.run(original.as_bytes());
         let Some(fault) = outcome.fault else {
-            return Err(
-                "the input does not crash, hang or panic the target (it ran normally); \
-                 reduce it with --criterion coverage"
-                    .into(),
-            );
+            return Err(CriterionRefusal::RunsNormally);
         };
         Ok(Self {
             runner,
