@@ -114,6 +114,12 @@ pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
                     .execs
                     .max(execs_logged().saturating_sub(execs_at_start));
                 summary.restarts += relaunches;
+                if relaunches > 0 {
+                    // The file is the fuzzing process's view, which knows nothing of the
+                    // launches before it; a campaign reads the file, not this return value.
+                    let json = serde_json::to_string(&*summary).expect("plain data serializes");
+                    crate::write_atomic(&config.out.join(SUMMARY), json.as_bytes())?;
+                }
                 return Ok(*summary);
             }
             Launched::Lost(lost) => lost,

@@ -327,6 +327,12 @@ fn a_killed_fuzzing_process_is_resumed_without_losing_saved_inputs() {
     let summary = summary_of(&output.stdout);
     assert_eq!(summary["stop"], "time", "{summary}");
     assert!(summary["restarts"].as_u64().unwrap() >= 1, "{summary}");
+    // A campaign reads the summary from the file, not from stdout: the file must count the
+    // relaunch too, or a node that reloaded its own queue looks as if it had not restarted.
+    let on_disk: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(on_disk["restarts"], summary["restarts"], "{on_disk}");
+    assert_eq!(on_disk["execs"], summary["execs"], "{on_disk}");
 }
 
 /// Two runs on one output directory would number their entries from the same start and
