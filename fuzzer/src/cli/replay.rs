@@ -36,6 +36,11 @@ pub struct ReplayArgs {
     /// `export --golden` stores and scripts/mutation-score compares.
     #[arg(long, requires = "json")]
     output: bool,
+    /// With --json, also each input's covered edges as `edge_ids` (indices into the target's
+    /// edge map, stable for one build of the target): what scripts/edge-diff compares to find
+    /// the edges one fuzzer's corpora cover and another's never do.
+    #[arg(long, requires = "json")]
+    edge_ids: bool,
     /// Run every input N times, each in its own child, and report the edges that not all of
     /// the runs hit ("unstable"): a check that the target's coverage repeats. Exit 1 if any
     /// input is unstable.
@@ -69,6 +74,9 @@ pub struct InputReport {
     /// With `--repeat`: edges some runs of this input hit and others did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unstable_edges: Option<usize>,
+    /// With `--edge-ids`: the covered edges, ascending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edge_ids: Option<Vec<u32>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -166,6 +174,11 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                     union.len() - every.len()
                 });
                 let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
+                let edge_ids = args.edge_ids.then(|| {
+                    let mut ids = outcome.edges.clone();
+                    ids.sort_unstable();
+                    ids
+                });
                 InputReport {
                     name,
                     verdict: outcome.outcome.to_string(),
@@ -174,6 +187,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                     new_edges,
                     output: outcome.output,
                     unstable_edges,
+                    edge_ids,
                 }
             }
             Err(error) => InputReport {
@@ -184,6 +198,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                 new_edges: 0,
                 output: None,
                 unstable_edges: None,
+                edge_ids: None,
             },
         };
         total.inputs += 1;
