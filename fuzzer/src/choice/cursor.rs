@@ -25,12 +25,36 @@ pub enum Allowed<'a> {
     Below(u32),
     /// Exactly these values; never empty.
     Among(&'a [u32]),
+    /// `0..limit` items of a repetition: like `Below`, but a raw value is repaired toward few
+    /// items when the limit is large (see [`count_from_raw`]).
+    Count(u32),
+}
+
+/// Item counts up to this many choices are drawn and repaired uniformly, as any decision; the
+/// lattice's bounds (n of at most 7) never reach past it.
+pub const UNIFORM_COUNTS: u32 = 8;
+
+/// The item count a raw random value stands for, below `limit`. Up to [`UNIFORM_COUNTS`]
+/// choices, uniform. Beyond, log-uniform: the value's magnitude (its number of bits) is drawn
+/// uniformly, then the value within it. With generous bounds (`bonsai fuzz --bounds 3,1000,1000`)
+/// a uniform draw would give every list hundreds of items and every input the size limit; this
+/// keeps most lists short and still reaches lists of any length, as a peer without a repetition
+/// bound builds them.
+pub fn count_from_raw(raw: u32, limit: u32) -> u32 {
+    let limit = limit.max(1);
+    if limit <= UNIFORM_COUNTS {
+        return raw % limit;
+    }
+    let bits = u32::BITS - (limit - 1).leading_zeros();
+    let magnitude = raw % (bits + 1);
+    let span = (1u64 << magnitude).min(u64::from(limit)) as u32;
+    (raw / (bits + 1)) % span
 }
 
 impl Allowed<'_> {
     fn contains(self, value: u32) -> bool {
         match self {
-            Allowed::Below(limit) => value < limit,
+            Allowed::Below(limit) | Allowed::Count(limit) => value < limit,
             Allowed::Among(values) => values.contains(&value),
         }
     }
@@ -38,6 +62,7 @@ impl Allowed<'_> {
     fn repair(self, value: u32) -> u32 {
         match self {
             Allowed::Below(limit) => value % limit.max(1),
+            Allowed::Count(limit) => count_from_raw(value, limit),
             Allowed::Among(values) => values[value as usize % values.len()],
         }
     }
@@ -115,5 +140,54 @@ impl<'a, R: Rand> ChoiceCursor<'a, R> {
         };
         self.out.0.push(value);
         Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Raw values as havoc writes them: spread over all of u32.
+    fn raws() -> impl Iterator<Item = u32> {
+        (0u32..20_000).map(|i| i.wrapping_mul(2_654_435_761))
+    }
+
+    #[test]
+    fn small_counts_are_repaired_uniformly_as_before() {
+        for limit in 1..=UNIFORM_COUNTS {
+            for raw in raws().take(500) {
+                assert_eq!(count_from_raw(raw, limit), raw % limit);
+                assert_eq!(Allowed::Count(limit).repair(raw), raw % limit);
+            }
+        }
+    }
+
+    #[test]
+    fn large_limits_keep_most_lists_short_and_reach_long_ones() {
+        for limit in [9, 33, 1001, 100_000] {
+            let counts: Vec<u32> = raws().map(|raw| count_from_raw(raw, limit)).collect();
+            assert!(counts.iter().all(|&c| c < limit), "limit {limit}");
+            let short = counts.iter().filter(|&&c| c < 8).count();
+            // Uniform repair would give 8 / limit of them; the skewed one about 4 / (bits + 1).
+            assert!(short * 5 >= counts.len(), "limit {limit}: {short} short");
+            let longest = *counts.iter().max().unwrap();
+            assert!(longest >= limit / 2, "limit {limit}: longest {longest}");
+        }
+    }
+
+    #[test]
+    fn a_recorded_count_within_the_limit_is_kept_as_recorded() {
+        let mut rng = libafl_bolts::rands::StdRand::with_seed(1);
+        let mut out = ChoiceSequence::default();
+        let recorded = [700, u32::MAX - 3];
+        let mut cursor = ChoiceCursor::new(&recorded, Replay::Repair, &mut rng, &mut out);
+        assert_eq!(
+            cursor.decide(UNBOUNDED, Allowed::Count(1001), |_| 0),
+            Ok(700)
+        );
+        let repaired = cursor
+            .decide(UNBOUNDED, Allowed::Count(1001), |_| 0)
+            .unwrap();
+        assert_eq!(repaired, count_from_raw(u32::MAX - 3, 1001));
     }
 }

@@ -7,7 +7,9 @@ mod input;
 mod saved;
 mod sequence;
 
-pub use cursor::{Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED};
+pub use cursor::{
+    Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED, UNIFORM_COUNTS, count_from_raw,
+};
 pub use input::ChoiceInput;
 pub use saved::{ChoicesFileError, SavedChoices};
 pub use sequence::ChoiceSequence;

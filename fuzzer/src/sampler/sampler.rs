@@ -7,7 +7,10 @@ use libafl_bolts::rands::Rand;
 use super::feasibility::Feasibility;
 use super::steps::{Step, Steps, TerminalStep};
 use super::{Bound, Bounds, DepthTracker, OutOfBounds};
-use crate::choice::{Allowed, ChoiceCursor, ChoiceSequence, Rejected, Replay, UNBOUNDED};
+use crate::choice::{
+    Allowed, ChoiceCursor, ChoiceSequence, Rejected, Replay, UNBOUNDED, UNIFORM_COUNTS,
+    count_from_raw,
+};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{Grammar, PoolId, RuleId};
 use crate::tree::{DerivationTree, NodeKind};
@@ -282,8 +285,14 @@ impl<'g> Sampler<'g> {
                     let choices = limit - min + 1;
                     let bound = if feasible { Bound::Items } else { Bound::Depth };
                     cursor
-                        .decide(range, Allowed::Below(choices), |rng| {
-                            if closing { 0 } else { below(rng, choices) }
+                        .decide(range, Allowed::Count(choices), |rng| {
+                            if closing {
+                                0
+                            } else if choices <= UNIFORM_COUNTS {
+                                below(rng, choices)
+                            } else {
+                                count_from_raw(rng.next() as u32, choices)
+                            }
                         })
                         .map_err(|e| self.stop(bound, e, Context::Rule(body)))?
                 };
