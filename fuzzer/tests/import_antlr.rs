@@ -112,7 +112,8 @@ fn constructs_map_to_native_ebnf() {
     let body: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(
         body.join("\n"),
-        r#"%layout auto;
+        r##"%layout auto;
+%comment "#";
 
 tokens = ( A | B | NEWLINE_ | C )* ;
 A = [a-c] [ -\\\^-`{-\~] [ -\~] ;
@@ -120,7 +121,7 @@ B = ( "x" | "yz" )+ "q"? ;
 F = [0-9] ;
 NEWLINE_ = "\n" ;
 C = F+ ;
-EXTRA = B ;"#
+EXTRA = B ;"##
     );
     let messages: Vec<String> = imported.warnings.iter().map(|w| w.to_string()).collect();
     assert!(

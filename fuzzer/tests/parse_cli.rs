@@ -285,3 +285,76 @@ fn a_word_read_as_two_tokens_is_refused_not_called_layout() {
     let out = bonsai(&["parse", path(&grammar), path(&spaced)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// A grammar with line and block comments (`%comment`), and a file with a comment in every
+/// place one can stand between tokens: the import skips them all, says so ("comments and
+/// layout differ"), and the entry replays to the file's tokens without its comments. A comment
+/// opener inside a string is part of the string, and a comment-only line at any indentation
+/// opens no block.
+#[test]
+fn comments_in_every_position_are_skipped_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar = dir.path().join("lang.ebnf");
+    std::fs::write(
+        &grammar,
+        "%comment \"#\";\n%comment \"/*\" \"*/\";\n\
+         program = stmt* ;\n\
+         stmt = \"let\" NAME \"=\" expr \";\" | \"print\" expr \";\" ;\n\
+         expr = NAME | STRING | expr \"+\" expr ;\n\
+         %pool NAME = \"a\" | \"b\" ;\n\
+         STRING = \"\\\"\" /[a-z# \\/*]*/ \"\\\"\" ;\n",
+    )
+    .unwrap();
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    let file = "# leading\n/* block */let/*1*/a/* 2 */=/*3*/\"x # y /* z\"/**/+ b;# trailing\n\
+                print/*\n multi-line */a; # end\n# last line";
+    std::fs::write(seeds.join("commented.txt"), file).unwrap();
+    std::fs::write(seeds.join("plain.txt"), "let a = b;").unwrap();
+    // An unclosed block comment is no comment: rejected where it starts.
+    std::fs::write(seeds.join("unclosed.txt"), "let a = b; /* no end").unwrap();
+    let corpus = dir.path().join("corpus");
+    let out = bonsai(&[
+        "import",
+        path(&grammar),
+        path(&seeds),
+        "--out",
+        path(&corpus),
+    ]);
+    let report = std::fs::read_to_string(corpus.join("import-report.txt"))
+        .unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
+    assert!(
+        report.contains("commented.txt: accepted as 000000 (comments and layout differ"),
+        "{report}"
+    );
+    assert!(
+        report.contains("plain.txt: accepted as 000001 (exact"),
+        "{report}"
+    );
+    assert!(report.contains("unclosed.txt:1:12: error"), "{report}");
+    let replayed = replay(path(&grammar), &corpus.join("000000.choices"));
+    let tokens = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(
+        tokens(&replayed),
+        tokens("let a = \"x # y /* z\" + b; print a;"),
+        "{replayed}"
+    );
+
+    // Python-like blocks: comment lines at any indentation, and after a line's code.
+    let indented = dir.path().join("blocks.ebnf");
+    std::fs::write(
+        &indented,
+        "%comment \"#\";\n\
+         program = stmt+ ;\n\
+         stmt = \"pass\" NEWLINE | \"if\" \"x\" \":\" NEWLINE INDENT stmt+ DEDENT ;\n",
+    )
+    .unwrap();
+    let source = dir.path().join("blocks.py");
+    std::fs::write(
+        &source,
+        "if x:  # a block\n        # deeper comment\n    pass\n# at column 1\n    pass # two\npass\n",
+    )
+    .unwrap();
+    let out = bonsai(&["parse", path(&indented), path(&source)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -243,11 +243,16 @@ fn reduce(
                     );
                     diagnostic
                 })?;
-            if seed.fidelity == Fidelity::Layout {
-                eprintln!(
+            match seed.fidelity {
+                Fidelity::Layout => eprintln!(
                     "note: {} is reduced as the grammar lays it out; only whitespace differs",
                     args.input.display()
-                );
+                ),
+                Fidelity::Comments => eprintln!(
+                    "note: {} is reduced without its comments, as the grammar lays it out",
+                    args.input.display()
+                ),
+                Fidelity::Exact | Fidelity::Renamed => {}
             }
             (text.len(), Some(seed.saved), seed.text)
         }

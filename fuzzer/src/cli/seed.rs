@@ -13,6 +13,8 @@ pub enum Fidelity {
     Exact,
     /// The same tokens; only whitespace between them differs (the grammar's layout is applied).
     Layout,
+    /// The same tokens; the file's comments are left out, and whitespace may differ.
+    Comments,
     /// Pool words were renamed (`--rename-pools`).
     Renamed,
 }
@@ -22,6 +24,7 @@ impl Fidelity {
         match self {
             Fidelity::Exact => "exact",
             Fidelity::Layout => "layout differs",
+            Fidelity::Comments => "comments and layout differ",
             Fidelity::Renamed => "pool words renamed",
         }
     }
@@ -58,8 +61,19 @@ pub fn read_seed(
         });
     }
     let original = String::from_utf8_lossy(bytes);
+    // The file as the tokens see it: each comment stands for the space it is.
+    let mut uncommented = original.clone().into_owned();
+    for range in parsed.comments.iter().rev() {
+        if let Some(comment) = uncommented.get(range.clone()) {
+            let blank: String = comment
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' })
+                .collect();
+            uncommented.replace_range(range.clone(), &blank);
+        }
+    }
     if parsed.renames.is_empty()
-        && let Some(offset) = split_or_joined_word(&original, &text)
+        && let Some(offset) = split_or_joined_word(&uncommented, &text)
     {
         return Err(ParseError {
             offset,
@@ -72,6 +86,8 @@ pub fn read_seed(
         Fidelity::Exact
     } else if without_whitespace(&text) == without_whitespace(&original) {
         Fidelity::Layout
+    } else if without_whitespace(&text) == without_whitespace(&uncommented) {
+        Fidelity::Comments
     } else {
         return Err(ParseError {
             offset: 0,

@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::grammar::{
-    Alternative, CharClass, Grammar, LayoutToken, RuleId, Separator, Symbol, Terminal,
+    Alternative, CharClass, Comment, Grammar, LayoutToken, RuleId, Separator, Symbol, Terminal,
     is_lexical_name,
 };
 
@@ -145,6 +145,14 @@ impl<'g> Writer<'g> {
         }
         if g.depth != crate::grammar::DepthMeasure::default() {
             let _ = writeln!(out, "%depth {};", g.depth);
+        }
+        for comment in &g.layout.comments {
+            let _ = match comment {
+                Comment::Line(open) => writeln!(out, "%comment {};", quote(open)),
+                Comment::Block { open, close } => {
+                    writeln!(out, "%comment {} {};", quote(open), quote(close))
+                }
+            };
         }
         out.push('\n');
         for r in 0..g.named_rules {

@@ -1,5 +1,7 @@
 //! What the grammar says goes between tokens. The layout pass itself lives in `text`.
 
+use super::Comment;
+
 /// What separates two adjacent tokens on one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Separator {
@@ -16,6 +18,8 @@ pub struct Layout {
     pub separator: Separator,
     /// One level of indentation, for `INDENT`/`DEDENT`.
     pub indent: String,
+    /// Comments (`%comment`): skipped between tokens when seeds are parsed, never generated.
+    pub comments: Vec<Comment>,
 }
 
 impl Default for Layout {
@@ -23,6 +27,7 @@ impl Default for Layout {
         Self {
             separator: Separator::Auto,
             indent: "    ".to_string(),
+            comments: Vec::new(),
         }
     }
 }

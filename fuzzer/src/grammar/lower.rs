@@ -487,6 +487,7 @@ impl Builder<'_> {
                 }
             }
         }
+        layout.comments = file.comments.clone();
         if let Some(indent) = &file.indent {
             layout.indent = indent.clone();
         }

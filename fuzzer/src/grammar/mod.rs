@@ -3,6 +3,7 @@
 //! and regex terminals lower to.
 
 mod alternative;
+mod comment;
 mod depth_measure;
 #[allow(clippy::module_inception)]
 mod grammar;
@@ -21,6 +22,7 @@ mod terminal;
 use std::path::Path;
 
 pub use alternative::Alternative;
+pub use comment::Comment;
 pub use depth_measure::DepthMeasure;
 pub use grammar::Grammar;
 pub use layout::{Layout, Separator};

@@ -1,5 +1,6 @@
 //! Recursive-descent parser from tokens to [`GrammarFile`].
 
+use super::Comment;
 use super::lexer::{Lexer, Token, TokenKind};
 use super::syntax::{
     Expr, GrammarFile, LayoutSetting, MAX_NESTING, PoolDef, PoolSource, RuleDef, too_deep,
@@ -199,14 +200,42 @@ impl Parser<'_> {
                     source,
                 });
             }
+            "comment" => {
+                let comment = self.comment()?;
+                file.comments.push(comment);
+            }
             other => {
                 return Err(self.source.error(
                     span,
-                    format!("unknown directive '%{other}'; known directives are %start, %layout, %indent, %depth and %pool"),
+                    format!("unknown directive '%{other}'; known directives are %start, %layout, %indent, %depth, %pool and %comment"),
                 ));
             }
         }
         self.semicolon(&format!("the '%{name}' directive"))
+    }
+
+    /// `"#"` (to the end of the line) or `"/*" "*/"` (to the closing text).
+    fn comment(&mut self) -> Result<Comment, Diagnostic> {
+        let delimiter = |this: &mut Self, what: &str| -> Result<String, Diagnostic> {
+            let token = this.peek().clone();
+            let TokenKind::Literal(text) = token.kind else {
+                return Err(this.unexpected(what));
+            };
+            if text.trim().is_empty() || text.contains('\n') {
+                return Err(this.source.error(
+                    token.span,
+                    format!("a comment delimiter must be visible text on one line, not {text:?}"),
+                ));
+            }
+            this.advance();
+            Ok(text)
+        };
+        let open = delimiter(self, "a quoted comment opener after '%comment'")?;
+        if !matches!(self.peek().kind, TokenKind::Literal(_)) {
+            return Ok(Comment::Line(open));
+        }
+        let close = delimiter(self, "a quoted comment closer")?;
+        Ok(Comment::Block { open, close })
     }
 
     fn pool_source(&mut self) -> Result<PoolSource, Diagnostic> {

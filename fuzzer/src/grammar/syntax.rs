@@ -84,4 +84,6 @@ pub struct GrammarFile {
     pub indent: Option<String>,
     /// `%depth rule|cycle`: the name and where it was written.
     pub depth: Option<(String, Span)>,
+    /// `%comment "#";` and `%comment "/*" "*/";`, in order.
+    pub comments: Vec<super::Comment>,
 }

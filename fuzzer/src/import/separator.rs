@@ -8,6 +8,7 @@
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 use crate::diagnostic::Span;
+use crate::grammar::Comment;
 use crate::grammar::syntax::LayoutSetting;
 
 /// The layout for a grammar whose skipped tokens are `skipped`.
@@ -21,6 +22,74 @@ pub fn implied_layout(skipped: &[Hir], span: Span) -> LayoutSetting {
         "none"
     };
     LayoutSetting::Named(name.to_string(), span)
+}
+
+/// Block comment closers tried against a skipped token that starts with a literal opener.
+const CLOSERS: [&str; 6] = ["*/", "*)", "-}", "-->", "|#", "]]"];
+
+/// The comments among skipped tokens: a token that starts with visible literal text and then
+/// runs to the end of the line is a line comment; one that runs across lines to one of the
+/// usual closers is a block comment. Decided by probing each alternative of the token with
+/// short texts, so the token's regex may be written any way.
+pub fn implied_comments(skipped: &[Hir]) -> Vec<Comment> {
+    let mut comments = Vec::new();
+    for hir in skipped {
+        let branches: Vec<&Hir> = match hir.kind() {
+            HirKind::Alternation(alternatives) => alternatives.iter().collect(),
+            _ => vec![hir],
+        };
+        for branch in branches {
+            let Some(open) = literal_prefix(branch) else {
+                continue;
+            };
+            if open.trim().is_empty() || open.contains('\n') {
+                continue;
+            }
+            let comment = if accepts(branch, &format!("{open} x y"))
+                && !accepts(branch, &format!("{open} x\ny"))
+            {
+                Some(Comment::Line(open))
+            } else {
+                CLOSERS
+                    .iter()
+                    .find(|close| {
+                        accepts(branch, &format!("{open} x\n y {close}"))
+                            && !accepts(branch, &format!("{open} x {close} y"))
+                    })
+                    .map(|close| Comment::Block {
+                        open,
+                        close: close.to_string(),
+                    })
+            };
+            if let Some(comment) = comment
+                && !comments.contains(&comment)
+            {
+                comments.push(comment);
+            }
+        }
+    }
+    comments
+}
+
+/// The literal text every match of `hir` starts with, as far as the first non-literal piece.
+fn literal_prefix(hir: &Hir) -> Option<String> {
+    match hir.kind() {
+        HirKind::Literal(literal) => String::from_utf8(literal.0.to_vec()).ok(),
+        HirKind::Capture(capture) => literal_prefix(&capture.sub),
+        HirKind::Concat(parts) => {
+            let mut prefix = String::new();
+            for part in parts {
+                match part.kind() {
+                    HirKind::Literal(literal) => {
+                        prefix.push_str(std::str::from_utf8(&literal.0).ok()?)
+                    }
+                    _ => break,
+                }
+            }
+            (!prefix.is_empty()).then_some(prefix)
+        }
+        _ => None,
+    }
 }
 
 /// Whether `hir` matches all of `text`: the set of positions reachable after each piece,
@@ -111,6 +180,32 @@ mod tests {
 
     fn hir(p: &str) -> Hir {
         regex_syntax::parse(p).unwrap()
+    }
+
+    #[test]
+    fn comments_are_found_among_skipped_tokens() {
+        let found = implied_comments(&[
+            hir(r"\s+"),
+            hir(r"//[^\r\n]*|/\*[^*]*\*+(?:[^/*][^/*]*\*+)*/"),
+            hir(r"#.*"),
+            hir(r"\(\*(?s:.)*?\*\)"),
+            hir(r"--"),
+        ]);
+        assert_eq!(
+            found,
+            vec![
+                Comment::Line("//".into()),
+                Comment::Block {
+                    open: "/*".into(),
+                    close: "*/".into()
+                },
+                Comment::Line("#".into()),
+                Comment::Block {
+                    open: "(*".into(),
+                    close: "*)".into()
+                },
+            ]
+        );
     }
 
     #[test]

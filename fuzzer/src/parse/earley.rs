@@ -30,6 +30,8 @@ pub(crate) struct Recognition {
     pub accepted: bool,
     /// The chart outgrew [`MAX_ITEMS`] at this position.
     pub exhausted: Option<usize>,
+    /// Stretches skipped between tokens that hold a comment, for the extraction.
+    pub comments: Vec<(usize, usize)>,
 }
 
 pub(crate) fn recognize(
@@ -51,9 +53,11 @@ pub(crate) fn recognize(
         scan_stamp: vec![0; terminal_count],
         unknown: Vec::new(),
         accepted: false,
+        skipped: false,
     };
     let mut stamp = 0u32;
     let mut position = 0usize;
+    let mut comments = Vec::new();
 
     loop {
         stamp += 1;
@@ -67,19 +71,16 @@ pub(crate) fn recognize(
                 chart.items.push(Item::new(table, dot, origin));
             }
         }
-        let space_end = if input.is_space(position) {
-            if table.whitespace_tokens {
+        let space_end = if table.whitespace_tokens {
+            if input.is_space(position) {
                 position + 1
             } else {
-                let mut end = position;
-                while input.is_space(end) {
-                    end += 1;
-                }
-                end
+                NONE as usize
             }
         } else {
-            NONE as usize
+            input.skip_layout(position).unwrap_or(NONE as usize)
         };
+        state.skipped = false;
         let step = Step {
             table,
             scanner,
@@ -140,7 +141,13 @@ pub(crate) fn recognize(
             }
             if dot.skippable && space_end != NONE as usize {
                 pending.push(position, space_end, item.dot, item.origin);
+                state.skipped = true;
             }
+        }
+        // A stretch with a comment that an item skipped between tokens (never one inside a
+        // lexical rule, such as a string's content): the extraction may skip it too.
+        if state.skipped && (position..space_end).any(|p| !input.is_space(p)) {
+            comments.push((position, space_end));
         }
         chart.close(position, start, predicted_start);
         if chart.items.len() > MAX_ITEMS {
@@ -148,6 +155,7 @@ pub(crate) fn recognize(
                 chart,
                 accepted: false,
                 exhausted: Some(position),
+                comments,
             };
         }
         match pending.next(position) {
@@ -159,6 +167,7 @@ pub(crate) fn recognize(
         chart,
         accepted: state.accepted,
         exhausted: None,
+        comments,
     }
 }
 
@@ -185,6 +194,8 @@ struct State {
     scan_stamp: Vec<u32>,
     unknown: Vec<u32>,
     accepted: bool,
+    /// An item of the current set skipped whitespace (and comments) to the next token.
+    skipped: bool,
 }
 
 impl State {
@@ -233,6 +244,7 @@ impl Step<'_, '_> {
             }
             if dot.skippable && self.space_end != NONE as usize {
                 pending.push(self.position, self.space_end, d, origin);
+                state.skipped = true;
             }
         }
     }

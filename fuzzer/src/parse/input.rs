@@ -15,7 +15,7 @@
 //! the layout pass never breaks a line there, so a line break is always a `NEWLINE`.
 
 use super::ParseError;
-use crate::grammar::LayoutToken;
+use crate::grammar::{Comment, LayoutToken};
 
 pub(crate) const NEWLINE: u8 = 0xFD;
 pub(crate) const INDENT: u8 = 0xFE;
@@ -52,6 +52,14 @@ pub struct ParseInput {
     /// Units covered by an occurrence of a separator that is not whitespace (`%layout " | "`
     /// has `|`), which the layout pass puts between tokens; empty when there is none.
     separator: Vec<bool>,
+    /// The grammar's comments, skipped where whitespace may be (see [`ParseInput::skip_layout`]).
+    comments: Vec<Comment>,
+    /// Units inside comments the recognizer skipped between tokens: whitespace to the
+    /// extraction that follows it. Set from the recognition; a comment opener inside a string
+    /// is never at a token boundary, so it never gets here.
+    comment_units: Vec<bool>,
+    /// Byte ranges of lines that hold only a comment, left out of `units` by `with_layout`.
+    pub(crate) comment_lines: Vec<std::ops::Range<usize>>,
 }
 
 impl ParseInput {
@@ -61,13 +69,19 @@ impl ParseInput {
             offsets: Vec::new(),
             newline_is_space: true,
             separator: Vec::new(),
+            comments: Vec::new(),
+            comment_units: Vec::new(),
+            comment_lines: Vec::new(),
         }
     }
 
-    pub fn with_layout(text: &str) -> Result<Self, ParseError> {
+    /// Reads line structure as Python does: a line holding only whitespace or a line comment
+    /// of `comments` opens and closes no block.
+    pub fn with_layout(text: &str, comments: &[Comment]) -> Result<Self, ParseError> {
         let mut units = Vec::with_capacity(text.len() + 16);
         let mut offsets = Vec::with_capacity(text.len() + 16);
         let mut levels = vec![0usize];
+        let mut comment_lines = Vec::new();
         let mut line_start = 0;
         while line_start < text.len() {
             let line_end = text[line_start..]
@@ -77,7 +91,14 @@ impl ParseInput {
             let content = line.trim_end_matches('\r');
             let indent_bytes =
                 content.len() - content.trim_start_matches([' ', '\t', '\x0c']).len();
-            if indent_bytes < content.len() {
+            let rest = &content.as_bytes()[indent_bytes..];
+            let only_comment = comments
+                .iter()
+                .any(|c| matches!(c, Comment::Line(_)) && c.end_at(rest, 0, |_| false).is_some());
+            if only_comment {
+                comment_lines.push(line_start + indent_bytes..line_start + content.len());
+            }
+            if indent_bytes < content.len() && !only_comment {
                 let width = indentation_width(&content[..indent_bytes]);
                 let at = (line_start + indent_bytes) as u32;
                 if width > *levels.last().unwrap_or(&0) {
@@ -116,6 +137,9 @@ impl ParseInput {
             offsets,
             newline_is_space: false,
             separator: Vec::new(),
+            comments: Vec::new(),
+            comment_units: Vec::new(),
+            comment_lines,
         })
     }
 
@@ -132,8 +156,50 @@ impl ParseInput {
         match self.units.get(position) {
             Some(b' ' | b'\t' | b'\x0c') => true,
             Some(b'\n' | b'\r') => self.newline_is_space,
-            Some(_) => self.separator.get(position).copied().unwrap_or(false),
+            Some(_) => {
+                self.separator.get(position).copied().unwrap_or(false)
+                    || self.comment_units.get(position).copied().unwrap_or(false)
+            }
             None => false,
+        }
+    }
+
+    /// Comments to skip between tokens.
+    pub(crate) fn skip_comments(&mut self, comments: &[Comment]) {
+        self.comments = comments.to_vec();
+    }
+
+    /// The end of the whitespace and comments that start at `position`, if any: where the
+    /// next token may start.
+    pub(crate) fn skip_layout(&self, position: usize) -> Option<usize> {
+        let mut end = position;
+        loop {
+            while self.is_space(end) {
+                end += 1;
+            }
+            let marker = |u: u8| marker_name(u).is_some();
+            match self
+                .comments
+                .iter()
+                .find_map(|c| c.end_at(&self.units, end, marker))
+            {
+                Some(after) if after > end => end = after,
+                _ => break,
+            }
+        }
+        (end > position).then_some(end)
+    }
+
+    /// Records that the recognizer skipped `start..end` between tokens; the units there that
+    /// are not whitespace are a comment's.
+    pub(crate) fn mark_skipped(&mut self, start: usize, end: usize) {
+        if self.comment_units.is_empty() {
+            self.comment_units = vec![false; self.units.len()];
+        }
+        for position in start..end {
+            if !self.is_space(position) {
+                self.comment_units[position] = true;
+            }
         }
     }
 
@@ -169,7 +235,7 @@ mod tests {
     use super::*;
 
     fn shape(text: &str) -> String {
-        let input = ParseInput::with_layout(text).unwrap();
+        let input = ParseInput::with_layout(text, &[]).unwrap();
         input
             .units
             .iter()
@@ -200,7 +266,7 @@ mod tests {
     #[test]
     fn offsets_point_into_the_original_text() {
         let text = "a:\n    b\n";
-        let input = ParseInput::with_layout(text).unwrap();
+        let input = ParseInput::with_layout(text, &[]).unwrap();
         let b = input.units.iter().position(|&u| u == b'b').unwrap();
         assert_eq!(input.offset(b), 7);
         assert_eq!(input.offset(input.units.len()), text.len());
@@ -208,7 +274,9 @@ mod tests {
 
     #[test]
     fn a_dedent_to_an_unopened_level_is_an_error() {
-        let error = ParseInput::with_layout("a\n    b\n  c\n").err().unwrap();
+        let error = ParseInput::with_layout("a\n    b\n  c\n", &[])
+            .err()
+            .unwrap();
         assert_eq!(error.offset, 10);
         assert!(error.message.contains("unindent"));
     }

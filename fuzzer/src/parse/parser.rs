@@ -28,6 +28,9 @@ pub struct Parsed {
     pub bounds: Bounds,
     /// Words renamed with [`ParseOptions::rename_pools`], in order of first occurrence.
     pub renames: Vec<Rename>,
+    /// Byte ranges of the text, between tokens, that hold comments (with whitespace around
+    /// them): what the replayed text leaves out besides layout.
+    pub comments: Vec<std::ops::Range<usize>>,
 }
 
 pub struct Parser<'g> {
@@ -72,7 +75,7 @@ impl<'g> Parser<'g> {
     }
 
     pub fn parse_with(&self, text: &str, options: ParseOptions) -> Result<Parsed, ParseError> {
-        let input = self.input(text)?;
+        let mut input = self.input(text)?;
         let recognition = recognize(&self.table, &self.scanner, &input, options.rename_pools);
         if let Some(at) = recognition.exhausted {
             return Err(ParseError::at(
@@ -87,6 +90,9 @@ impl<'g> Parser<'g> {
                 &recognition.chart,
                 &input,
             ));
+        }
+        for &(start, end) in &recognition.comments {
+            input.mark_skipped(start, end);
         }
         // First a derivation the renderer could have printed (see `extract`); failing that,
         // any derivation, for seeds written by hand.
@@ -110,11 +116,19 @@ impl<'g> Parser<'g> {
         };
         let choices = tree.index_choices(self.grammar);
         let bounds = Bounds::required_by(self.grammar, &tree);
+        let mut comments: Vec<std::ops::Range<usize>> = recognition
+            .comments
+            .iter()
+            .map(|&(start, end)| input.offset(start)..input.offset(end))
+            .chain(input.comment_lines.iter().cloned())
+            .collect();
+        comments.sort_by_key(|range| range.start);
         Ok(Parsed {
             tree,
             choices,
             bounds,
             renames: renamer.renames,
+            comments,
         })
     }
 
@@ -135,11 +149,13 @@ impl<'g> Parser<'g> {
     }
 
     fn input(&self, text: &str) -> Result<ParseInput, ParseError> {
+        let comments = &self.grammar.layout.comments;
         let mut input = if self.indented {
-            ParseInput::with_layout(text)?
+            ParseInput::with_layout(text, comments)?
         } else {
             ParseInput::plain(text)
         };
+        input.skip_comments(comments);
         if let Separator::Text(separator) = &self.grammar.layout.separator {
             input.skip_separator(separator);
         }

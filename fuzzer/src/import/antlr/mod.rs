@@ -39,7 +39,7 @@ use self::syntax::{Alternative, Command, Element, GrammarKind, GrammarSpec, Rule
 use super::Foreign;
 use super::narrow::{Preference, parse_narrowed};
 use super::regex_text::regex_text;
-use super::separator::implied_layout;
+use super::separator::{implied_comments, implied_layout};
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
 use crate::grammar::LayoutToken;
 use crate::grammar::syntax::{Expr, GrammarFile, PoolDef, PoolSource, RuleDef};
@@ -313,6 +313,7 @@ impl<'a> Converter<'a> {
         }
         let layout_span = skipped.first().map_or(Span::default(), |r| r.name_span);
         file.layout = Some(implied_layout(&layout_patterns, layout_span));
+        file.comments = implied_comments(&layout_patterns);
 
         // Left out: what skipped rules and pooled tokens reach and no other rule needs.
         let from_dropped = self.reachable(

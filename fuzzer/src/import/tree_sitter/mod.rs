@@ -39,10 +39,10 @@ use super::js_regex;
 use super::json_text::{self, expect_object, expect_string, offset_in_string, required, span_of};
 use super::narrow::{Preference, parse_narrowed};
 use super::regex_text::regex_text;
-use super::separator::implied_layout;
+use super::separator::{implied_comments, implied_layout};
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
 use crate::grammar::syntax::{Expr, GrammarFile, LayoutSetting, PoolDef, PoolSource, RuleDef};
-use crate::grammar::{LayoutToken, is_lexical_name};
+use crate::grammar::{Comment, LayoutToken, is_lexical_name};
 
 pub fn import(source: &SourceFile, root: &Value) -> Result<Foreign, Diagnostics> {
     let top = expect_object(source, root, "a tree-sitter grammar")?;
@@ -87,6 +87,8 @@ struct Importer<'v, 'a> {
     word_pool: Option<String>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
+    /// Comments found among the `extras`.
+    comments: Vec<Comment>,
 }
 
 /// The `type` of a node and the node as an object.
@@ -114,6 +116,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             word_pool: None,
             warnings: Vec::new(),
             errors: Vec::new(),
+            comments: Vec::new(),
         }
     }
 
@@ -266,6 +269,7 @@ impl<'v, 'a> Importer<'v, 'a> {
         }
         self.fallback_rules(&mut file);
         file.layout = Some(self.layout(extras));
+        file.comments = std::mem::take(&mut self.comments);
         file
     }
 
@@ -340,11 +344,19 @@ impl<'v, 'a> Importer<'v, 'a> {
         let mut skipped = Vec::new();
         if let Some(list) = extras.as_array() {
             for item in &list.elements {
-                let Ok((kind, _)) = node(self.source, item) else {
+                let Ok((kind, object)) = node(self.source, item) else {
                     continue;
                 };
+                // A named extra (`$.comment`) is read only when it is a token: anything else
+                // could not be skipped by a lexer, and reading it would report an error.
                 if kind == "SYMBOL" {
-                    continue;
+                    let is_token = self
+                        .string_field(object, "name")
+                        .and_then(|name| self.rule_body(name.value.as_ref()))
+                        .is_some_and(|body| !mentions_symbols(body));
+                    if !is_token {
+                        continue;
+                    }
                 }
                 if let Some(regex) = self.token_regex(item)
                     && let Ok(narrowed) = regex_syntax::parse(&regex)
@@ -353,6 +365,7 @@ impl<'v, 'a> Importer<'v, 'a> {
                 }
             }
         }
+        self.comments = implied_comments(&skipped);
         implied_layout(&skipped, span_of(extras))
     }
 
@@ -843,14 +856,15 @@ mod tests {
         );
         assert_eq!(
             rules(&imported),
-            r#"%layout auto;
+            r##"%layout auto;
+%comment "#";
 module = stmt* ;
 stmt = "if" identifier ":" NEWLINE INDENT block | string heredoc? NEWLINE ;
 block = stmt+ DEDENT ;
 string = "'" ( string_content | GLUE /\\[nt]/ )* GLUE "'" ;
 heredoc = heredoc ;
 string_content = GLUE "a" ;
-%pool identifier = /(?:[a-z])+/ ;"#
+%pool identifier = /(?:[a-z])+/ ;"##
         );
         let messages: Vec<String> = imported.warnings.iter().map(|w| w.to_string()).collect();
         assert!(
