@@ -156,11 +156,12 @@ fn starlark() {
         9,
         "unexpected 'int'; expected \":\"",
     );
+    // Inside brackets the line goes on (as in Python), so an unclosed one ends the input.
     rejects(
         "starlark",
         "def f(a: int, b: int, c: int) -> int:\n    return (a\n",
-        2,
-        14,
+        3,
+        1,
         "unexpected end of line",
     );
 }

@@ -346,7 +346,7 @@ fn comments_in_every_position_are_skipped_and_reported() {
         &indented,
         "%comment \"#\";\n\
          program = stmt+ ;\n\
-         stmt = \"pass\" NEWLINE | \"if\" \"x\" \":\" NEWLINE INDENT stmt+ DEDENT ;\n",
+         stmt = \"pass\" NEWLINE | \"if\" \"x\" \":\" NEWLINE INDENT stmt+ DEDENT\n              | \"f\" \"(\" \"x\" ( \",\" \"x\" )* \")\" NEWLINE | \"y\" \"=\" \"x\" ( \"+\" \"x\" )* NEWLINE ;\n",
     )
     .unwrap();
     let source = dir.path().join("blocks.py");
@@ -357,4 +357,25 @@ fn comments_in_every_position_are_skipped_and_reported() {
     .unwrap();
     let out = bonsai(&["parse", path(&indented), path(&source)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // Lines joined inside brackets (any indentation, comments between) and by a backslash.
+    let joined = dir.path().join("joined.py");
+    std::fs::write(
+        &joined,
+        "if x:\n    f(x,  # first\n  x,\n          x)\n    y = x + \\\n x\npass\n",
+    )
+    .unwrap();
+    let choices = dir.path().join("choices");
+    let out = bonsai(&[
+        "parse",
+        path(&indented),
+        path(&joined),
+        "--to-choices",
+        "--out",
+        path(&choices),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        replay(path(&indented), &choices.join("joined.py.choices")),
+        "if x:\n    f(x, x, x)\n    y = x + x\npass\n"
+    );
 }

@@ -107,8 +107,14 @@ pub fn read_seed(
     })
 }
 
+/// The text's tokens run together: whitespace and line-joining backslashes (Python's `\` at
+/// a line's end) left out.
 fn without_whitespace(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
+    text.replace("\\\r\n", "")
+        .replace("\\\n", "")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
 }
 
 /// Where `replayed` separates two word characters (letters, digits, `_`) that are adjacent in

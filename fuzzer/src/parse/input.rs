@@ -49,8 +49,10 @@ pub struct ParseInput {
     /// Whether a line break may be skipped between tokens (only without layout tokens, where
     /// a line break is just whitespace).
     pub(crate) newline_is_space: bool,
-    /// Units covered by an occurrence of a separator that is not whitespace (`%layout " | "`
-    /// has `|`), which the layout pass puts between tokens; empty when there is none.
+    /// Units skipped like whitespace besides spaces: those covered by an occurrence of a
+    /// separator that is not whitespace (`%layout " | "` has `|`), which the layout pass puts
+    /// between tokens, and line breaks that join lines (see [`ParseInput::with_layout`]);
+    /// shorter than `units` (or empty) where the rest is neither.
     separator: Vec<bool>,
     /// The grammar's comments, skipped where whitespace may be (see [`ParseInput::skip_layout`]).
     comments: Vec<Comment>,
@@ -76,12 +78,21 @@ impl ParseInput {
     }
 
     /// Reads line structure as Python does: a line holding only whitespace or a line comment
-    /// of `comments` opens and closes no block.
-    pub fn with_layout(text: &str, comments: &[Comment]) -> Result<Self, ParseError> {
+    /// of `comments` opens and closes no block, and with `join_lines` a physical line continues
+    /// the logical one before it inside brackets, after a backslash at its end, and inside a
+    /// triple-quoted string. A line break inside brackets or after a backslash is whitespace between tokens;
+    /// inside a string it is the string's.
+    pub fn with_layout(
+        text: &str,
+        comments: &[Comment],
+        join_lines: bool,
+    ) -> Result<Self, ParseError> {
         let mut units = Vec::with_capacity(text.len() + 16);
         let mut offsets = Vec::with_capacity(text.len() + 16);
+        let mut joined = Vec::new();
         let mut levels = vec![0usize];
         let mut comment_lines = Vec::new();
+        let mut lines = LineJoiner::new(comments, join_lines);
         let mut line_start = 0;
         while line_start < text.len() {
             let line_end = text[line_start..]
@@ -89,6 +100,28 @@ impl ParseInput {
                 .map_or(text.len(), |i| line_start + i);
             let line = &text[line_start..line_end];
             let content = line.trim_end_matches('\r');
+            if let Some(inside) = lines.continuing() {
+                // The break before this line: whitespace, or part of a string.
+                joined.resize(units.len(), false);
+                units.push(b'\n');
+                offsets.push((line_start - 1) as u32);
+                joined.push(inside == Continuation::Joined);
+                let backslash = lines.scan(content.as_bytes());
+                for (i, byte) in content.bytes().enumerate() {
+                    if i == backslash {
+                        joined.resize(units.len(), false);
+                        joined.push(true);
+                    }
+                    units.push(byte);
+                    offsets.push((line_start + i) as u32);
+                }
+                if lines.continuing().is_none() {
+                    units.push(NEWLINE);
+                    offsets.push((line_start + content.len()) as u32);
+                }
+                line_start = line_end + 1;
+                continue;
+            }
             let indent_bytes =
                 content.len() - content.trim_start_matches([' ', '\t', '\x0c']).len();
             let rest = &content.as_bytes()[indent_bytes..];
@@ -118,14 +151,25 @@ impl ParseInput {
                         ));
                     }
                 }
+                let backslash = indent_bytes + lines.scan(rest);
                 for (i, byte) in content.bytes().enumerate().skip(indent_bytes) {
+                    if i == backslash {
+                        joined.resize(units.len(), false);
+                        joined.push(true);
+                    }
                     units.push(byte);
                     offsets.push((line_start + i) as u32);
                 }
-                units.push(NEWLINE);
-                offsets.push((line_start + content.len()) as u32);
+                if lines.continuing().is_none() {
+                    units.push(NEWLINE);
+                    offsets.push((line_start + content.len()) as u32);
+                }
             }
             line_start = line_end + 1;
+        }
+        if lines.continuing().is_some() {
+            units.push(NEWLINE);
+            offsets.push(text.len() as u32);
         }
         for _ in 1..levels.len() {
             units.push(DEDENT);
@@ -136,7 +180,7 @@ impl ParseInput {
             units,
             offsets,
             newline_is_space: false,
-            separator: Vec::new(),
+            separator: joined,
             comments: Vec::new(),
             comment_units: Vec::new(),
             comment_lines,
@@ -155,7 +199,9 @@ impl ParseInput {
     pub(crate) fn is_space(&self, position: usize) -> bool {
         match self.units.get(position) {
             Some(b' ' | b'\t' | b'\x0c') => true,
-            Some(b'\n' | b'\r') => self.newline_is_space,
+            Some(b'\n' | b'\r') => {
+                self.newline_is_space || self.separator.get(position).copied().unwrap_or(false)
+            }
             Some(_) => {
                 self.separator.get(position).copied().unwrap_or(false)
                     || self.comment_units.get(position).copied().unwrap_or(false)
@@ -210,7 +256,7 @@ impl ParseInput {
             return;
         }
         let bytes = separator.as_bytes();
-        self.separator = vec![false; self.units.len()];
+        self.separator.resize(self.units.len(), false);
         let mut at = 0;
         while let Some(found) = self.units[at..]
             .windows(bytes.len())
@@ -220,6 +266,107 @@ impl ParseInput {
             self.separator[start..start + bytes.len()].fill(true);
             at = start + bytes.len();
         }
+    }
+}
+
+/// Why a physical line does not end the logical line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Continuation {
+    /// Inside brackets or after a backslash: the break is whitespace.
+    Joined,
+    /// Inside a triple-quoted string: the break is the string's.
+    InString,
+}
+
+/// Python's rules for where a logical line goes on: bracket depth, open triple-quoted strings,
+/// a backslash before the line break. Quotes and brackets inside strings and line comments do
+/// not count.
+struct LineJoiner<'c> {
+    comments: &'c [Comment],
+    /// Off: every line is a logical line, and nothing is scanned.
+    enabled: bool,
+    depth: usize,
+    /// The open triple-quoted string's quote character.
+    triple: Option<u8>,
+    backslash: bool,
+}
+
+impl<'c> LineJoiner<'c> {
+    fn new(comments: &'c [Comment], enabled: bool) -> Self {
+        Self {
+            comments,
+            enabled,
+            depth: 0,
+            triple: None,
+            backslash: false,
+        }
+    }
+
+    fn continuing(&self) -> Option<Continuation> {
+        if self.triple.is_some() {
+            Some(Continuation::InString)
+        } else if self.depth > 0 || self.backslash {
+            Some(Continuation::Joined)
+        } else {
+            None
+        }
+    }
+
+    /// Reads one line (without its break) and returns where a final backslash that joins the
+    /// next line stands, or the line's length when there is none.
+    fn scan(&mut self, line: &[u8]) -> usize {
+        self.backslash = false;
+        if !self.enabled {
+            return line.len();
+        }
+        let mut single: Option<u8> = None;
+        let mut i = 0;
+        while i < line.len() {
+            let byte = line[i];
+            if let Some(quote) = self.triple {
+                if byte == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if line[i..].starts_with(&[quote; 3]) {
+                    self.triple = None;
+                    i += 3;
+                    continue;
+                }
+            } else if let Some(quote) = single {
+                if byte == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if byte == quote {
+                    single = None;
+                }
+            } else {
+                match byte {
+                    b'"' | b'\'' if line[i..].starts_with(&[byte; 3]) => {
+                        self.triple = Some(byte);
+                        i += 3;
+                        continue;
+                    }
+                    b'"' | b'\'' => single = Some(byte),
+                    b'(' | b'[' | b'{' => self.depth += 1,
+                    b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                    b'\\' if i + 1 == line.len() => {
+                        self.backslash = true;
+                        return i;
+                    }
+                    _ if self.comments.iter().any(|c| {
+                        matches!(c, Comment::Line(_)) && c.end_at(line, i, |_| false).is_some()
+                    }) =>
+                    {
+                        return line.len();
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        line.len()
     }
 }
 
@@ -235,7 +382,7 @@ mod tests {
     use super::*;
 
     fn shape(text: &str) -> String {
-        let input = ParseInput::with_layout(text, &[]).unwrap();
+        let input = ParseInput::with_layout(text, &[], true).unwrap();
         input
             .units
             .iter()
@@ -266,7 +413,7 @@ mod tests {
     #[test]
     fn offsets_point_into_the_original_text() {
         let text = "a:\n    b\n";
-        let input = ParseInput::with_layout(text, &[]).unwrap();
+        let input = ParseInput::with_layout(text, &[], true).unwrap();
         let b = input.units.iter().position(|&u| u == b'b').unwrap();
         assert_eq!(input.offset(b), 7);
         assert_eq!(input.offset(input.units.len()), text.len());
@@ -274,7 +421,7 @@ mod tests {
 
     #[test]
     fn a_dedent_to_an_unopened_level_is_an_error() {
-        let error = ParseInput::with_layout("a\n    b\n  c\n", &[])
+        let error = ParseInput::with_layout("a\n    b\n  c\n", &[], true)
             .err()
             .unwrap();
         assert_eq!(error.offset, 10);

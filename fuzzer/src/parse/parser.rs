@@ -8,7 +8,7 @@ use super::rejection::explain;
 use super::scanner::Scanner;
 use super::{ParseError, ParseTable};
 use crate::choice::ChoiceSequence;
-use crate::grammar::{Grammar, LayoutToken, Separator, Terminal};
+use crate::grammar::{Grammar, LayoutToken, Separator, Symbol, Terminal};
 use crate::sampler::Bounds;
 use crate::tree::DerivationTree;
 
@@ -39,6 +39,9 @@ pub struct Parser<'g> {
     scanner: Scanner<'g>,
     /// The grammar uses INDENT/DEDENT: read line structure as Python does.
     indented: bool,
+    /// Lines go on inside brackets, after a final backslash and in triple-quoted strings, as in
+    /// Python; not where the grammar nests indented blocks inside brackets.
+    join_lines: bool,
 }
 
 impl<'g> Parser<'g> {
@@ -56,6 +59,7 @@ impl<'g> Parser<'g> {
             table: ParseTable::new(grammar),
             scanner: Scanner::new(grammar, indented),
             indented,
+            join_lines: indented && !brackets_hold_blocks(grammar),
         }
     }
 
@@ -151,7 +155,7 @@ impl<'g> Parser<'g> {
     fn input(&self, text: &str) -> Result<ParseInput, ParseError> {
         let comments = &self.grammar.layout.comments;
         let mut input = if self.indented {
-            ParseInput::with_layout(text, comments)?
+            ParseInput::with_layout(text, comments, self.join_lines)?
         } else {
             ParseInput::plain(text)
         };
@@ -163,6 +167,61 @@ impl<'g> Parser<'g> {
     }
 }
 
+/// Whether an indented block can stand between an opening bracket and its closing one in
+/// some alternative (JavaScript's `f(() => {` NEWLINE INDENT ... `})`), so that a line break
+/// inside brackets is line structure, not whitespace as in Python.
+fn brackets_hold_blocks(grammar: &Grammar) -> bool {
+    let indent = |symbol: &Symbol| match symbol {
+        Symbol::Terminal(t) => *grammar.terminal(*t) == Terminal::Layout(LayoutToken::Indent),
+        _ => false,
+    };
+    let inner = |symbol: &Symbol| match symbol {
+        Symbol::Rule(r) | Symbol::Optional(r) | Symbol::Repeat { body: r, .. } => Some(*r),
+        Symbol::Terminal(_) => None,
+    };
+    // Rules that can derive INDENT, to a fixpoint.
+    let mut reaches = vec![false; grammar.rules.len()];
+    loop {
+        let mut changed = false;
+        for (r, rule) in grammar.rules.iter().enumerate() {
+            if reaches[r] {
+                continue;
+            }
+            let hit = rule.alternatives.iter().any(|alt| {
+                alt.symbols
+                    .iter()
+                    .any(|s| indent(s) || inner(s).is_some_and(|i| reaches[i.index()]))
+            });
+            if hit {
+                reaches[r] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // +1 for an opening bracket, -1 for a closing one.
+    let bracket = |symbol: &Symbol| match symbol {
+        Symbol::Terminal(t) => match grammar.terminal(*t) {
+            Terminal::Literal(l) if matches!(l.as_str(), "(" | "[" | "{") => 1,
+            Terminal::Literal(l) if matches!(l.as_str(), ")" | "]" | "}") => -1,
+            _ => 0,
+        },
+        _ => 0,
+    };
+    // Between an opener and its closer in the same alternative (or the alternative's end).
+    grammar.rules.iter().any(|rule| {
+        rule.alternatives.iter().any(|alt| {
+            let mut depth = 0i32;
+            alt.symbols.iter().any(|s| {
+                depth = (depth + bracket(s)).max(0);
+                depth > 0 && (indent(s) || inner(s).is_some_and(|r| reaches[r.index()]))
+            })
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use libafl_bolts::rands::StdRand;
@@ -172,6 +231,22 @@ mod tests {
     use crate::parse::with_large_stack;
     use crate::sampler::{Sample, Sampler};
     use crate::text::render;
+
+    #[test]
+    fn lines_join_inside_brackets_only_where_brackets_hold_no_blocks() {
+        let shipped = |name: &str, text: &str| Grammar::from_text(name, text).unwrap();
+        let starlark = shipped("starlark", include_str!("../../../grammars/starlark.ebnf"));
+        let chocopy = shipped("chocopy", include_str!("../../../grammars/chocopy.ebnf"));
+        let javascript = shipped(
+            "javascript",
+            include_str!("../../../grammars/javascript.ebnf"),
+        );
+        assert!(!brackets_hold_blocks(&starlark));
+        assert!(!brackets_hold_blocks(&chocopy));
+        assert!(brackets_hold_blocks(&javascript));
+        assert!(Parser::new(&starlark).join_lines);
+        assert!(!Parser::new(&javascript).join_lines);
+    }
 
     /// 64 KB of statements that each chain a thousand ambiguous binary operators: before the
     /// table left one reading of such chains this took minutes (4 KB in one chain took
