@@ -1,5 +1,6 @@
 //! The normalized grammar every later stage works on.
 
+use std::collections::HashSet;
 use std::hash::Hasher;
 
 use super::{DepthMeasure, Layout, Pool, Rule, RuleId, Symbol, Terminal, TerminalId};
@@ -54,6 +55,12 @@ impl Grammar {
 
     /// A stable fingerprint of the grammar's structure (not its formatting), stored with saved
     /// choice sequences so that replaying them against a different grammar is detected.
+    /// The literals that are whole tokens (see `keywords`): never a pool value, never an
+    /// identifier of a seed.
+    pub fn keywords(&self) -> HashSet<&str> {
+        super::keywords::keywords(&self.rules, self.named_rules, &self.terminals)
+    }
+
     pub fn fingerprint(&self) -> u64 {
         let mut h = fnv::FnvHasher::default();
         let mut write = |s: &str| {

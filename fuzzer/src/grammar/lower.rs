@@ -62,7 +62,7 @@ pub(crate) fn lower(
         let alternatives = b.alternatives(&def.body, owner, lexical);
         b.rules[i].alternatives = alternatives;
     }
-    let pools = b.pools(&file.pools);
+    let pools = b.pools(&file.pools, file.rules.len());
     let layout = b.layout(&file);
     let depth = b.depth(&file);
     let start = b.start(&file);
@@ -397,15 +397,12 @@ impl Builder<'_> {
         }
     }
 
-    fn pools(&mut self, defs: &[PoolDef]) -> Vec<Pool> {
-        let keywords: HashSet<String> = self
-            .terminals
-            .iter()
-            .filter_map(|t| match t {
-                Terminal::Literal(s) => Some(s.clone()),
-                _ => None,
-            })
-            .collect();
+    fn pools(&mut self, defs: &[PoolDef], named_rules: usize) -> Vec<Pool> {
+        let keywords: HashSet<String> =
+            super::keywords::keywords(&self.rules, named_rules, &self.terminals)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
         defs.iter()
             .map(|def| {
                 let (values, pattern) = match &def.source {

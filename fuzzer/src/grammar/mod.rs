@@ -7,6 +7,7 @@ mod comment;
 mod depth_measure;
 #[allow(clippy::module_inception)]
 mod grammar;
+mod keywords;
 mod layout;
 mod lexer;
 pub(crate) mod lower;

@@ -71,11 +71,13 @@ pub(crate) fn recognize(
                 chart.items.push(Item::new(table, dot, origin));
             }
         }
+        // Where tokens may start with whitespace, it is skipped a unit at a time, so that a
+        // token can take what it needs; a comment is skipped whole either way.
         let space_end = if table.whitespace_tokens {
             if input.is_space(position) {
                 position + 1
             } else {
-                NONE as usize
+                input.comment_end(position).unwrap_or(NONE as usize)
             }
         } else {
             input.skip_layout(position).unwrap_or(NONE as usize)

@@ -223,17 +223,21 @@ impl ParseInput {
             while self.is_space(end) {
                 end += 1;
             }
-            let marker = |u: u8| marker_name(u).is_some();
-            match self
-                .comments
-                .iter()
-                .find_map(|c| c.end_at(&self.units, end, marker))
-            {
-                Some(after) if after > end => end = after,
-                _ => break,
+            match self.comment_end(end) {
+                Some(after) => end = after,
+                None => break,
             }
         }
         (end > position).then_some(end)
+    }
+
+    /// The end of a comment that starts exactly at `position`.
+    pub(crate) fn comment_end(&self, position: usize) -> Option<usize> {
+        let marker = |u: u8| marker_name(u).is_some();
+        self.comments
+            .iter()
+            .find_map(|c| c.end_at(&self.units, position, marker))
+            .filter(|&end| end > position)
     }
 
     /// Records that the recognizer skipped `start..end` between tokens; the units there that

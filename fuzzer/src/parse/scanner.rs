@@ -17,8 +17,9 @@ use crate::grammar::{Grammar, LayoutToken, PoolId, Terminal, TerminalId};
 pub(crate) struct Scanner<'g> {
     grammar: &'g Grammar,
     pools: Vec<PoolMatcher>,
-    /// The grammar's literals, which a pool value never is (pools exclude them when their
-    /// values are derived), so an unknown word must not be one either.
+    /// The grammar's keywords, which a pool value never is (pools exclude them when their
+    /// values are derived), so an unknown word must not be one either; a literal that is
+    /// only a piece of a longer token (an escape's `x`) is no keyword.
     keywords: HashSet<&'g str>,
     /// Per terminal, the bytes a match can start with (a 256-bit set), so that the recognizer
     /// skips most terminals with one lookup instead of a scan.
@@ -75,14 +76,7 @@ impl<'g> Scanner<'g> {
                 }
             })
             .collect();
-        let keywords = grammar
-            .terminals
-            .iter()
-            .filter_map(|t| match t {
-                Terminal::Literal(s) => Some(s.as_str()),
-                _ => None,
-            })
-            .collect();
+        let keywords = grammar.keywords();
         let mut first_bytes = vec![[0u64; 4]; grammar.terminals.len()];
         let mut empty = vec![false; grammar.terminals.len()];
         for (t, terminal) in grammar.terminals.iter().enumerate() {
