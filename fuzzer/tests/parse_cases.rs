@@ -257,3 +257,24 @@ fn custom_separators_are_skipped_between_tokens() {
     assert_eq!(round_trip(&grammar, "a | b | c"), "a | b | c");
     assert_eq!(round_trip(&grammar, "a  |  b"), "a | b");
 }
+
+/// A literal that is only a piece of a longer token (the `x` of an escape) is no keyword: a
+/// seed may name a variable `x` as well as `y` (issue 13).
+#[test]
+fn identifiers_equal_to_a_piece_of_a_token_are_identifiers() {
+    let grammar = bonsai::grammar::Grammar::from_text(
+        "escapes",
+        r#"
+        stmt = "let" NAME "=" STRING ";" ;
+        STRING = "\"" ( /[a-w]/ | "\\" "x" /[0-9]/ )* "\"" ;
+        %pool NAME = /[a-z]/ ;
+        "#,
+    )
+    .unwrap();
+    let parser = Parser::new(&grammar);
+    for text in [r#"let x = "a\x1";"#, r#"let y = "a";"#] {
+        if let Err(e) = parser.parse(text) {
+            panic!("{text}: {e}");
+        }
+    }
+}
