@@ -1,6 +1,4 @@
-//! What is known about one saved input, and its one-line, human-readable form.
-
-use std::fmt::Write as _;
+//! What is known about one saved input, and its metadata file (one JSON line).
 
 use serde::{Deserialize, Serialize};
 
@@ -38,43 +36,52 @@ pub struct EntryInfo {
 libafl_bolts::impl_serdeany!(EntryInfo);
 
 impl EntryInfo {
-    /// The metadata line, for example
-    /// `size=42 valid=yes edges=311 new_edges=3 parent=000007 mutator=splice time=12.5s` (with
-    /// `trimmed_from=120` after it for a trimmed entry), and for
-    /// a fault the kind, signature, message and first stack frames on following lines.
+    /// The metadata file's content: one JSON object on one line (JSON lines, so that any
+    /// tool reads it), for example `{"size":42,"valid":true,"edges":311,"new_edges":3,
+    /// "parent":7,"mutator":"splice","time":12.5}`, with `trimmed_from` for a trimmed entry
+    /// and `fault` (kind, signature as 16 hex digits, message, first stack frames) for a fault.
     pub fn to_text(&self) -> String {
-        let mut line = format!(
-            "size={} valid={} edges={} new_edges={} parent={} mutator={} time={:.3}s",
-            self.text.len(),
-            if self.valid { "yes" } else { "no" },
-            self.edges,
-            self.new_edges,
-            self.parent
-                .map_or_else(|| "-".to_string(), |p| format!("{p:06}")),
-            self.mutator,
-            self.found_at
-        );
-        if let Some(size) = self.trimmed_from {
-            let _ = write!(line, " trimmed_from={size}");
-        }
-        if let Some(fault) = &self.fault {
-            let _ = write!(
-                line,
-                " kind={} signature={:016x} message={:?}",
-                fault.kind, fault.signature, fault.message
-            );
-            for frame in &fault.frames {
-                let _ = write!(line, "\n  at {frame}");
-            }
-        }
+        let record = MetaRecord {
+            size: self.text.len(),
+            valid: self.valid,
+            edges: self.edges,
+            new_edges: self.new_edges,
+            parent: self.parent,
+            mutator: self.mutator.clone(),
+            time: (self.found_at * 1000.0).round() / 1000.0,
+            trimmed_from: self.trimmed_from,
+            fault: self.fault.as_ref().map(|fault| FaultRecord {
+                kind: fault.kind.to_string(),
+                signature: format!("{:016x}", fault.signature),
+                message: fault.message.clone(),
+                frames: fault.frames.clone(),
+            }),
+        };
+        let mut line = serde_json::to_string(&record).expect("plain data serializes");
         line.push('\n');
         line
     }
 
     /// Reads back the fields a resumed run or `bonsai replay` needs from a metadata file:
-    /// `valid`, `edges`, `new_edges`, and for faults the kind and signature.
+    /// `valid`, `edges`, and for faults the kind and signature. Reads the JSON line and the
+    /// `key=value` line that outputs written before it hold.
     pub fn parse_line(text: &str) -> ParsedMeta {
         let first = text.lines().next().unwrap_or_default();
+        if first.trim_start().starts_with('{') {
+            let Ok(record) = serde_json::from_str::<MetaRecord>(first) else {
+                return ParsedMeta::default();
+            };
+            return ParsedMeta {
+                valid: Some(record.valid),
+                edges: Some(record.edges),
+                kind: record.fault.as_ref().map(|f| f.kind.clone()),
+                signature: record
+                    .fault
+                    .as_ref()
+                    .and_then(|f| u64::from_str_radix(&f.signature, 16).ok()),
+                message: record.fault.map(|f| f.message),
+            };
+        }
         let mut meta = ParsedMeta::default();
         for field in first.split(' ') {
             let Some((key, value)) = field.split_once('=') else {
@@ -88,8 +95,37 @@ impl EntryInfo {
                 _ => {}
             }
         }
+        meta.message = first
+            .split_once(" message=")
+            .map(|(_, m)| m.trim_matches('"').to_string());
         meta
     }
+}
+
+/// A metadata file's one line.
+#[derive(Serialize, Deserialize)]
+struct MetaRecord {
+    size: usize,
+    valid: bool,
+    edges: u32,
+    new_edges: u32,
+    parent: Option<u32>,
+    mutator: String,
+    /// Seconds since the campaign started.
+    time: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trimmed_from: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fault: Option<FaultRecord>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct FaultRecord {
+    kind: String,
+    /// 16 hex digits: JSON numbers lose precision past 2^53 in most readers.
+    signature: String,
+    message: String,
+    frames: Vec<String>,
 }
 
 /// Whether the metadata file at `path` can be read back: text whose first line has the `valid`
@@ -110,6 +146,8 @@ pub struct ParsedMeta {
     pub edges: Option<u32>,
     pub kind: Option<String>,
     pub signature: Option<u64>,
+    /// A fault's message.
+    pub message: Option<String>,
 }
 
 /// Entries of `corpus` saved as valid: the valid share the status line, the coverage log and
@@ -153,12 +191,31 @@ mod tests {
             ..EntryInfo::default()
         };
         let text = info.to_text();
-        assert!(text.starts_with("size=8 valid=yes edges=17 new_edges=2 parent=000001 mutator=splice time=1.500s kind=panic signature=0000000000000abc"));
-        assert!(text.contains("\n  at check_block (src/lib.rs:10)\n"));
+        assert_eq!(text.lines().count(), 1, "{text}");
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["size"], 8);
+        assert_eq!(json["parent"], 1);
+        assert_eq!(json["mutator"], "splice");
+        assert_eq!(json["time"], 1.5);
+        assert_eq!(json["fault"]["signature"], "0000000000000abc");
+        assert_eq!(json["fault"]["frames"][0], "check_block (src/lib.rs:10)");
         let parsed = EntryInfo::parse_line(&text);
         assert_eq!(parsed.valid, Some(true));
         assert_eq!(parsed.edges, Some(17));
         assert_eq!(parsed.kind.as_deref(), Some("panic"));
         assert_eq!(parsed.signature, Some(0xabc));
+    }
+
+    /// Outputs written before the JSON line still resume, replay and report.
+    #[test]
+    fn key_value_lines_of_older_outputs_are_read() {
+        let old = "size=8 valid=no edges=17 new_edges=2 parent=000001 mutator=splice time=1.500s \
+                   kind=crash signature=0000000000000abc message=\"boom\"\n  at f (a.rs:1)\n";
+        let parsed = EntryInfo::parse_line(old);
+        assert_eq!(parsed.valid, Some(false));
+        assert_eq!(parsed.edges, Some(17));
+        assert_eq!(parsed.kind.as_deref(), Some("crash"));
+        assert_eq!(parsed.signature, Some(0xabc));
+        assert_eq!(EntryInfo::parse_line("{\"size\":"), ParsedMeta::default());
     }
 }

@@ -364,7 +364,7 @@ mod tests {
         assert_eq!(saved.choices.0, vec![1, 0, 2]);
         assert_eq!(saved.grammar, 7);
         let meta = std::fs::read_to_string(dir.path().join("queue/000005.meta")).unwrap();
-        assert!(meta.starts_with("size=8 valid=yes"), "{meta}");
+        assert!(meta.starts_with(r#"{"size":8,"valid":true"#), "{meta}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("queue/000004.txt")).unwrap(),
             "old"
@@ -408,7 +408,7 @@ mod tests {
         let saved = SavedChoices::read(&queue.join("000000.choices")).unwrap();
         assert_eq!(saved.choices.0, vec![1, 0, 2]);
         let meta = std::fs::read_to_string(queue.join("000000.meta")).unwrap();
-        assert!(meta.starts_with("size=8 "), "{meta}");
+        assert!(meta.starts_with(r#"{"size":8,"#), "{meta}");
         // One entry, no temporaries or second number left behind.
         assert_eq!(std::fs::read_dir(&queue).unwrap().count(), 3);
         assert_eq!(store.count(), 1);
@@ -429,7 +429,7 @@ mod tests {
             "print 3;"
         );
         let meta = std::fs::read_to_string(queue.join("000003.meta")).unwrap();
-        assert!(meta.starts_with("size=8 valid=yes"), "{meta}");
+        assert!(meta.starts_with(r#"{"size":8,"valid":true"#), "{meta}");
         assert_eq!(
             std::fs::read_to_string(queue.join("000003.choices")).unwrap(),
             "kept"
@@ -501,7 +501,7 @@ mod tests {
         );
         let meta = std::fs::read_to_string(dir.path().join("hangs/000000.meta")).unwrap();
         assert!(
-            meta.contains("kind=timeout") && meta.contains("\n  at f (x.rs:1)"),
+            meta.contains(r#""kind":"timeout""#) && meta.contains(r#""frames":["f (x.rs:1)"]"#),
             "{meta}"
         );
     }

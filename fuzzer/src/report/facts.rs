@@ -202,11 +202,7 @@ fn faults(source: &Source) -> Vec<FaultFacts> {
                 if !seen.insert((kind.clone(), meta.signature)) {
                     continue;
                 }
-                let first = text.lines().next().unwrap_or_default();
-                let message = first
-                    .split_once(" message=")
-                    .map(|(_, m)| m.trim_matches('"').to_string())
-                    .unwrap_or_default();
+                let message = meta.message.clone().unwrap_or_default();
                 let file = meta_path.with_extension("txt");
                 faults.push(FaultFacts {
                     node: node.name.clone(),

@@ -58,12 +58,19 @@ fn fuzz_the_planted_seeds(out: &Path, execs: u32) -> Value {
     )
 }
 
-fn field<'a>(meta: &'a str, key: &str) -> &'a str {
+/// A field of an entry's metadata line (JSON), a fault's fields included, as text.
+fn field(meta: &str, key: &str) -> String {
     let first = meta.lines().next().unwrap();
-    first
-        .split(' ')
-        .find_map(|f| f.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
-        .unwrap_or_else(|| panic!("no {key} in {first}"))
+    let record: Value = serde_json::from_str(first).unwrap_or_else(|e| panic!("{e}: {first}"));
+    let value = record
+        .get(key)
+        .or_else(|| record.get("fault").and_then(|f| f.get(key)))
+        .filter(|v| !v.is_null())
+        .unwrap_or_else(|| panic!("no {key} in {first}"));
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// Every `.choices` of `dir` replays strictly, under its recorded bounds, to the `.txt` next to
@@ -670,7 +677,7 @@ fn valid_only_keeps_only_valid_inputs() {
     let queue = entries(&out.join("queue"));
     assert!(!queue.is_empty());
     assert!(
-        queue.iter().all(|(_, m)| field(m, "valid") == "yes"),
+        queue.iter().all(|(_, m)| field(m, "valid") == "true"),
         "{queue:?}"
     );
     assert_eq!(summary["valid_share"], 1.0);
@@ -912,11 +919,7 @@ fn a_fault_has_one_name_in_fuzz_replay_and_reduce() {
     let out = dir.path().join("out");
     fuzz_the_planted_seeds(&out, 30);
     let crashes = out.join("crashes");
-    let message = |meta: &str| {
-        let first = meta.lines().next().unwrap();
-        let at = first.find("message=\"").unwrap() + "message=\"".len();
-        first[at..first.len() - 1].to_string()
-    };
+    let message = |meta: &str| field(meta, "message");
     let mut names = Vec::new();
     for (stem, meta) in entries(&crashes) {
         if field(&meta, "kind") != "crash" {
@@ -1206,7 +1209,7 @@ fn new_entries_are_trimmed_and_the_queue_keeps_every_edge() {
     let metas = entries(&queue);
     let shrunk: Vec<&(String, String)> = metas
         .iter()
-        .filter(|(_, m)| m.lines().next().unwrap().contains(" trimmed_from="))
+        .filter(|(_, m)| m.lines().next().unwrap().contains(r#""trimmed_from":"#))
         .collect();
     assert_eq!(shrunk.len() as u64, trim["smaller"].as_u64().unwrap());
     for (stem, meta) in &shrunk {
