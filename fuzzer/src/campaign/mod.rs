@@ -20,11 +20,7 @@ mod state;
 mod view;
 mod worklist;
 
-pub use campaign_summary::CampaignSummary;
 pub use config::{CampaignConfig, CampaignMode, NewCampaign, NodeBudget, default_jobs};
-pub use log::LOG_FILE;
-pub use progress::NodeProgress;
 pub use run::run;
-pub use state::{CampaignState, NodeState, NodeStatus, STATE_FILE, load_state};
-pub use view::{estimate_left, render};
-pub use worklist::{LOGS_DIR, NODES_DIR, SEEDS_DIR};
+pub use state::{CampaignState, NodeState, STATE_FILE, load_state};
+pub use worklist::{LOGS_DIR, NODES_DIR};

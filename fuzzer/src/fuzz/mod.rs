@@ -22,14 +22,11 @@ mod stop;
 mod summary;
 mod trim;
 
-pub use config::{DEFAULT_INITIAL_INPUTS, DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, FuzzConfig};
-pub use coverage_log::{
-    COVERAGE_CSV, COVERAGE_HEADER, CoverageLog, CoveragePoint, read_coverage, resume_offset,
-};
-pub use crash_reduction::{CrashReduced, DEFAULT_CRASH_TESTS, reduce_new_crashes};
-pub use harness::Harness;
-pub use overhead::{Overhead, Recorder};
+pub use config::{DEFAULT_TIMEOUT, FuzzConfig};
+pub use coverage_log::{COVERAGE_CSV, CoveragePoint, read_coverage, resume_offset};
+pub use crash_reduction::{DEFAULT_CRASH_TESTS, reduce_new_crashes};
+pub use overhead::Overhead;
 pub use run::run;
-pub use stop::{Saturation, Stop, StopCondition, StopReason, parse_duration};
+pub use stop::{Saturation, StopCondition, parse_duration};
 pub use summary::Summary;
-pub use trim::{DEFAULT_TRIM_TESTS, MAX_TRIM_SHARE, TrimStats};
+pub use trim::{DEFAULT_TRIM_TESTS, TrimStats};

@@ -70,10 +70,6 @@ impl Stop {
         }
     }
 
-    pub fn condition(&self) -> StopCondition {
-        self.condition
-    }
-
     /// Whether the run should stop now, and why.
     pub fn reached<S: HasExecutions + HasMetadata>(&self, state: &S) -> Option<StopReason> {
         let executions = *state.executions();

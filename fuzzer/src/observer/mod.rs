@@ -4,5 +4,5 @@
 mod edges;
 mod replay;
 
-pub use edges::{EdgeObserver, HitWord, count_class, covers};
+pub use edges::{EdgeObserver, HitWord, covers};
 pub use replay::{ExecutionClass, LastExecution, ReplayObserver};

@@ -83,6 +83,7 @@ impl Ownership {
         self.total_size += u64::from(size);
     }
 
+    #[cfg(test)]
     pub fn is_favored(&self, id: usize) -> bool {
         self.entries.get(id).is_some_and(|e| e.owned > 0)
     }
