@@ -54,7 +54,7 @@ use std::fmt::Write;
 
 use super::token_overlap::Language;
 use crate::diagnostic::Diagnostic;
-use crate::grammar::{Grammar, LayoutToken, PoolId, RuleId, Separator, Symbol, Terminal};
+use crate::grammar::{Comment, Grammar, LayoutToken, PoolId, RuleId, Separator, Symbol, Terminal};
 
 /// Bounded repetitions are spelled out as copies up to this many; beyond it, `+` or `*`.
 pub const MAX_SPELLED_COUNT: u32 = 16;
@@ -1026,7 +1026,18 @@ impl<'g> Builder<'g> {
             }
             n
         };
-        match &self.g.layout.separator {
+        // Comments are skipped as the grammar's own `%comment`s say, whatever the separator.
+        let mut comments = String::new();
+        for comment in &self.g.layout.comments {
+            let rule = match comment {
+                Comment::Line(open) => format!("{} ~[\\r\\n]*", literal(open)),
+                Comment::Block { open, close } => {
+                    format!("{} .*? {}", literal(open), literal(close))
+                }
+            };
+            let _ = writeln!(comments, "{} : {rule} -> skip ;", name("COMMENT"));
+        }
+        let blank = match &self.g.layout.separator {
             Separator::Text(text) if text.is_empty() => None,
             Separator::Auto => Some(format!("{} : {}+ -> skip ;\n", name("WS"), blanks(""))),
             Separator::Text(text) => {
@@ -1046,6 +1057,10 @@ impl<'g> Builder<'g> {
                 }
                 Some(out)
             }
+        };
+        match (blank, comments.is_empty()) {
+            (None, true) => None,
+            (blank, _) => Some(blank.unwrap_or_default() + &comments),
         }
     }
 
@@ -1711,6 +1726,31 @@ mod tests {
             "{text}"
         );
         assert_eq!(rule_line(&text, "N"), "N : [0-9]+ ;");
+    }
+
+    #[test]
+    fn comments_become_skipped_rules_and_come_back_on_import() {
+        let text = export(r##"%layout auto; %comment "#"; %comment "/*" "*/"; s = "a" "b" ;"##);
+        assert!(
+            text.contains("COMMENT : '#' ~[\\r\\n]* -> skip ;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("COMMENT_ : '/*' .*? '*/' -> skip ;"),
+            "{text}"
+        );
+        let source = crate::diagnostic::SourceFile::new("G.g4", text);
+        let back = crate::import::from_source(&source).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            back.grammar.layout.comments,
+            vec![
+                Comment::Line("#".into()),
+                Comment::Block {
+                    open: "/*".into(),
+                    close: "*/".into()
+                }
+            ]
+        );
     }
 
     #[test]
