@@ -80,16 +80,14 @@ impl ParseInput {
     /// Reads line structure as Python does: a line holding only whitespace or a line comment
     /// of `comments` opens and closes no block, and with `join_lines` a physical line continues
     /// the logical one before it inside brackets, after a backslash at its end, and inside a
-    /// triple-quoted string. A line break inside brackets or after a backslash is whitespace between tokens;
-    /// inside a string it is the string's.
+    /// triple-quoted string. A line break inside brackets or after a backslash is whitespace
+    /// between tokens; inside a string it is the string's.
     pub fn with_layout(
         text: &str,
         comments: &[Comment],
         join_lines: bool,
     ) -> Result<Self, ParseError> {
-        let mut units = Vec::with_capacity(text.len() + 16);
-        let mut offsets = Vec::with_capacity(text.len() + 16);
-        let mut joined = Vec::new();
+        let mut out = LayoutUnits::with_capacity(text.len() + 16);
         let mut levels = vec![0usize];
         let mut comment_lines = Vec::new();
         let mut lines = LineJoiner::new(comments, join_lines);
@@ -102,79 +100,50 @@ impl ParseInput {
             let content = line.trim_end_matches('\r');
             if let Some(inside) = lines.continuing() {
                 // The break before this line: whitespace, or part of a string.
-                joined.resize(units.len(), false);
-                units.push(b'\n');
-                offsets.push((line_start - 1) as u32);
-                joined.push(inside == Continuation::Joined);
-                let backslash = lines.scan(content.as_bytes());
-                for (i, byte) in content.bytes().enumerate() {
-                    if i == backslash {
-                        joined.resize(units.len(), false);
-                        joined.push(true);
-                    }
-                    units.push(byte);
-                    offsets.push((line_start + i) as u32);
-                }
-                if lines.continuing().is_none() {
-                    units.push(NEWLINE);
-                    offsets.push((line_start + content.len()) as u32);
-                }
+                out.push(b'\n', line_start - 1, inside == Continuation::Joined);
+                out.line(&mut lines, content, line_start, 0);
                 line_start = line_end + 1;
                 continue;
             }
             let indent_bytes =
                 content.len() - content.trim_start_matches([' ', '\t', '\x0c']).len();
-            let rest = &content.as_bytes()[indent_bytes..];
-            let only_comment = comments
-                .iter()
-                .any(|c| matches!(c, Comment::Line(_)) && c.end_at(rest, 0, |_| false).is_some());
+            let only_comment = line_comment_at(comments, &content.as_bytes()[indent_bytes..], 0);
             if only_comment {
                 comment_lines.push(line_start + indent_bytes..line_start + content.len());
             }
             if indent_bytes < content.len() && !only_comment {
                 let width = indentation_width(&content[..indent_bytes]);
-                let at = (line_start + indent_bytes) as u32;
+                let at = line_start + indent_bytes;
                 if width > *levels.last().unwrap_or(&0) {
                     levels.push(width);
-                    units.push(INDENT);
-                    offsets.push(at);
+                    out.push(INDENT, at, false);
                 } else {
                     while width < *levels.last().unwrap_or(&0) {
                         levels.pop();
-                        units.push(DEDENT);
-                        offsets.push(at);
+                        out.push(DEDENT, at, false);
                     }
                     if width != *levels.last().unwrap_or(&0) {
                         return Err(ParseError::at(
-                            line_start + indent_bytes,
+                            at,
                             "unindent does not match any outer indentation level",
                         ));
                     }
                 }
-                let backslash = indent_bytes + lines.scan(rest);
-                for (i, byte) in content.bytes().enumerate().skip(indent_bytes) {
-                    if i == backslash {
-                        joined.resize(units.len(), false);
-                        joined.push(true);
-                    }
-                    units.push(byte);
-                    offsets.push((line_start + i) as u32);
-                }
-                if lines.continuing().is_none() {
-                    units.push(NEWLINE);
-                    offsets.push((line_start + content.len()) as u32);
-                }
+                out.line(&mut lines, content, line_start, indent_bytes);
             }
             line_start = line_end + 1;
         }
         if lines.continuing().is_some() {
-            units.push(NEWLINE);
-            offsets.push(text.len() as u32);
+            out.push(NEWLINE, text.len(), false);
         }
         for _ in 1..levels.len() {
-            units.push(DEDENT);
-            offsets.push(text.len() as u32);
+            out.push(DEDENT, text.len(), false);
         }
+        let LayoutUnits {
+            units,
+            mut offsets,
+            joined,
+        } = out;
         offsets.push(text.len() as u32);
         Ok(Self {
             units,
@@ -273,6 +242,53 @@ impl ParseInput {
     }
 }
 
+/// The units `ParseInput::with_layout` builds, with each one's byte offset and whether it is a
+/// line break (or backslash) that joins lines, to be skipped as whitespace.
+struct LayoutUnits {
+    units: Vec<u8>,
+    offsets: Vec<u32>,
+    /// Only as long as the last joining unit; the rest is not joining.
+    joined: Vec<bool>,
+}
+
+impl LayoutUnits {
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            units: Vec::with_capacity(capacity),
+            offsets: Vec::with_capacity(capacity),
+            joined: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, unit: u8, offset: usize, joining: bool) {
+        if joining {
+            self.joined.resize(self.units.len(), false);
+            self.joined.push(true);
+        }
+        self.units.push(unit);
+        self.offsets.push(offset as u32);
+    }
+
+    /// The text of one physical line from byte `from` on (a final backslash that joins the next
+    /// line marked as such), and the NEWLINE that ends the logical line, if this one does.
+    fn line(&mut self, lines: &mut LineJoiner<'_>, content: &str, line_start: usize, from: usize) {
+        let backslash = from + lines.scan(&content.as_bytes()[from..]);
+        for (i, byte) in content.bytes().enumerate().skip(from) {
+            self.push(byte, line_start + i, i == backslash);
+        }
+        if lines.continuing().is_none() {
+            self.push(NEWLINE, line_start + content.len(), false);
+        }
+    }
+}
+
+/// Whether a line comment of `comments` starts at `at` of `bytes`.
+fn line_comment_at(comments: &[Comment], bytes: &[u8], at: usize) -> bool {
+    comments
+        .iter()
+        .any(|c| matches!(c, Comment::Line(_)) && c.end_at(bytes, at, |_| false).is_some())
+}
+
 /// Why a physical line does not end the logical line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Continuation {
@@ -359,12 +375,7 @@ impl<'c> LineJoiner<'c> {
                         self.backslash = true;
                         return i;
                     }
-                    _ if self.comments.iter().any(|c| {
-                        matches!(c, Comment::Line(_)) && c.end_at(line, i, |_| false).is_some()
-                    }) =>
-                    {
-                        return line.len();
-                    }
+                    _ if line_comment_at(self.comments, line, i) => return line.len(),
                     _ => {}
                 }
             }

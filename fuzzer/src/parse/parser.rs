@@ -175,10 +175,6 @@ fn brackets_hold_blocks(grammar: &Grammar) -> bool {
         Symbol::Terminal(t) => *grammar.terminal(*t) == Terminal::Layout(LayoutToken::Indent),
         _ => false,
     };
-    let inner = |symbol: &Symbol| match symbol {
-        Symbol::Rule(r) | Symbol::Optional(r) | Symbol::Repeat { body: r, .. } => Some(*r),
-        Symbol::Terminal(_) => None,
-    };
     // Rules that can derive INDENT, to a fixpoint.
     let mut reaches = vec![false; grammar.rules.len()];
     loop {
@@ -188,9 +184,9 @@ fn brackets_hold_blocks(grammar: &Grammar) -> bool {
                 continue;
             }
             let hit = rule.alternatives.iter().any(|alt| {
-                alt.symbols
-                    .iter()
-                    .any(|s| indent(s) || inner(s).is_some_and(|i| reaches[i.index()]))
+                alt.symbols.iter().any(|s| {
+                    indent(s) || Grammar::referenced_rule(s).is_some_and(|i| reaches[i.index()])
+                })
             });
             if hit {
                 reaches[r] = true;
@@ -216,7 +212,9 @@ fn brackets_hold_blocks(grammar: &Grammar) -> bool {
             let mut depth = 0i32;
             alt.symbols.iter().any(|s| {
                 depth = (depth + bracket(s)).max(0);
-                depth > 0 && (indent(s) || inner(s).is_some_and(|r| reaches[r.index()]))
+                depth > 0
+                    && (indent(s)
+                        || Grammar::referenced_rule(s).is_some_and(|r| reaches[r.index()]))
             })
         })
     })
