@@ -36,13 +36,23 @@ pub enum BoundsError {
     /// Not three comma-separated non-negative integers.
     Malformed(String),
     /// A bound of 0: nothing could be generated.
-    Zero { idents: u32, items: u32, depth: u32 },
+    Zero {
+        /// The m given.
+        idents: u32,
+        /// The n given.
+        items: u32,
+        /// The d given.
+        depth: u32,
+    },
     /// A bound above [`MAX_BOUND`] on a command line.
     TooLarge(Bounds),
     /// A lattice up to these bounds would have more than `max` nodes.
     LatticeTooLarge {
+        /// The bounds asked for, the lattice's top node.
         max_bounds: Bounds,
+        /// How many nodes the lattice below `max_bounds` would have (saturating).
         nodes: u64,
+        /// The most nodes a lattice may have.
         max: u64,
     },
 }
@@ -82,6 +92,8 @@ impl fmt::Display for BoundsError {
 impl std::error::Error for BoundsError {}
 
 impl Bounds {
+    /// Bounds from the three numbers, refusing a zero (nothing could be generated) but not a
+    /// value above [`MAX_BOUND`]: that cap applies to command lines only.
     pub fn new(idents: u32, items: u32, depth: u32) -> Result<Self, BoundsError> {
         if idents == 0 || items == 0 || depth == 0 {
             return Err(BoundsError::Zero {

@@ -30,8 +30,11 @@ pub const SEEDS_DIR: &str = "seeds";
 pub const LOGS_DIR: &str = "logs";
 /// An exported regression corpus's index.
 pub const CORPUS_MANIFEST: &str = "manifest.json";
+/// A report's Markdown form.
 pub const REPORT_MD: &str = "report.md";
+/// A report's HTML form, with the plots inline.
 pub const REPORT_HTML: &str = "report.html";
+/// The plots of a report, as SVG files.
 pub const PLOTS_DIR: &str = "plots";
 pub const IMPORT_REPORT_TXT: &str = "import-report.txt";
 pub const IMPORT_REPORT_JSON: &str = "import-report.json";

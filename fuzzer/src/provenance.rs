@@ -8,15 +8,24 @@ use serde::{Deserialize, Serialize};
 /// Where an input came from, as written in its metadata line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Mutation {
+    /// Loaded from a seed directory or the run's own queue.
     #[default]
     Seed,
+    /// Sampled from fresh random choices, as when the corpus is empty.
     Generate,
+    /// Random overwrites of raw choices (Zest's havoc).
     Havoc,
+    /// One subtree sampled again with fresh choices.
     Regenerate,
+    /// A subtree of the same rule taken from another corpus entry.
     Splice,
+    /// One item of a repetition removed.
     DeleteItem,
+    /// One item of a repetition repeated.
     DuplicateItem,
+    /// A subtree replaced by its minimal derivation.
     Shrink,
+    /// A recursion repeated: a subtree nested inside itself again.
     Recursion,
     /// A smaller version of a new entry, tried while trimming it (`fuzz::trim`): what a fault
     /// found that way says it came from.
@@ -45,6 +54,7 @@ impl fmt::Display for Mutation {
 /// its mutators ran, and the feedback sees only the state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LastMutation {
+    /// The mutation that produced the input.
     pub mutation: Mutation,
     /// For seeds replayed from the run's own queue: the number they already have there.
     pub existing: Option<u32>,

@@ -12,6 +12,8 @@ use crate::grammar::Grammar;
 /// Marks a named rule on no cycle: it can occur at most once on any root-to-leaf path.
 pub const NOT_RECURSIVE: u32 = u32::MAX;
 
+/// The grammar's recursive cycles, numbered, so the sampler's depth bound can count one trip
+/// round a cycle as one level of nesting.
 pub struct Cycles {
     /// Per named rule: the index of its cycle, or [`NOT_RECURSIVE`].
     pub of_rule: Vec<u32>,

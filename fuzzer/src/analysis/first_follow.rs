@@ -11,6 +11,8 @@ use super::nullable::symbol_is_nullable;
 use super::work;
 use crate::grammar::{Grammar, LayoutToken, Symbol, Terminal};
 
+/// Which way [`TerminalSets::compute`] reads alternatives: forwards for first and follow,
+/// backwards (the mirrored grammar) for last and precede.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
     /// first and follow

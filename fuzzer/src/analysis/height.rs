@@ -13,8 +13,11 @@ use super::dependents::Dependents;
 
 use crate::grammar::{Grammar, Symbol};
 
+/// Height of a rule that derives no word (or is forbidden); every finite height is smaller.
 pub const UNREACHABLE_HEIGHT: u32 = u32::MAX;
 
+/// Minimal derivation height of every rule and alternative: how many levels a tree needs, at
+/// least, to close below it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Heights {
     /// Per rule; [`UNREACHABLE_HEIGHT`] when the rule derives no word.
@@ -73,14 +76,19 @@ impl Heights {
         Self { rule, alternative }
     }
 
+    /// Heights with nothing forbidden: the grammar's own productivity, as load-time checks need it.
     pub fn unrestricted(grammar: &Grammar) -> Self {
         Self::compute(grammar, &FixedBitSet::with_capacity(grammar.rules.len()))
     }
 
+    /// Whether the rule (by index) derives any word within the forbidden set these heights were
+    /// computed under.
     pub fn is_productive(&self, rule: usize) -> bool {
         self.rule[rule] != UNREACHABLE_HEIGHT
     }
 
+    /// Height `symbol` adds at minimum: 0 for anything that may be left empty (`?`, `*`, a
+    /// terminal), else its rule's height.
     pub fn symbol(&self, symbol: &Symbol) -> u32 {
         symbol_height(symbol, &self.rule)
     }

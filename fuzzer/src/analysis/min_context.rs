@@ -14,7 +14,9 @@ use crate::grammar::{Grammar, RuleId, Symbol};
 /// One step towards the hole: which alternative to take, and which of its symbols leads on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContextStep {
+    /// Index of the alternative to take in the current rule.
     pub alternative: u32,
+    /// Index of the symbol in that alternative below which the hole lies.
     pub position: u32,
 }
 
@@ -31,6 +33,8 @@ pub struct MinContext {
 }
 
 impl MinContext {
+    /// Shortest contexts of every rule around `hole`, by fixpoint iteration; costs are in
+    /// characters as measured by `min_yield`, so pass the same yields the caller renders with.
     pub fn toward(grammar: &Grammar, min_yield: &MinYield, hole: RuleId) -> Self {
         let mut cost = vec![NO_YIELD; grammar.rules.len()];
         let mut step = vec![None; grammar.rules.len()];
@@ -83,6 +87,7 @@ impl MinContext {
         }
     }
 
+    /// The rule these contexts lead to; a walk following `step` stops when it reaches it.
     pub fn hole(&self) -> RuleId {
         self.hole
     }

@@ -13,12 +13,16 @@ use super::work;
 
 use crate::grammar::{Grammar, LayoutToken, Symbol, Terminal};
 
+/// Yield of a rule or alternative that derives no word (or is forbidden); never a real length.
 pub const NO_YIELD: u64 = u64::MAX;
 
+/// Shortest word of every rule, alternative and terminal, so that partial derivations can be
+/// completed with the least text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MinYield {
     /// Per rule; [`NO_YIELD`] for unproductive rules.
     pub rule: Vec<u64>,
+    /// Per rule, per alternative; [`NO_YIELD`] when the alternative cannot be completed.
     pub alternative: Vec<Vec<u64>>,
     /// Per rule, the alternative that reaches the minimum (first one on ties).
     pub best_alternative: Vec<Option<usize>>,
@@ -30,6 +34,8 @@ pub struct MinYield {
 }
 
 impl MinYield {
+    /// Plain character counts with nothing forbidden: the yields used at load time and by
+    /// reduction.
     pub fn compute(grammar: &Grammar) -> Self {
         Self::compute_without(grammar, &FixedBitSet::with_capacity(grammar.rules.len()))
     }

@@ -83,10 +83,15 @@ impl Allowed<'_> {
 /// A recorded choice the bounds rejected, at `position` in the recorded sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rejected {
+    /// Index of the rejected value in the recorded sequence.
     pub position: usize,
+    /// The recorded value after reduction modulo the decision's range.
     pub value: u32,
 }
 
+/// The sampler's only source of decisions: reads the recorded choices in order, checks each
+/// against the bounds (rejecting or repairing per [`Replay`]), draws fresh ones past the end,
+/// and writes what was decided to a normalized output.
 pub struct ChoiceCursor<'a, R> {
     recorded: &'a [u32],
     read: usize,

@@ -18,11 +18,15 @@ use crate::bounds::Bounds;
 /// harness replays them in repairing mode, and only the normalized result is ever saved.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChoiceInput {
+    /// The decisions, normalized for corpus entries, raw for mutants not yet replayed.
     pub choices: ChoiceSequence,
+    /// The bounds the sequence was generated under; `None` only for a default input, which
+    /// consumers read under the campaign's own bounds.
     pub bounds: Option<Bounds>,
 }
 
 impl ChoiceInput {
+    /// An input recorded under `bounds`; `choices` are taken as they are, not normalized.
     pub fn new(choices: ChoiceSequence, bounds: Bounds) -> Self {
         Self {
             choices,

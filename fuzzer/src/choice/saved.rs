@@ -39,21 +39,28 @@ impl std::fmt::Display for ChoicesFileError {
 
 impl std::error::Error for ChoicesFileError {}
 
+/// The contents of a `.choices` file: enough to replay an input exactly, and to refuse doing so
+/// under a different grammar.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedChoices {
     /// [`crate::grammar::Grammar::fingerprint`] of the grammar the sequence was made with.
     pub grammar: u64,
+    /// The bounds the sequence was recorded under; replay uses them, not the caller's.
     pub bounds: Bounds,
+    /// The normalized decisions.
     pub choices: ChoiceSequence,
 }
 
 impl SavedChoices {
+    /// The file's bytes: the magic number, then the postcard encoding. Infallible.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = MAGIC.to_vec();
         bytes.extend(postcard::to_stdvec(self).expect("serializing plain data cannot fail"));
         bytes
     }
 
+    /// Decodes a `.choices` file, rejecting a missing magic number, a body that does not decode and
+    /// trailing bytes, so a damaged file never replays as some other input.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ChoicesFileError> {
         let body = bytes
             .strip_prefix(MAGIC.as_slice())
@@ -66,6 +73,7 @@ impl SavedChoices {
         Ok(saved)
     }
 
+    /// [`SavedChoices::from_bytes`] on the file at `path`, with the path in any error.
     pub fn read(path: &Path) -> Result<Self, Diagnostic> {
         let bytes = std::fs::read(path)
             .map_err(|e| Diagnostic::error(format!("cannot read choices: {e}")).in_file(path))?;

@@ -13,22 +13,27 @@ use serde::{Deserialize, Serialize};
 pub struct ChoiceSequence(pub Vec<u32>);
 
 impl ChoiceSequence {
+    /// The empty sequence: every decision will be drawn fresh.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Number of decisions, not bytes.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Whether no decision is recorded, as for an input whose grammar needs none.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// The decisions in the order the sampler made them.
     pub fn as_slice(&self) -> &[u32] {
         &self.0
     }
 
+    /// Empties the sequence while keeping its allocation, for reuse as a cursor's output.
     pub fn clear(&mut self) {
         self.0.clear();
     }

@@ -61,6 +61,7 @@ pub const MAX_SPELLED_COUNT: u32 = 16;
 
 /// The marker characters of INDENT and DEDENT tokens (shift out, shift in).
 pub const INDENT_MARK: char = '\u{e}';
+/// The marker character of a DEDENT token; see [`INDENT_MARK`].
 pub const DEDENT_MARK: char = '\u{f}';
 
 /// The name of the parser rule that reads the whole input.

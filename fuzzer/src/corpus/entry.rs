@@ -16,6 +16,7 @@ pub struct EntryInfo {
     pub existing: Option<u32>,
     /// The rendered input.
     pub text: String,
+    /// Whether the target accepted the input as valid (as opposed to rejecting it).
     pub valid: bool,
     /// Edges no earlier saved input had covered.
     pub new_edges: u32,
@@ -142,9 +143,13 @@ pub fn meta_is_readable(path: &std::path::Path) -> bool {
 /// The fields of a metadata line that other commands read back.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ParsedMeta {
+    /// The `valid` field; `None` when the line does not have it (unreadable metadata).
     pub valid: Option<bool>,
+    /// How many edges the input covered.
     pub edges: Option<u32>,
+    /// A fault's kind as written (`panic`, `crash`, `timeout`, `oom`); `None` for queue entries.
     pub kind: Option<String>,
+    /// A fault's signature, parsed back from its 16 hex digits.
     pub signature: Option<u64>,
     /// A fault's message.
     pub message: Option<String>,

@@ -13,21 +13,32 @@ use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 /// fuzzing, so that resuming with another grammar or target is refused instead of producing
 /// a queue whose choices mean different things.
 pub const MANIFEST: &str = crate::layout::FUZZ_JSON;
+/// The file holding the result of a run's last complete run, which `bonsai report` reads.
 pub const SUMMARY: &str = crate::layout::SUMMARY_JSON;
+/// The subdirectories every fuzzing output has, created by [`OutDir::prepare`] even when empty.
 pub const DIRECTORIES: [&str; 3] = [QUEUE_DIR, CRASHES_DIR, HANGS_DIR];
 
+/// The contents of [`MANIFEST`]: what a fuzzing output was made with. Target and grammar
+/// fingerprint decide whether a run may resume in the directory; the rest is informative.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// Name of the target the run fuzzed.
     pub target: String,
+    /// The grammar file as given on the command line; only informative, the fingerprint decides.
     pub grammar: PathBuf,
+    /// [`crate::grammar::Grammar::fingerprint`] as 16 hex digits; a resume with another one is
+    /// refused.
     pub grammar_fingerprint: String,
+    /// The run's bounds as `M,N,D`.
     pub bounds: String,
+    /// Whether the run kept only inputs the target accepted as valid.
     pub valid_only: bool,
 }
 
 /// A prepared output directory.
 #[derive(Clone, Debug)]
 pub struct OutDir {
+    /// The output directory; the subdirectories of [`DIRECTORIES`] exist below it.
     pub root: PathBuf,
     /// The directory held a previous run of the same campaign: its queue becomes the seeds.
     pub resumed: bool,
@@ -120,7 +131,6 @@ impl OutDir {
         seen
     }
 
-    /// Number of complete entries (with a `.meta` file) in one of the directories.
     /// Crashes (panics and signals), hangs and out-of-memory entries saved so far.
     pub fn fault_counts(&self) -> (usize, usize, usize) {
         let (mut crashes, mut ooms) = (0, 0);
@@ -141,6 +151,8 @@ impl OutDir {
         (crashes, self.count(HANGS_DIR), ooms)
     }
 
+    /// Number of complete entries (those with a `.meta` file) in the subdirectory `dir`; an entry
+    /// whose write was cut short is not counted. 0 when the directory cannot be read.
     pub fn count(&self, dir: &str) -> usize {
         std::fs::read_dir(self.root.join(dir)).map_or(0, |entries| {
             entries

@@ -13,7 +13,9 @@ use crate::sampler::{Bounds, Sample, Sampler};
 /// A seed that replays within the bounds.
 #[derive(Clone, Debug)]
 pub struct Seed {
+    /// The choices as the strict replay normalized them, under the run's bounds.
     pub input: ChoiceInput,
+    /// The `.choices` file it was read from.
     pub path: PathBuf,
     /// Length of the text it renders to; seeds run smallest first.
     pub size: usize,
@@ -28,13 +30,19 @@ pub struct Seed {
 /// A file that is not used as a seed, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
+    /// The file passed over.
     pub path: PathBuf,
+    /// Why, in words meant for the user (the run prints them).
     pub reason: String,
 }
 
+/// What [`Seeds::load`] found in a directory: usable seeds, smallest first and without
+/// duplicates, and every file it passed over, so nothing is dropped without a word.
 #[derive(Clone, Debug, Default)]
 pub struct Seeds {
+    /// Seeds that replay strictly, sorted by rendered size, then path.
     pub seeds: Vec<Seed>,
+    /// Files that were not used, each with its reason.
     pub skipped: Vec<Skipped>,
 }
 
@@ -151,6 +159,7 @@ impl Seeds {
 /// The reports `bonsai import` writes beside the entries it makes: the output of an import
 /// is meant to be passed to `--seeds` as it is, reports and all.
 pub const IMPORT_REPORT_TXT: &str = crate::layout::IMPORT_REPORT_TXT;
+/// The JSON form of the import report, also skipped when loading seeds.
 pub const IMPORT_REPORT_JSON: &str = crate::layout::IMPORT_REPORT_JSON;
 
 fn is_import_report(path: &Path) -> bool {

@@ -7,8 +7,12 @@ use super::FaultKind;
 /// One distinct fault.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fault {
+    /// Which directory it goes to, and what its signature was computed from.
     pub kind: FaultKind,
+    /// Stable hash of the fault's kind and site (see `feedback::signature`): equal signatures are
+    /// one bug, saved once.
     pub signature: u64,
+    /// One line for the user: the panic message with its location, or what the signal or limit was.
     pub message: String,
     /// The first frames of the target's stack, `function (file:line)`.
     pub frames: Vec<String>,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::layout::{CRASHES_DIR, HANGS_DIR};
 
+/// How an execution failed; decides the output directory and the word written to `.meta` files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum FaultKind {
     /// A Rust panic, caught in-process.

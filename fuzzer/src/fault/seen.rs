@@ -11,6 +11,8 @@ use super::FaultKind;
 /// run seeds it from the `.meta` files on disk.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SeenFaults {
+    /// (kind, signature) of every fault saved so far; a fault whose pair is here is not saved
+    /// again.
     pub signatures: HashSet<(FaultKind, u64)>,
     /// Every faulting execution, duplicates included.
     pub occurrences: u64,

@@ -56,11 +56,13 @@ impl SlowTrimCandidates {
         ahash::RandomState::with_seeds(1, 2, 3, 4).hash_one(text)
     }
 
+    /// Remembers a candidate text that timed out, by hash, and counts it.
     pub fn record(&mut self, text: &str) {
         self.count += 1;
         self.texts.insert(Self::key(text));
     }
 
+    /// Whether the text timed out before; a hash collision only skips one trim candidate.
     pub fn contains(&self, text: &str) -> bool {
         self.texts.contains(&Self::key(text))
     }
@@ -82,6 +84,8 @@ pub struct FaultFeedback {
 }
 
 impl FaultFeedback {
+    /// A feedback reading the given observers; `started` is the campaign's start, from which a
+    /// saved fault's time is measured.
     pub fn new(
         replay: &ReplayObserver,
         edges: &EdgeObserver,

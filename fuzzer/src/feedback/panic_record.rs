@@ -16,6 +16,7 @@ use super::signature::stack_addresses;
 /// A panic seen inside the target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PanicRecord {
+    /// The panic's payload when it is a string; other payloads get a placeholder.
     pub message: String,
     /// `file:line:column` of the `panic!`.
     pub location: Option<String>,

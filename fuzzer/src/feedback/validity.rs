@@ -40,14 +40,18 @@ pub struct CoverageHistory {
     pub all: Vec<u64>,
     /// Over valid inputs only.
     pub valid: Vec<u64>,
+    /// Edges with a nonzero bit in `all`: the coverage the status line reports under Zest.
     pub all_edges: u32,
+    /// Edges with a nonzero bit in `valid`: the coverage that counts under `--valid-only`.
     pub valid_edges: u32,
     /// Executions and wall time (since the Unix epoch) of the last new edge of the corpus's
     /// criteria: what a saturation stop waits on.
     pub last_new_edge_execs: u64,
+    /// Seconds since the Unix epoch; 0 until the first new edge.
     pub last_new_edge_secs: f64,
     /// Executions by verdict, for the share of valid executions.
     pub valid_execs: u64,
+    /// Executions judged valid or invalid; rejected ones are not counted.
     pub judged_execs: u64,
     /// Inputs whose text was over the length limit, not run.
     pub too_long: u64,
@@ -63,6 +67,7 @@ libafl_bolts::impl_serdeany!(CoverageHistory);
 pub struct Contribution {
     /// Edge indices, sorted.
     pub edges: Vec<u32>,
+    /// Whether the edges were new only among valid inputs, so that an invalid run does not hold it.
     pub must_be_valid: bool,
 }
 libafl_bolts::impl_serdeany!(Contribution);
@@ -203,6 +208,8 @@ pub struct ValidityFeedback {
 }
 
 impl ValidityFeedback {
+    /// A feedback reading the given observers; `started` is the campaign's start, from which each
+    /// kept entry's `found_at` is measured, and `bounds` are stored with every input it keeps.
     pub fn new(
         criteria: SaveCriteria,
         grain: CoverageGrain,

@@ -7,7 +7,12 @@ pub enum Comment {
     /// From the opener to the end of the line (`#`, `//`, `--`).
     Line(String),
     /// From `open` to the first `close` after it (`/*` ... `*/`); not nested.
-    Block { open: String, close: String },
+    Block {
+        /// The text that starts the comment.
+        open: String,
+        /// The text that ends it, consumed with the comment.
+        close: String,
+    },
 }
 
 impl Comment {

@@ -22,6 +22,8 @@ pub enum DepthMeasure {
 }
 
 impl DepthMeasure {
+    /// The measure a `%depth` directive names (`rule` or `cycle`); `None` for anything else, which
+    /// the loader reports.
     pub fn parse(name: &str) -> Option<Self> {
         match name {
             "rule" => Some(Self::Rule),

@@ -6,31 +6,43 @@ use std::hash::Hasher;
 use super::{DepthMeasure, Layout, Pool, Rule, RuleId, Symbol, Terminal, TerminalId};
 use crate::diagnostic::SourceFile;
 
+/// A grammar after lowering: every EBNF group is a rule of its own and every terminal is
+/// interned, so later stages work with dense integer ids and never see the source syntax.
 #[derive(Clone, Debug)]
 pub struct Grammar {
+    /// Display name: the file stem the grammar was read from, or the name given to `from_text`.
     pub name: String,
     /// The file the grammar was read from, for located warnings; importers may leave it out.
     pub origin: Option<SourceFile>,
     /// Named rules occupy `0..named_rules`; groups follow.
     pub rules: Vec<Rule>,
+    /// How many of `rules` are named; only these count towards the depth bound.
     pub named_rules: usize,
+    /// Every distinct terminal, indexed by [`TerminalId`].
     pub terminals: Vec<Terminal>,
+    /// Every pool, indexed by [`PoolId`].
     pub pools: Vec<Pool>,
+    /// The rule every derivation starts from: the one `%start` names, else the first rule.
     pub start: RuleId,
+    /// What goes between tokens when a tree is rendered (`%layout`, `%indent`, `%comment`).
     pub layout: Layout,
     /// What one level of the depth bound is (`%depth`).
     pub depth: DepthMeasure,
 }
 
 impl Grammar {
+    /// Panics when `id` is not a rule of this grammar; ids from another grammar are a bug.
     pub fn rule(&self, id: RuleId) -> &Rule {
         &self.rules[id.index()]
     }
 
+    /// Panics when `id` is not a terminal of this grammar.
     pub fn terminal(&self, id: TerminalId) -> &Terminal {
         &self.terminals[id.index()]
     }
 
+    /// Every rule id, named rules first, then groups; owns nothing, so `self` can be borrowed
+    /// mutably while iterating.
     pub fn rule_ids(&self) -> impl Iterator<Item = RuleId> + use<> {
         (0..self.rules.len() as u32).map(RuleId)
     }
@@ -53,14 +65,15 @@ impl Grammar {
         }
     }
 
-    /// A stable fingerprint of the grammar's structure (not its formatting), stored with saved
-    /// choice sequences so that replaying them against a different grammar is detected.
     /// The literals that are whole tokens (see `keywords`): never a pool value, never an
     /// identifier of a seed.
     pub fn keywords(&self) -> HashSet<&str> {
         super::keywords::keywords(&self.rules, self.named_rules, &self.terminals)
     }
 
+    /// A stable hash of the grammar's structure (rules, terminals, pools, start rule and depth
+    /// measure), not its formatting or comments; saved with every choice sequence so that replaying
+    /// it against a changed grammar is refused instead of decoding into some other input.
     pub fn fingerprint(&self) -> u64 {
         let mut h = fnv::FnvHasher::default();
         let mut write = |s: &str| {

@@ -13,8 +13,11 @@ pub enum Separator {
     Text(String),
 }
 
+/// Everything the layout pass needs besides the tree: how tokens are separated and indented,
+/// and which comments to skip when parsing seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// What separates adjacent tokens on one line (`%layout`).
     pub separator: Separator,
     /// One level of indentation, for `INDENT`/`DEDENT`.
     pub indent: String,

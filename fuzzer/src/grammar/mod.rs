@@ -74,6 +74,8 @@ impl Grammar {
         Self::from_source(&SourceFile::new(path, text))
     }
 
+    /// Parses and lowers already-read text; the diagnostics are located in `source`, and the
+    /// grammar's name is the file stem of its path.
     pub fn from_source(source: &SourceFile) -> Result<Grammar, Diagnostics> {
         let file = parser::parse(source)?;
         let name = source.path.file_stem().map_or_else(

@@ -18,14 +18,19 @@ pub const POOL_CAPACITY: usize = 256;
 /// shortest words are longer than this is better written as a regex terminal.
 const MAX_VALUE_LEN: usize = 32;
 
+/// A pool terminal: a named, ordered list of values. A draw is an index into the list, so only
+/// prefixes of it are ever allowed, which is what lets the bound m mean the same under every run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pool {
+    /// The name the grammar declares the pool under, as rules refer to it.
     pub name: String,
+    /// The values in draw order; the bound m allows the first m of them.
     pub values: Vec<String>,
     /// The regex the values were derived from, if any. Kept so that an exported grammar says
     /// `/[a-z]+/` rather than listing 256 values: re-deriving gives the same list because the
     /// excluded keywords are the grammar's own literals.
     pub pattern: Option<String>,
+    /// Where the pool is declared in the grammar file, for the unused-pool warning.
     pub span: Span,
 }
 

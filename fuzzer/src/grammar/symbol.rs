@@ -16,18 +16,21 @@ pub struct TerminalId(pub u32);
 pub struct PoolId(pub u32);
 
 impl RuleId {
+    /// The id as an index into [`super::Grammar::rules`].
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 
 impl TerminalId {
+    /// The id as an index into [`super::Grammar::terminals`].
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 
 impl PoolId {
+    /// The id as an index into [`super::Grammar::pools`].
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -41,15 +44,20 @@ impl PoolId {
 /// the two bounds indistinguishable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Symbol {
+    /// A terminal; costs a choice only for a class or a pool.
     Terminal(TerminalId),
+    /// A required occurrence of a rule: one choice among its alternatives when it has several.
     Rule(RuleId),
     /// `body?`: present or absent; one choice, not bounded by n.
     Optional(RuleId),
     /// `body{min,max}`; `*` is `{0,}` and `+` is `{1,}`. The number of items is bounded by n,
     /// except that a `min` above n is kept (see `Bounds::item_limit`).
     Repeat {
+        /// The rule one item expands to: a named rule used directly, or a group for anything else.
         body: RuleId,
+        /// Fewest items; kept even when it exceeds the bound n.
         min: u32,
+        /// Most items; `None` for `*` and `+`, which only the bound n limits.
         max: Option<u32>,
     },
 }

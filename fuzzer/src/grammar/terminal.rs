@@ -2,11 +2,17 @@
 
 use super::PoolId;
 
+/// A terminal of the normalized grammar, interned once in [`super::Grammar::terminals`]; the
+/// sampler makes a choice only for classes and pools, literal and layout text is fixed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Terminal {
+    /// Fixed text, rendered as written.
     Literal(String),
+    /// One character drawn from the class: a piece of a lowered regex terminal.
     Class(CharClass),
+    /// One value of the pool; which values are allowed depends on the bound m.
     Pool(PoolId),
+    /// No text of its own; steers the layout pass.
     Layout(LayoutToken),
 }
 
@@ -14,8 +20,11 @@ pub enum Terminal {
 /// indentation-sensitive languages and for tokens that must touch their predecessor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LayoutToken {
+    /// A line break; the next token is indented to the current level.
     Newline,
+    /// One more level of indentation from the next line on.
     Indent,
+    /// One level of indentation less from the next line on.
     Dedent,
     /// No separator before the next token, whatever the layout says: tree-sitter's
     /// `token.immediate`, where whitespace would change the meaning (`"abc"`, `x?.y`).
@@ -23,6 +32,8 @@ pub enum LayoutToken {
 }
 
 impl LayoutToken {
+    /// The token a grammar spells `name` (upper case, as in `NEWLINE`); `None` for any other name,
+    /// which is then an ordinary rule reference.
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "NEWLINE" => Some(Self::Newline),
@@ -33,8 +44,10 @@ impl LayoutToken {
         }
     }
 
+    /// Every layout token, for listing the reserved names in messages and checks.
     pub const ALL: [LayoutToken; 4] = [Self::Newline, Self::Indent, Self::Dedent, Self::Glue];
 
+    /// The reserved name a grammar uses for the token, the inverse of [`LayoutToken::from_name`].
     pub fn name(self) -> &'static str {
         match self {
             Self::Newline => "NEWLINE",
@@ -61,10 +74,12 @@ impl CharClass {
         Self { ranges, size }
     }
 
+    /// Number of characters in the class; a draw is an offset below it.
     pub fn size(&self) -> u32 {
         self.size
     }
 
+    /// The sorted, disjoint, inclusive ranges, as given to [`CharClass::new`].
     pub fn ranges(&self) -> &[(char, char)] {
         &self.ranges
     }

@@ -10,11 +10,16 @@ use jsonc_parser::ast::Value;
 use super::json_text;
 use crate::diagnostic::{Diagnostic, SourceFile};
 
+/// The grammar formats Bonsai reads; which one applies is decided per file by `detect`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// Bonsai's own EBNF, loaded without conversion.
     Native,
+    /// An ANTLR4 `.g4` file.
     Antlr,
+    /// A tree-sitter `grammar.json`.
     TreeSitter,
+    /// A fuzzingbook grammar dictionary in JSON.
     Fuzzingbook,
 }
 

@@ -28,8 +28,11 @@ use crate::grammar::syntax::GrammarFile;
 /// A grammar read from any supported format, with the warnings its import raised (an ignored
 /// action, an external token with unknown text). The caller decides where warnings go.
 pub struct Imported {
+    /// The lowered grammar, as usable as a native one.
     pub grammar: Grammar,
+    /// The format the file was read as, for messages.
     pub format: Format,
+    /// What the import could not carry over exactly; empty for native grammars.
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -47,6 +50,8 @@ pub fn load(path: &Path) -> Result<Imported, Diagnostics> {
     from_source(&SourceFile::new(path, text))
 }
 
+/// [`load`] on text already read; the format is detected from `source`'s path and contents, and
+/// every diagnostic is located in it.
 pub fn from_source(source: &SourceFile) -> Result<Imported, Diagnostics> {
     let stem = source.path.file_stem().map_or_else(
         || "grammar".to_string(),

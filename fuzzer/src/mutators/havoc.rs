@@ -17,8 +17,11 @@ use crate::choice::ChoiceInput;
 /// in ten. Zeros are the first alternative, the absent optional and the smallest count, so
 /// zero runs pull inputs towards small ones.
 pub struct HavocMutator {
+    /// Mean number of overwrite rounds per mutation (geometric; 8 in Zest).
     pub mean_rounds: f64,
+    /// Mean length, in choices, of the run each round overwrites (geometric; 4 in Zest).
     pub mean_run: f64,
+    /// Probability that a round writes zeros instead of random values, in `0.0..=1.0`.
     pub zero_probability: f64,
 }
 

@@ -15,7 +15,9 @@ use crate::tree::{DerivationTree, NodeId, NodeKind};
 /// costs about as much as one execution's sampling, so the tree is kept until the parent
 /// changes (compared by choices, which is exact and cheap next to a replay).
 pub struct ParentTrees {
+    /// The grammar every replay uses; `'static` because the fuzz loop leaks it for its whole run.
     pub grammar: &'static Grammar,
+    /// The run's bounds: parents replay under them, and mutants must stay within them.
     pub bounds: Bounds,
     /// Shortest derivations under the bounds, for the shrink mutator; cached per set of
     /// saturated rules, so kept as long as the loop runs.
@@ -26,9 +28,12 @@ pub struct ParentTrees {
     valid: bool,
 }
 
+/// The one [`ParentTrees`] the structure-aware mutators of a stage share; a stage runs on one
+/// thread, so a `RefCell` suffices.
 pub type SharedTrees = Rc<RefCell<ParentTrees>>;
 
 impl ParentTrees {
+    /// Fails only when the sampler cannot be built for the grammar under `bounds`.
     pub fn new(
         grammar: &'static Grammar,
         bounds: Bounds,
@@ -44,6 +49,7 @@ impl ParentTrees {
         })
     }
 
+    /// Wraps the trees for sharing between the mutators of one stage.
     pub fn shared(self) -> SharedTrees {
         Rc::new(RefCell::new(self))
     }

@@ -44,6 +44,7 @@ const MAX_GROWTH_EXPONENT: usize = 11;
 pub const MAX_CHOICES: usize = 4096;
 
 impl RecursionMutator {
+    /// A recursion mutator over the shared parent; a mutant holds at most [`MAX_CHOICES`] choices.
     pub fn new(trees: SharedTrees) -> Self {
         Self { trees }
     }

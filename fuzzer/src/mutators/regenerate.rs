@@ -28,6 +28,7 @@ pub struct RegenerateMutator {
 }
 
 impl RegenerateMutator {
+    /// A regenerate mutator over the shared parent.
     pub fn new(trees: SharedTrees) -> Self {
         Self {
             trees,

@@ -16,9 +16,12 @@ use crate::grammar::{Grammar, Symbol};
 use crate::sampler::{Bounds, Sample};
 use crate::tree::{NodeId, NodeKind};
 
+/// Which way a [`RepetitionMutator`] changes a repetition's item count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RepetitionEdit {
+    /// Remove one item; refused where it would go below the repetition's minimum.
     Delete,
+    /// Copy one item next to itself; refused where the bound n or the maximum would be exceeded.
     Duplicate,
 }
 
@@ -33,6 +36,7 @@ pub struct RepetitionMutator {
 }
 
 impl RepetitionMutator {
+    /// A mutator making `edit` on a random repetition of the shared parent's tree.
     pub fn new(trees: SharedTrees, edit: RepetitionEdit) -> Self {
         Self { trees, edit }
     }

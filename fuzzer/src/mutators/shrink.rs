@@ -33,6 +33,8 @@ pub struct ShrinkMutator {
 }
 
 impl ShrinkMutator {
+    /// A shrink mutator over the shared parent; minimal derivations come from the cache the stage
+    /// shares (`ParentTrees::minimal`).
     pub fn new(trees: SharedTrees) -> Self {
         Self {
             trees,

@@ -33,6 +33,7 @@ pub struct SpliceMutator {
 const DONOR_CACHE: usize = 1024;
 
 impl SpliceMutator {
+    /// A splice mutator over the shared parent; donor trees are replayed lazily and cached.
     pub fn new(trees: SharedTrees) -> Self {
         Self {
             trees,

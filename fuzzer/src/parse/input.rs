@@ -41,6 +41,8 @@ pub(crate) fn marker_name(byte: u8) -> Option<&'static str> {
     }
 }
 
+/// A text prepared for the recognizer: its bytes, with layout tokens as marker bytes where the
+/// grammar uses them, and the map back to offsets in the original text for error messages.
 pub struct ParseInput {
     /// What the recognizer scans.
     pub(crate) units: Vec<u8>,
@@ -65,6 +67,7 @@ pub struct ParseInput {
 }
 
 impl ParseInput {
+    /// The text as it is, for grammars without indentation tokens: a line break is whitespace.
     pub fn plain(text: &str) -> Self {
         Self {
             units: text.as_bytes().to_vec(),

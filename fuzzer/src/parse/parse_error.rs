@@ -12,6 +12,7 @@ use crate::diagnostic::{Diagnostic, SourceFile, Span};
 pub struct ParseError {
     /// Byte offset in the parsed text of the first position no parse survives.
     pub offset: usize,
+    /// What was found at `offset` and what the grammar expected there, for the user.
     pub message: String,
 }
 

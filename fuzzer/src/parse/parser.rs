@@ -12,6 +12,8 @@ use crate::grammar::{Grammar, LayoutToken, Separator, Symbol, Terminal};
 use crate::sampler::Bounds;
 use crate::tree::DerivationTree;
 
+/// How tolerant [`Parser::parse_with`] is; the default accepts only texts the grammar derives
+/// as they are.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ParseOptions {
     /// Accept words of a pool's language that are not among its values, renaming them
@@ -22,7 +24,10 @@ pub struct ParseOptions {
 /// An accepted text: its derivation and the choices that replay to it.
 #[derive(Clone, Debug)]
 pub struct Parsed {
+    /// The derivation, in the same shape the sampler builds, so mutators treat a parsed seed as a
+    /// generated input.
     pub tree: DerivationTree,
+    /// The normalized choices that replay to `tree` under `bounds`.
     pub choices: ChoiceSequence,
     /// The smallest bounds the choices replay under.
     pub bounds: Bounds,
@@ -33,6 +38,8 @@ pub struct Parsed {
     pub comments: Vec<std::ops::Range<usize>>,
 }
 
+/// An Earley parser for one grammar. Building it desugars the grammar and precomputes every
+/// prediction closure, so build it once and parse many texts with it.
 pub struct Parser<'g> {
     grammar: &'g Grammar,
     table: ParseTable,
@@ -45,6 +52,8 @@ pub struct Parser<'g> {
 }
 
 impl<'g> Parser<'g> {
+    /// Desugars the grammar into a parse table and decides, from its layout tokens, whether texts
+    /// are read as indented lines.
     pub fn new(grammar: &'g Grammar) -> Self {
         // Only indentation needs the line reader; NEWLINE alone matches a line break in the
         // text, and GLUE only forbids whitespace.
@@ -63,10 +72,13 @@ impl<'g> Parser<'g> {
         }
     }
 
+    /// The grammar this parser was built for, with its own lifetime rather than the parser's.
     pub fn grammar(&self) -> &'g Grammar {
         self.grammar
     }
 
+    /// Parses with default options: a pool word that is not one of the pool's values is rejected,
+    /// not renamed.
     pub fn parse(&self, text: &str) -> Result<Parsed, ParseError> {
         self.parse_with(text, ParseOptions::default())
     }
@@ -78,6 +90,10 @@ impl<'g> Parser<'g> {
         self.parse_with(text, options)
     }
 
+    /// Parses `text` into a derivation and its choices. A derivation the renderer could have
+    /// printed is preferred, so a rendered text comes back with exactly the choices that made it;
+    /// failing that, any derivation is taken. Fails on text the grammar does not derive, and on
+    /// texts so ambiguous that the chart outgrows its limit.
     pub fn parse_with(&self, text: &str, options: ParseOptions) -> Result<Parsed, ParseError> {
         let mut input = self.input(text)?;
         let recognition = recognize(&self.table, &self.scanner, &input, options.rename_pools);

@@ -13,8 +13,11 @@ use crate::grammar::{Grammar, PoolId};
 /// One unknown word and the pool value that replaced it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rename {
+    /// The pool the word was read as a value of.
     pub pool: PoolId,
+    /// The word as it appears in the text.
     pub from: String,
+    /// The pool value every occurrence of `from` was replaced with.
     pub to: String,
 }
 

@@ -106,6 +106,8 @@ pub(crate) struct Dot {
     pub waits_for: u32,
 }
 
+/// The grammar desugared for the Earley recognizer, with the prediction closures precomputed.
+/// Depends only on the grammar, so one table serves every text.
 pub struct ParseTable {
     pub(crate) nonterminals: Vec<Nonterminal>,
     pub(crate) productions: Vec<Production>,
@@ -134,6 +136,8 @@ pub struct ParseTable {
 }
 
 impl ParseTable {
+    /// Desugars `?` and `{min,max}` into helper nonterminals (see the module docs) and precomputes
+    /// every nonterminal's prediction closure.
     pub fn new(grammar: &Grammar) -> Self {
         Builder::new(grammar).build()
     }

@@ -8,11 +8,15 @@ use crate::sampler::Sample;
 /// grammar.
 #[derive(Clone, Copy, Debug)]
 pub struct Candidate<'a> {
+    /// The text the target would run.
     pub text: &'a str,
+    /// The derivation `text` was rendered from; `None` when the text is an edit outside the
+    /// grammar.
     pub derivation: Option<&'a Sample>,
 }
 
 impl<'a> Candidate<'a> {
+    /// A candidate known only as text, as character ddmin makes them.
     pub fn text(text: &'a str) -> Self {
         Self {
             text,
@@ -20,6 +24,8 @@ impl<'a> Candidate<'a> {
         }
     }
 
+    /// A candidate built from the grammar; criteria may use the derivation instead of parsing the
+    /// text.
     pub fn derived(text: &'a str, derivation: &'a Sample) -> Self {
         Self {
             text,

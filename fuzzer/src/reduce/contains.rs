@@ -11,12 +11,14 @@ pub struct ContainsText {
 }
 
 impl ContainsText {
+    /// Holds when the text contains every one of `needles`, case-sensitively.
     pub fn new(needles: impl IntoIterator<Item = impl Into<String>>) -> Self {
         Self {
             needles: needles.into_iter().map(Into::into).collect(),
         }
     }
 
+    /// The strings a candidate must contain, in the order given.
     pub fn needles(&self) -> &[String] {
         &self.needles
     }

@@ -4,6 +4,8 @@ use std::fmt;
 
 use crate::sampler::OutOfBounds;
 
+/// Why a reduction cannot start; a reduction that has started always returns a result, at worst
+/// the original input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReductionError {
     /// The input itself does not satisfy the criterion, so there is nothing to keep.
@@ -32,7 +34,12 @@ pub enum CriterionRefusal {
     /// Reducing by crash, and the input ran normally.
     RunsNormally,
     /// Reducing by coverage, and the input faulted (its kind and message).
-    Faults { kind: String, message: String },
+    Faults {
+        /// The fault's kind as `.meta` files spell it (`panic`, `crash`, `timeout`, `oom`).
+        kind: String,
+        /// The fault's one-line description.
+        message: String,
+    },
 }
 
 impl fmt::Display for CriterionRefusal {

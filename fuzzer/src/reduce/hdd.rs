@@ -129,6 +129,7 @@ impl<'g> Hdd<'g> {
         })
     }
 
+    /// Replaces the default options (hoisting and fixpoint on, any context length).
     pub fn with_options(mut self, options: HddOptions) -> Self {
         self.options = options;
         self

@@ -26,6 +26,8 @@ pub struct Judge<C> {
 }
 
 impl<C: Criterion> Judge<C> {
+    /// A judge with no budget: it asks the criterion until the reduction is done. Add one with
+    /// [`Judge::with_max_tests`] or [`Judge::with_deadline`].
     pub fn new(criterion: C) -> Self {
         Self {
             criterion,
@@ -117,10 +119,13 @@ impl<C: Criterion> Judge<C> {
         self.exhausted
     }
 
+    /// The wrapped criterion, for reading what it holds; questions should go through
+    /// [`Judge::holds`] so that they are cached and counted.
     pub fn criterion(&self) -> &C {
         &self.criterion
     }
 
+    /// The wrapped criterion, mutably; asking it directly bypasses the cache and the budget.
     pub fn criterion_mut(&mut self) -> &mut C {
         &mut self.criterion
     }

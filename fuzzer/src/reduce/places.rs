@@ -17,6 +17,7 @@ pub struct Places {
 }
 
 impl Places {
+    /// Computes every node's place in one pre-order pass; valid only for `tree` as it is now.
     pub fn new(grammar: &Grammar, tree: &DerivationTree) -> Self {
         let n = tree.len();
         let mut parent = vec![None; n];
@@ -63,6 +64,7 @@ impl Places {
         self.by_level.len() as u32
     }
 
+    /// Distance from the root, which is at level 0.
     pub fn level(&self, id: NodeId) -> u32 {
         self.level[id.index()]
     }
@@ -72,6 +74,7 @@ impl Places {
         self.by_level.get(level as usize).map_or(&[], Vec::as_slice)
     }
 
+    /// `None` for the root only.
     pub fn parent(&self, id: NodeId) -> Option<NodeId> {
         self.parent[id.index()]
     }

@@ -22,6 +22,7 @@ use crate::target::LinkedTarget;
 /// How to reduce a corpus.
 #[derive(Clone, Copy, Debug)]
 pub struct CorpusOptions {
+    /// The reducers applied to each input.
     pub strategy: Strategy,
     /// Runs of the target per input at most; the smallest input found so far is kept.
     pub max_tests_per_input: u64,
@@ -37,6 +38,7 @@ pub struct CorpusOptions {
 /// What a corpus reduction did; also written to `OUT/reduction.json`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CorpusReduction {
+    /// The strategy's name as `--reducer` spells it (`hdd`, `ddmin`, `hdd+ddmin`).
     pub reducer: String,
     /// Inputs of the original queue.
     pub inputs: usize,
@@ -52,6 +54,7 @@ pub struct CorpusReduction {
     pub seconds: f64,
     /// Bytes of the reduced inputs before and after (with a sample, of the sample only).
     pub bytes_before: usize,
+    /// Bytes of the same inputs after reduction.
     pub bytes_after: usize,
     /// Every how many inputs one was reduced (1: all).
     pub sample_every: usize,
@@ -60,6 +63,7 @@ pub struct CorpusReduction {
     /// CPU seconds (this process and its forked runs) of replaying the whole queue to find
     /// what each input contributed, and of everything so far.
     pub measure_cpu_seconds: f64,
+    /// CPU seconds of everything so far, the measurement included.
     pub cpu_seconds: f64,
     /// False while the reduction runs: the summary is rewritten after every input, so a
     /// reduction stopped at a deadline still says what it did.

@@ -11,6 +11,7 @@ use crate::text::render;
 /// A reduced input, ready to be written beside the original.
 #[derive(Clone, Debug)]
 pub struct Reproducer {
+    /// The reduced input's text, as the target runs it.
     pub text: String,
     /// Choices that replay to exactly `text`: from HDD, or, after ddmin, from parsing the
     /// text back when it is still a sentence of the grammar that renders the same.

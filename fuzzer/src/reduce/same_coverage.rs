@@ -67,10 +67,13 @@ impl SameCoverage {
             && covers(&outcome.edges, &self.required)
     }
 
+    /// The runner behind the criterion; runs made through it bypass the judge, so they are neither
+    /// cached nor counted as tests.
     pub fn runner_mut(&mut self) -> &mut ForkedRunner {
         &mut self.runner
     }
 
+    /// The runner back, so that its forked server can serve the next input.
     pub fn into_runner(self) -> ForkedRunner {
         self.runner
     }

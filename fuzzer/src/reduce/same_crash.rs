@@ -36,6 +36,8 @@ impl SameCrash {
         &self.original
     }
 
+    /// The runner behind the criterion; runs made through it bypass the judge, so they are neither
+    /// cached nor counted as tests.
     pub fn runner_mut(&mut self) -> &mut ForkedRunner {
         &mut self.runner
     }

@@ -24,13 +24,18 @@ pub enum Strategy {
 /// when ddmin found nothing to remove).
 #[derive(Clone, Debug)]
 pub struct Reduced {
+    /// The reduced input, as the target runs it.
     pub text: String,
+    /// Tree and choices that render to exactly `text`; `None` once ddmin has changed the text.
     pub derivation: Option<Sample>,
 }
 
 impl Strategy {
+    /// Every strategy, in the order `--reducer` lists them; parsing a name searches this list.
     pub const ALL: [Strategy; 3] = [Strategy::Hdd, Strategy::Ddmin, Strategy::HddThenDdmin];
 
+    /// Whether the strategy needs the input's derivation, and so a grammar and bounds; ddmin works
+    /// on text alone.
     pub fn uses_grammar(self) -> bool {
         self != Strategy::Ddmin
     }

@@ -11,19 +11,27 @@ use crate::target::LinkedTarget;
 /// One difference between the manifest and the target today.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Change {
+    /// The input's file, relative to the corpus directory.
     pub file: String,
     /// `verdict`, `message` or `output`.
     pub field: &'static str,
+    /// The value the manifest recorded.
     pub expected: String,
+    /// The value the target gives today.
     pub actual: String,
 }
 
+/// The result of `bonsai replay --check`: what changed, input by input, and the coverage then
+/// and now.
 #[derive(Clone, Debug, Default)]
 pub struct CheckReport {
+    /// Inputs rerun: every input the manifest lists.
     pub inputs: usize,
     /// Edges the corpus covers today, against the manifest's count.
     pub edges: usize,
+    /// Edges the corpus covered at export time, from the manifest.
     pub expected_edges: usize,
+    /// Every difference found, in manifest order; empty when nothing changed.
     pub changes: Vec<Change>,
 }
 

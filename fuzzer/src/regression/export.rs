@@ -17,10 +17,15 @@ use crate::target::LinkedTarget;
 /// What an export wrote.
 #[derive(Clone, Debug)]
 pub struct ExportSummary {
+    /// The corpus directory written.
     pub out: PathBuf,
+    /// Inputs written to the corpus.
     pub inputs: usize,
+    /// Edges the corpus covers, as measured at export time.
     pub edges: usize,
+    /// Inputs the target judged valid at export time.
     pub valid: usize,
+    /// Inputs that panicked, crashed or timed out at export time.
     pub faults: usize,
     /// Files of an earlier export into the same directory that are gone now.
     pub removed: usize,

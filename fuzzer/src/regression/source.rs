@@ -12,7 +12,9 @@ use crate::layout::QUEUE_DIR;
 /// One fuzzing output: a lattice node of a campaign, or the whole of a single run.
 #[derive(Clone, Debug)]
 pub struct NodeSource {
+    /// The lattice's name for the node (`m1-n2-d3-r`); for a single output, made from its bounds.
     pub name: String,
+    /// The fuzzing output directory itself.
     pub dir: PathBuf,
     /// `fuzz.json`; `None` for a campaign node that has not started.
     pub fuzz: Option<Manifest>,
@@ -25,9 +27,13 @@ pub struct NodeSource {
 /// One complete entry (its `.meta` written) of a queue.
 #[derive(Clone, Debug)]
 pub struct QueueEntry {
+    /// The entry's `.txt` file.
     pub text_path: PathBuf,
+    /// Where its `.choices` file belongs; the file itself may be missing.
     pub choices_path: PathBuf,
+    /// The input as the target ran it.
     pub text: String,
+    /// What its `.meta` line says (validity, edges).
     pub meta: ParsedMeta,
 }
 
@@ -86,7 +92,9 @@ impl NodeSource {
 /// A campaign directory or a single fuzzing output, read.
 #[derive(Clone, Debug)]
 pub struct Source {
+    /// The directory given by the user.
     pub root: PathBuf,
+    /// `campaign.json`, read as it is; `None` for a single fuzzing output.
     pub campaign: Option<CampaignState>,
     /// In the order of `campaign.json` (the lattice order: predecessors first).
     pub nodes: Vec<NodeSource>,
@@ -95,6 +103,9 @@ pub struct Source {
 }
 
 impl Source {
+    /// Reads a campaign directory (when it has `campaign.json`) or a single fuzzing output (when
+    /// it has `fuzz.json`); anything else is an error. A node's unreadable summary is tolerated,
+    /// since a run killed while writing it still left its queue.
     pub fn open(root: &Path) -> Result<Source, Diagnostic> {
         let campaign_path = root.join(STATE_FILE);
         if campaign_path.is_file() {
@@ -144,6 +155,7 @@ impl Source {
         .in_file(root))
     }
 
+    /// The node whose queue export and report describe; for a single output, the only node.
     pub fn top(&self) -> &NodeSource {
         &self.nodes[self.top]
     }
@@ -164,6 +176,8 @@ impl Source {
         found
     }
 
+    /// The target's name as the campaign or the top node's manifest records it; `None` when the
+    /// top node has not started.
     pub fn target(&self) -> Option<&str> {
         match &self.campaign {
             Some(c) => Some(&c.target),

@@ -11,20 +11,25 @@ use crate::target::Verdict;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
+    /// The target accepted the input.
     Valid,
+    /// The target processed the input and refused it; the message is its reason.
     Invalid,
+    /// The input lies outside what the target takes at all.
     Reject,
     /// The target panicked (the message is the panic's).
     Panic,
     /// The child died of a signal other than the timer's (abort, stack overflow, segfault),
     /// or ended without reporting.
     Crash,
+    /// The run went past the timeout and the child was killed.
     Timeout,
     /// The input could not be run at all (no fork, no shared page, ...).
     Error,
 }
 
 impl Outcome {
+    /// The lower-case name used in `manifest.json` and in printed reports.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Valid => "valid",
@@ -37,6 +42,8 @@ impl Outcome {
         }
     }
 
+    /// Whether the run ended in a fault that `bonsai fuzz` would save (a panic, a crash or a
+    /// timeout); an `Error` is a failure of the harness, not of the target.
     pub fn is_fault(self) -> bool {
         matches!(self, Outcome::Panic | Outcome::Crash | Outcome::Timeout)
     }
@@ -56,6 +63,7 @@ impl fmt::Display for Outcome {
 /// What one input did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Execution {
+    /// How the run ended.
     pub outcome: Outcome,
     /// The target's message for `invalid`, the panic message, what a crash was (named as
     /// `bonsai fuzz` names it, `feedback::describe_signal`), `timed
@@ -71,6 +79,7 @@ pub struct Execution {
 }
 
 impl Execution {
+    /// A run that could not take place, with why; no edges, no fault.
     pub fn error(message: impl Into<String>) -> Self {
         Self {
             outcome: Outcome::Error,
@@ -81,6 +90,7 @@ impl Execution {
         }
     }
 
+    /// Whether the target returned the verdict `Valid`.
     pub fn is_valid(&self) -> bool {
         self.outcome == Outcome::Valid
     }

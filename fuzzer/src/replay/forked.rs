@@ -67,6 +67,7 @@ impl ForkedRunner {
         })
     }
 
+    /// The target this runner forks; `LinkedTarget` is a cheap handle, so it is returned by value.
     pub fn target(&self) -> LinkedTarget {
         self.target
     }

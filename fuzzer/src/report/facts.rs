@@ -12,45 +12,70 @@ use crate::regression::{CORPUS_MANIFEST, CorpusManifest, Source};
 /// What one lattice node (or the single run) did.
 #[derive(Clone, Debug, Default)]
 pub struct NodeFacts {
+    /// The lattice's name for the node (`m1-n2-d3-r`).
     pub name: String,
+    /// The node's bounds as `M,N,D`; empty when neither manifest records them.
     pub bounds: String,
+    /// Whether the node kept only valid inputs (the lattice's `-r` nodes).
     pub valid_only: bool,
     /// From `campaign.json`; `done` for a single run with a summary.
     pub state: String,
+    /// Seconds of fuzzing: the campaign's count, else the coverage log's last line, else the
+    /// summary.
     pub secs: f64,
     /// Seconds after the campaign's creation at which the node started (0 if unknown).
     pub start_offset: f64,
+    /// Executions, from the coverage log's last line or else the summary; 0 if neither exists.
     pub execs: u64,
+    /// Edges covered, from the same source as `execs`.
     pub edges: u64,
+    /// Complete entries of the node's queue.
     pub queue: usize,
+    /// Queue entries whose metadata says valid.
     pub valid: usize,
+    /// Entries in `crashes/`, out-of-memory inputs included.
     pub crashes: usize,
+    /// Entries in `hangs/`.
     pub hangs: usize,
     /// Distinct inputs of the top node's queue that this node found first.
     pub contributed: usize,
+    /// The node's coverage log, with points that go back in time dropped; empty when unreadable.
     pub coverage: Vec<CoveragePoint>,
 }
 
 /// One distinct fault (crash, hang or out-of-memory), from the first node that saved it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FaultFacts {
+    /// Name of the first node that saved the fault.
     pub node: String,
     /// The input, relative to the report's directory.
     pub file: String,
+    /// The kind as its metadata spells it (`panic`, `crash`, `timeout`, `oom`).
     pub kind: String,
+    /// The fault's signature; `None` for metadata without one, which then counts as one fault per
+    /// kind.
     pub signature: Option<u64>,
+    /// The fault's one-line description; empty when the metadata has none.
     pub message: String,
 }
 
 /// Everything a report shows.
 #[derive(Clone, Debug)]
 pub struct Facts {
+    /// The campaign directory or fuzzing output reported on; file paths in the report are relative
+    /// to it.
     pub dir: PathBuf,
+    /// Whether `dir` is a campaign (several lattice nodes) rather than one fuzzing output.
     pub campaign: bool,
+    /// The target's name; empty when nothing records it.
     pub target: String,
+    /// The grammar file as the campaign or run named it.
     pub grammar: String,
+    /// The bounds of the top node (a campaign's largest), as `M,N,D`.
     pub max_bounds: String,
+    /// Every node in lattice order, predecessors first.
     pub nodes: Vec<NodeFacts>,
+    /// Index of the top node in `nodes`.
     pub top: usize,
     /// Sizes in bytes of the distinct inputs of the top node's queue.
     pub top_sizes: Vec<usize>,
@@ -64,6 +89,9 @@ pub struct Facts {
 }
 
 impl Facts {
+    /// Reads everything a report needs from `dir`, a campaign directory or a single fuzzing output.
+    /// Only a missing or unreadable campaign or manifest is an error; damaged logs and an
+    /// unreadable corpus become `notes`.
     pub fn gather(dir: &Path) -> Result<Facts, Diagnostics> {
         let source = Source::open(dir)?;
         let finders = source.finders();

@@ -29,8 +29,11 @@ pub use crate::layout::{PLOTS_DIR, REPORT_HTML, REPORT_MD};
 /// Where a report's files went.
 #[derive(Clone, Debug)]
 pub struct ReportPaths {
+    /// The Markdown report, `report.md`.
     pub markdown: PathBuf,
+    /// The HTML report, `report.html`.
     pub html: PathBuf,
+    /// Every SVG plot written under `plots/`.
     pub plots: Vec<PathBuf>,
 }
 

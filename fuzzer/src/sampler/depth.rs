@@ -34,6 +34,8 @@ pub struct Entered {
     pub saturates: bool,
 }
 
+/// Where the depth bound stands along the current root-to-node path, under the grammar's
+/// [`DepthMeasure`]; callers enter and exit named rules as they walk the tree.
 pub struct DepthTracker {
     bound: u32,
     path: PathState,
@@ -66,6 +68,8 @@ struct Undo {
 }
 
 impl DepthTracker {
+    /// A tracker at the root for bound `bound` (the d of the bounds); under `%depth cycle` it
+    /// computes the grammar's cycles once.
     pub fn new(grammar: &Grammar, bound: u32) -> Self {
         let named = grammar.named_rules;
         let path = match grammar.depth {

@@ -23,6 +23,8 @@ use crate::grammar::{Grammar, Symbol};
 /// A slot that has not been computed yet.
 const UNKNOWN: u32 = u32::MAX;
 
+/// Per set of saturated rules, the heights and completable alternatives of every rule; computed
+/// on first use and cached, since the sampler meets the same few sets at almost every node.
 pub struct Feasibility {
     by_saturated: HashMap<FixedBitSet, usize>,
     slots: Vec<Slot>,
@@ -167,6 +169,7 @@ fn least_sizes(grammar: &Grammar, heights: &Heights) -> Vec<Vec<u32>> {
 }
 
 impl Feasibility {
+    /// Only the slot of the empty saturated set (slot 0) is computed now; the others on demand.
     pub fn new(grammar: &Grammar) -> Self {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
         let slots = vec![Slot::new(grammar, &empty)];
@@ -207,6 +210,7 @@ impl Feasibility {
         slot
     }
 
+    /// Heights with the slot's saturated rules forbidden; slot 0 has none forbidden.
     #[inline]
     pub fn heights(&self, slot: usize) -> &Heights {
         &self.slots[slot].heights

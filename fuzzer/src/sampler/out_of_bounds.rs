@@ -5,16 +5,23 @@ use std::fmt;
 /// Which bound a recorded decision exceeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
+    /// m: a pool value index at or past the number of values m allows.
     Idents,
+    /// n: a repetition's item count above what n allows.
     Items,
+    /// d: a choice that would nest a rule deeper than d allows.
     Depth,
 }
 
+/// The first recorded decision that strict replay could not take under the current bounds; the
+/// sequence belongs to a larger bounded space.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutOfBounds {
+    /// Which bound the decision exceeds.
     pub bound: Bound,
     /// Index of the offending choice in the recorded sequence.
     pub position: usize,
+    /// The recorded value, reduced modulo the decision's range.
     pub value: u32,
     /// The rule or pool where the decision was taken.
     pub context: String,

@@ -31,7 +31,10 @@ pub const MAX_NODE_BUDGET: usize = 4096;
 /// A sampled input: its tree and the normalized choices that replay to it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sample {
+    /// The derivation the choices replay to.
     pub tree: DerivationTree,
+    /// What was decided, one value per decision; replays strictly to `tree` under the bounds it was
+    /// sampled with.
     pub choices: ChoiceSequence,
 }
 
@@ -68,6 +71,8 @@ fn below<R: Rand>(rng: &mut R, n: u32) -> u32 {
 }
 
 impl<'g> Sampler<'g> {
+    /// A sampler for `grammar` within `bounds`. Fails when the start rule derives no word at all;
+    /// the per-depth feasibility tables are filled lazily as samples need them.
     pub fn new(grammar: &'g Grammar, bounds: Bounds) -> Result<Self, Diagnostic> {
         let feasibility = Feasibility::new(grammar);
         if !feasibility.heights(0).is_productive(grammar.start.index()) {
@@ -99,10 +104,12 @@ impl<'g> Sampler<'g> {
         self
     }
 
+    /// The bounds every sample is kept within.
     pub fn bounds(&self) -> Bounds {
         self.bounds
     }
 
+    /// The grammar, with its own lifetime rather than the sampler's.
     pub fn grammar(&self) -> &'g Grammar {
         self.grammar
     }

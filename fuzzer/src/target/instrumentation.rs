@@ -52,14 +52,20 @@ pub fn parse_instrumented_report(stdout: &str, target: &str) -> Option<usize> {
 pub enum InstrumentationError {
     /// The binary could not be started.
     CannotRun {
+        /// The binary that was to be run.
         binary: std::path::PathBuf,
+        /// Why starting it failed.
         error: std::io::Error,
     },
     /// It ran, and did not report the target as instrumented: what it printed.
     NotReported {
+        /// The binary that was run.
         binary: std::path::PathBuf,
+        /// The target it was asked about.
         target: String,
+        /// How the binary exited.
         status: std::process::ExitStatus,
+        /// Its standard output and error, for the user to see what went wrong.
         output: String,
     },
 }

@@ -32,8 +32,11 @@ pub const UNSTAGED: &str = "(unstaged)";
 /// Verdicts of a target on a batch of generated inputs.
 #[derive(Debug, Default)]
 pub struct ValidityReport {
+    /// Inputs run, faults included; the denominator of [`ValidityReport::percent`].
     pub inputs: u64,
+    /// Inputs the target accepted.
     pub valid: u64,
+    /// Inputs the target rejected outright (outside what it takes at all).
     pub rejected: u64,
     /// Refusals by stage, in stage-name order.
     pub invalid: BTreeMap<String, StageTally>,
@@ -47,6 +50,7 @@ pub struct ValidityReport {
 /// The refusals of one stage.
 #[derive(Debug, Default)]
 pub struct StageTally {
+    /// Inputs this stage refused, over all its messages.
     pub count: u64,
     /// How often each message occurred, with its source location removed so that the same
     /// error at different places counts as one.
@@ -57,8 +61,12 @@ pub struct StageTally {
 /// of its inputs used each named rule alternative.
 #[derive(Debug, Default)]
 pub struct MessageTally {
+    /// Inputs refused with this message.
     pub count: u64,
+    /// The text of the first input refused with it, for the user to look at.
     pub example: String,
+    /// How many of the refused inputs used each named rule alternative (each at most once per
+    /// input).
     pub uses: BTreeMap<RuleAlternative, u64>,
 }
 
@@ -66,15 +74,23 @@ pub struct MessageTally {
 /// accepted ones: shares of those inputs that used it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OverRepresented {
+    /// The rule alternative.
     pub alternative: RuleAlternative,
+    /// Share of the inputs refused with the message that used it, in `0.0..=1.0`.
     pub share_refused: f64,
+    /// Share of the valid inputs that used it, in `0.0..=1.0`.
     pub share_valid: f64,
 }
 
+/// An input on which the target faulted while being measured.
 #[derive(Debug, Clone)]
 pub struct Crash {
+    /// Position of the input among those generated (skipped ones included), so that the same
+    /// seed regenerates it.
     pub index: u64,
+    /// The input's text.
     pub input: String,
+    /// The panic message, or what a forked run saw (signal, timeout).
     pub message: String,
 }
 

@@ -14,6 +14,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Whether the target accepted the input; `Invalid` and `Reject` are both not valid.
     pub fn is_valid(&self) -> bool {
         matches!(self, Verdict::Valid)
     }

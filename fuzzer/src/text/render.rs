@@ -52,6 +52,8 @@ impl<'g> Text<'g> {
 }
 
 impl<'g> Renderer<'g> {
+    /// Looks up, once per terminal and pool value, everything the layout pass reads; cost is
+    /// linear in the grammar, so build one per grammar, not one per tree.
     pub fn new(grammar: &'g Grammar) -> Self {
         let mut texts = Vec::new();
         let mut values = Vec::with_capacity(grammar.terminals.len());
@@ -149,6 +151,7 @@ impl<'g> Renderer<'g> {
         }
     }
 
+    /// The text of `tree`; [`Renderer::render_into`] reuses the caller's buffer instead.
     pub fn render(&self, tree: &DerivationTree) -> String {
         let mut out = String::new();
         self.render_into(tree, &mut out);

@@ -7,22 +7,41 @@ use crate::grammar::{RuleId, TerminalId};
 pub struct NodeId(pub u32);
 
 impl NodeId {
+    /// The id as an index into [`super::DerivationTree::nodes`].
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 
+/// What a node stands for; the grammar symbol it derives is known only from its parent's
+/// alternative (see `reduce::Places`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NodeKind {
     /// A rule expanded with one of its alternatives.
-    Rule { rule: RuleId, alternative: u32 },
+    Rule {
+        /// The rule expanded.
+        rule: RuleId,
+        /// Index of the alternative chosen, into the rule's alternatives.
+        alternative: u32,
+    },
     /// `body?`; its one child, when present, is a `Rule` node of the body.
-    Optional { body: RuleId },
+    Optional {
+        /// The rule of the optional's body.
+        body: RuleId,
+    },
     /// `body{min,max}`; each child is a `Rule` node of the body, one per item.
-    Repeat { body: RuleId },
+    Repeat {
+        /// The rule of one item.
+        body: RuleId,
+    },
     /// A leaf. `value` is the class offset or pool index that was drawn; 0 for literals and
     /// layout tokens.
-    Terminal { terminal: TerminalId, value: u32 },
+    Terminal {
+        /// The terminal the leaf renders.
+        terminal: TerminalId,
+        /// The offset into a class or the index into a pool that was drawn.
+        value: u32,
+    },
 }
 
 /// Nodes are stored in pre-order, so a subtree is the contiguous node range `id..end` and
@@ -31,8 +50,13 @@ pub enum NodeKind {
 /// slice of the choice sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
+    /// What the node stands for.
     pub kind: NodeKind,
+    /// One past the id of the subtree's last node: the subtree is the node range `id..end`.
     pub end: u32,
+    /// Index of the first choice the subtree consumed.
     pub choices_start: u32,
+    /// One past the index of the subtree's last choice; equal to `choices_start` when the subtree
+    /// made no decision.
     pub choices_end: u32,
 }

@@ -3,12 +3,15 @@
 use super::{Node, NodeId, NodeKind};
 use crate::grammar::{Grammar, RuleId, Symbol};
 
+/// A derivation tree stored as a pre-order arena of [`Node`]s, so that subtrees are contiguous
+/// ranges; built by the sampler and by the parser.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DerivationTree {
     nodes: Vec<Node>,
 }
 
 impl DerivationTree {
+    /// An empty tree, with no root.
     pub fn new() -> Self {
         Self::default()
     }
@@ -18,27 +21,33 @@ impl DerivationTree {
         self.nodes.clear();
     }
 
+    /// Number of nodes, not the length of the rendered text.
     #[inline]
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
 
+    /// Whether the tree has no nodes (not even a root), as a default tree does.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
 
+    /// Every node in pre-order; the root is first.
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
 
+    /// Panics when `id` is not a node of this tree.
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.index()]
     }
 
+    /// The root node, which is always id 0; `None` for an empty tree.
     pub fn root(&self) -> Option<NodeId> {
         (!self.nodes.is_empty()).then_some(NodeId(0))
     }
 
+    /// The direct children of `id` in order, found by skipping each child's subtree.
     pub fn children(&self, id: NodeId) -> Children<'_> {
         let node = &self.nodes[id.index()];
         Children {
@@ -132,6 +141,7 @@ impl DerivationTree {
     }
 }
 
+/// The direct children of one node, from [`DerivationTree::children`].
 pub struct Children<'t> {
     tree: &'t DerivationTree,
     next: u32,
