@@ -145,3 +145,57 @@ proptest! {
         }
     }
 }
+
+fn continue_fresh(grammar: &Grammar, prefix: &[u32], budget: usize, seed: u64) -> Sample {
+    let bounds: Bounds = "3,3,1000".parse().unwrap();
+    let mut sampler = Sampler::new(grammar, bounds)
+        .unwrap()
+        .with_node_budget(budget, budget);
+    let mut sample = Sample::default();
+    sampler
+        .sample(
+            prefix,
+            Replay::Repair,
+            &mut StdRand::with_seed(seed),
+            &mut sample,
+        )
+        .unwrap();
+    sample
+}
+
+/// A mutant's fresh part (a regenerated subtree, havoc's fresh tail) deep inside a large
+/// parent gets its own node budget: counted over the whole tree, the budget would already be
+/// spent by the replayed prefix, and every fresh subtree would close at once into the same
+/// lowest-height leaf.
+#[test]
+fn the_node_budget_counts_only_fresh_nodes() {
+    let grammar = shipped("expr");
+    let bounds: Bounds = "3,3,1000".parse().unwrap();
+    let mut sampler = Sampler::new(&grammar, bounds)
+        .unwrap()
+        .with_node_budget(2000, 2000);
+    let mut large = Sample::default();
+    let mut seed = 0;
+    while large.tree.len() < 600 {
+        seed += 1;
+        sampler.generate(&mut StdRand::with_seed(seed), &mut large);
+    }
+    let prefix = &large.choices.as_slice()[..large.choices.len() / 2];
+    let lens = |budget| -> Vec<usize> {
+        (0..40)
+            .map(|s| continue_fresh(&grammar, prefix, budget, s).tree.len())
+            .collect()
+    };
+    let (tight, roomy) = (lens(1), lens(64));
+    let replayed = *tight.iter().chain(&roomy).min().unwrap();
+    assert!(
+        replayed > 64,
+        "the prefix alone has more nodes than the budget below"
+    );
+    let fresh_nodes = |lens: &[usize]| -> usize { lens.iter().map(|l| l - replayed).sum() };
+    let (closed, budgeted) = (fresh_nodes(&tight), fresh_nodes(&roomy));
+    assert!(
+        budgeted > 2 * closed,
+        "with a budget of 64 fresh nodes the continuations grew {budgeted} nodes, closed at once {closed}"
+    );
+}

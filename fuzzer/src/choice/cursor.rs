@@ -124,6 +124,18 @@ impl<'a, R: Rand> ChoiceCursor<'a, R> {
         self.out.len()
     }
 
+    /// Whether every recorded choice has been read, so that the next decision is fresh.
+    #[inline]
+    pub fn exhausted(&self) -> bool {
+        self.read >= self.recorded.len()
+    }
+
+    /// The generator of fresh choices, for draws that steer them without being recorded.
+    #[inline]
+    pub fn rng(&mut self) -> &mut R {
+        self.rng
+    }
+
     /// How many recorded choices were read; the rest of the recording was not needed.
     pub fn consumed(&self) -> usize {
         self.read

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use fixedbitset::FixedBitSet;
 
 use crate::analysis::{Heights, UNREACHABLE_HEIGHT};
-use crate::grammar::Grammar;
+use crate::grammar::{Grammar, Symbol};
 
 /// A slot that has not been computed yet.
 const UNKNOWN: u32 = u32::MAX;
@@ -37,6 +37,9 @@ struct Slot {
     feasible: Vec<(u32, u32)>,
     lowest: Vec<(u32, u32)>,
     alternatives: Vec<u32>,
+    /// Per rule, per alternative: the fewest tree nodes a subtree through it has, a lexical
+    /// rule counting as one token (`u32::MAX` when it cannot be completed).
+    sizes: Vec<Vec<u32>>,
     /// Per named rule: the slot with that rule saturated as well, or [`UNKNOWN`].
     saturating: Vec<u32>,
 }
@@ -47,7 +50,7 @@ impl Slot {
         let mut alternatives = Vec::new();
         let mut feasible = Vec::with_capacity(grammar.rules.len());
         let mut lowest = Vec::with_capacity(grammar.rules.len());
-        for per_alternative in &heights.alternative {
+        for (r, per_alternative) in heights.alternative.iter().enumerate() {
             let start = alternatives.len() as u32;
             alternatives.extend(
                 (0..per_alternative.len() as u32)
@@ -55,22 +58,34 @@ impl Slot {
             );
             let end = alternatives.len() as u32;
             feasible.push((start, end));
-            let least = per_alternative
+            let closing: Vec<u32> = per_alternative
+                .iter()
+                .enumerate()
+                .map(|(a, &h)| {
+                    if h == UNREACHABLE_HEIGHT || grammar.rules[r].lexical {
+                        h
+                    } else {
+                        closing_height(grammar, &heights, &grammar.rules[r].alternatives[a].symbols)
+                    }
+                })
+                .collect();
+            let least = closing
                 .iter()
                 .copied()
                 .filter(|&h| h != UNREACHABLE_HEIGHT)
                 .min();
             alternatives.extend(
-                (0..per_alternative.len() as u32)
-                    .filter(|&a| Some(per_alternative[a as usize]) == least),
+                (0..per_alternative.len() as u32).filter(|&a| Some(closing[a as usize]) == least),
             );
             lowest.push((end, alternatives.len() as u32));
         }
+        let sizes = least_sizes(grammar, &heights);
         Self {
             heights,
             feasible,
             lowest,
             alternatives,
+            sizes,
             saturating: vec![UNKNOWN; grammar.named_rules],
         }
     }
@@ -79,6 +94,78 @@ impl Slot {
     fn range(&self, (start, end): (u32, u32)) -> &[u32] {
         &self.alternatives[start as usize..end as usize]
     }
+}
+
+/// How high an alternative of a non-lexical rule is when closing the tree, a lexical rule in
+/// it counting as the token it renders to. By true height a literal spelled as a pattern
+/// (`FLOAT = /[0-9]\.[05]/`) is one level above an identifier pool or a keyword, so closing
+/// would always take the identifier and never the literal: constant expressions, which every
+/// compiler folds on its own paths, would only appear where a fresh draw happened to grow them.
+fn closing_height(grammar: &Grammar, heights: &Heights, symbols: &[Symbol]) -> u32 {
+    symbols
+        .iter()
+        .map(|symbol| match *symbol {
+            Symbol::Rule(body) | Symbol::Repeat { body, .. }
+                if grammar.rules[body.index()].lexical =>
+            {
+                0
+            }
+            _ => heights.symbol(symbol),
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The fewest nodes of a subtree through each alternative, by a fixpoint from below (sizes
+/// only shrink). Counting a lexical rule as one node, as a token, keeps a literal spelled as a
+/// pattern as cheap as an identifier, for the same reason as [`closing_height`].
+fn least_sizes(grammar: &Grammar, heights: &Heights) -> Vec<Vec<u32>> {
+    let mut rule_size = vec![u32::MAX; grammar.rules.len()];
+    let mut sizes: Vec<Vec<u32>> = grammar
+        .rules
+        .iter()
+        .map(|rule| vec![u32::MAX; rule.alternatives.len()])
+        .collect();
+    let symbol_size = |symbol: &Symbol, rule_size: &[u32]| -> u64 {
+        let of = |body: crate::grammar::RuleId| {
+            if grammar.rules[body.index()].lexical && heights.is_productive(body.index()) {
+                1
+            } else {
+                u64::from(rule_size[body.index()])
+            }
+        };
+        match *symbol {
+            Symbol::Terminal(_) | Symbol::Optional(_) | Symbol::Repeat { min: 0, .. } => 1,
+            Symbol::Rule(body) => of(body),
+            Symbol::Repeat { body, min, .. } => 1 + u64::from(min) * of(body),
+        }
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (r, rule) in grammar.rules.iter().enumerate() {
+            for (a, alternative) in rule.alternatives.iter().enumerate() {
+                if heights.alternative[r][a] == UNREACHABLE_HEIGHT {
+                    continue;
+                }
+                let size = alternative
+                    .symbols
+                    .iter()
+                    .map(|symbol| symbol_size(symbol, &rule_size))
+                    .fold(1u64, u64::saturating_add)
+                    .min(u64::from(u32::MAX - 1)) as u32;
+                if size < sizes[r][a] {
+                    sizes[r][a] = size;
+                    changed = true;
+                }
+                if heights.is_productive(r) && size < rule_size[r] {
+                    rule_size[r] = size;
+                    changed = true;
+                }
+            }
+        }
+    }
+    sizes
 }
 
 impl Feasibility {
@@ -134,6 +221,12 @@ impl Feasibility {
     pub fn feasible(&self, slot: usize, rule: usize) -> &[u32] {
         let slot = &self.slots[slot];
         slot.range(slot.feasible[rule])
+    }
+
+    /// The fewest nodes a subtree through `alternative` of `rule` can have.
+    #[inline]
+    pub fn size(&self, slot: usize, rule: usize, alternative: u32) -> u32 {
+        self.slots[slot].sizes[rule][alternative as usize]
     }
 
     /// The feasible alternatives of `rule` of least height: the fastest way to close the tree.

@@ -20,7 +20,11 @@ use crate::tree::{DerivationTree, NodeKind};
 /// → ... → operand → "(" test ")"), each level a `*` group, a finite tree can still be
 /// astronomically large. Each sample draws its own budget, log-uniformly between these limits,
 /// so that small and large inputs both occur. Budgets only steer fresh choices: replay is
-/// unaffected.
+/// unaffected. The budget counts the nodes drawn since the recording ran out, not the whole
+/// tree: a mutant's fresh subtree (regenerate, or havoc's fresh tail) deep in a large parent
+/// gets the same room as a fresh input, instead of being closed at once. Closed at once, it
+/// would always be the same lowest-height leaf (a variable, never a small constant
+/// expression), and a corpus of large inputs would stop growing new subtrees at all.
 pub const MIN_NODE_BUDGET: usize = 16;
 pub const MAX_NODE_BUDGET: usize = 4096;
 
@@ -50,8 +54,12 @@ pub struct Sampler<'g> {
     slot: usize,
     /// Why sampling stopped, when it did.
     rejection: Option<Rejection>,
-    /// Node budget of the sample being drawn.
+    /// Node budget of the sample being drawn, counted from `fresh_start`.
     budget: usize,
+    /// Nodes in the tree when the first fresh choice was drawn; `usize::MAX` while replaying.
+    fresh_start: usize,
+    /// The node count at which the subtree being drawn closes: its share of the budget.
+    limit: usize,
     budget_range: (usize, usize),
     /// Rule expansions open on the current path: every [`STACK_CHECK_EVERY`] levels the stack
     /// is checked.
@@ -82,6 +90,8 @@ impl<'g> Sampler<'g> {
             slot: 0,
             rejection: None,
             budget: MAX_NODE_BUDGET,
+            fresh_start: usize::MAX,
+            limit: usize::MAX,
             budget_range: (MIN_NODE_BUDGET, MAX_NODE_BUDGET),
             levels: 0,
         })
@@ -128,12 +138,75 @@ impl<'g> Sampler<'g> {
         let (low, high) = self.budget_range;
         let span = (high as f64 / low as f64).ln();
         self.budget = (low as f64 * (rng.next_float() * span).exp()) as usize;
+        self.fresh_start = usize::MAX;
+        self.limit = usize::MAX;
         let mut cursor = ChoiceCursor::new(recorded, mode, rng, &mut out.choices);
         self.rule(self.grammar.start, &mut cursor, &mut out.tree)
             .map_err(|Stop| {
                 let rejection = self.rejection.take().expect("a stop leaves its reason");
                 rejection.into_out_of_bounds(self.grammar)
             })
+    }
+
+    /// Whether fresh choices should close the tree once it has `nodes` nodes: over the sample's
+    /// budget, or over the share of it that the enclosing subtree got. While recorded choices
+    /// remain the answer is never used, so it is `false` and does not start the count.
+    #[inline]
+    fn over_budget<R: Rand>(&mut self, cursor: &ChoiceCursor<'_, R>, nodes: usize) -> bool {
+        if !cursor.exhausted() {
+            return false;
+        }
+        nodes > self.limit.min(self.budget_end(nodes))
+    }
+
+    /// How many nodes the subtree drawn at `nodes` may still take within its share and the
+    /// sample's budget; unlimited while recorded choices remain.
+    #[inline]
+    fn room<R: Rand>(&mut self, cursor: &ChoiceCursor<'_, R>, nodes: usize) -> usize {
+        if !cursor.exhausted() {
+            return usize::MAX;
+        }
+        self.limit.min(self.budget_end(nodes)).saturating_sub(nodes)
+    }
+
+    /// The node count at which the sample's budget is spent, counted from the first fresh
+    /// choice, which is when this is first asked.
+    #[inline]
+    fn budget_end(&mut self, nodes: usize) -> usize {
+        if self.fresh_start == usize::MAX {
+            self.fresh_start = nodes;
+        }
+        self.fresh_start.saturating_add(self.budget)
+    }
+
+    /// The limit of the next of `subtrees` sibling subtrees still to be drawn, within the
+    /// enclosing `limit`: what is left of it, split so that every sibling expects the same share
+    /// (the least of `subtrees - 1` uniform draws, as Nautilus's generator splits a tree size).
+    /// Without a split, the first subtree drawn takes the whole budget and every later sibling
+    /// is closed at once into the same lowest-height leaf: `f(g(h(...)), x)`, never `f(1, 2)`.
+    /// Replayed subtrees keep the enclosing limit; the split only steers fresh choices.
+    #[inline]
+    fn share<R: Rand>(
+        &mut self,
+        cursor: &mut ChoiceCursor<'_, R>,
+        nodes: usize,
+        limit: usize,
+        subtrees: u32,
+    ) -> usize {
+        if !cursor.exhausted() || subtrees <= 1 {
+            return limit;
+        }
+        let end = limit.min(self.budget_end(nodes));
+        let left = end.saturating_sub(nodes);
+        if left == 0 {
+            return nodes;
+        }
+        let rng = cursor.rng();
+        let share = (1..subtrees)
+            .map(|_| rng.below(NonZeroUsize::new(left + 1).expect("positive")))
+            .min()
+            .unwrap_or(left);
+        nodes + share
     }
 
     fn stop(&mut self, bound: Bound, rejected: Rejected, context: Context) -> Stop {
@@ -193,8 +266,23 @@ impl<'g> Sampler<'g> {
             },
             start,
         );
-        for index in self.steps.alternative(r, alternative) {
-            self.step(self.steps.get(index), cursor, tree)?;
+        let steps = self.steps.alternative(r, alternative);
+        let outer_limit = self.limit;
+        // Subtrees still to be drawn from here on, counted at the first fresh one.
+        let mut subtrees_left: Option<u32> = None;
+        for index in steps.clone() {
+            let step = self.steps.get(index);
+            if step.opens_subtree() && cursor.exhausted() {
+                let left = *subtrees_left.get_or_insert_with(|| {
+                    (index..steps.end)
+                        .filter(|&i| self.steps.get(i).opens_subtree())
+                        .count() as u32
+                });
+                self.limit = self.share(cursor, tree.len(), outer_limit, left);
+                subtrees_left = Some(left - 1);
+            }
+            self.step(step, cursor, tree)?;
+            self.limit = outer_limit;
         }
         if named {
             self.slot = outer_slot;
@@ -221,11 +309,12 @@ impl<'g> Sampler<'g> {
             return Ok(0);
         }
         let named = r < self.grammar.named_rules;
+        // Nodes the subtree may still take, this rule's own node (not opened yet) included.
+        let room = self.room(cursor, tree.len());
+        let closing = room == 0;
         let feasibility = &self.feasibility;
         let slot = self.slot;
         let feasible = feasibility.feasible(slot, r);
-        // This rule's own node, not opened yet, counts towards the budget.
-        let closing = tree.len() + 1 > self.budget;
         let depth = self.bounds.depth;
         cursor
             .decide(alternatives, Allowed::Among(feasible), |rng| {
@@ -236,12 +325,26 @@ impl<'g> Sampler<'g> {
                         && (count >= depth
                             || rng
                                 .coinflip(f64::from(count.saturating_sub(1)) / f64::from(depth))));
-                let options = if close {
-                    feasibility.lowest(slot, r)
-                } else {
-                    feasible
-                };
-                options[below(rng, options.len() as u32) as usize]
+                if close {
+                    let lowest = feasibility.lowest(slot, r);
+                    return lowest[below(rng, lowest.len() as u32) as usize];
+                }
+                // Otherwise any alternative whose smallest subtree fits in the room left, as
+                // Nautilus's generator picks rules: under a small share of the budget this
+                // draws every small subtree (`f(1, 2)`, `vec(vec().x, 1)`), not only the
+                // lowest ones.
+                let fits = |&&a: &&u32| feasibility.size(slot, r, a) as usize <= room;
+                let fitting = feasible.iter().filter(fits).count() as u32;
+                if fitting == 0 || fitting == feasible.len() as u32 {
+                    let options = if fitting == 0 {
+                        feasibility.lowest(slot, r)
+                    } else {
+                        feasible
+                    };
+                    return options[below(rng, options.len() as u32) as usize];
+                }
+                let pick = below(rng, fitting) as usize;
+                *feasible.iter().filter(fits).nth(pick).expect("counted")
             })
             .map_err(|e| self.stop(Bound::Depth, e, Context::Rule(id)))
     }
@@ -262,7 +365,7 @@ impl<'g> Sampler<'g> {
                     .feasibility
                     .heights(self.slot)
                     .is_productive(body.index());
-                let closing = tree.len() > self.budget;
+                let closing = self.over_budget(cursor, tree.len());
                 let present = cursor
                     .decide(2, Allowed::Below(if feasible { 2 } else { 1 }), |rng| {
                         u32::from(feasible && !closing && rng.coinflip(0.5))
@@ -288,7 +391,7 @@ impl<'g> Sampler<'g> {
                 let extra = if range == 1 {
                     0
                 } else {
-                    let closing = tree.len() > self.budget;
+                    let closing = self.over_budget(cursor, tree.len());
                     let choices = limit - min + 1;
                     let bound = if feasible { Bound::Items } else { Bound::Depth };
                     cursor
@@ -303,8 +406,12 @@ impl<'g> Sampler<'g> {
                         })
                         .map_err(|e| self.stop(bound, e, Context::Rule(body)))?
                 };
-                for _ in 0..min + extra {
+                let items = min + extra;
+                let outer_limit = self.limit;
+                for item in 0..items {
+                    self.limit = self.share(cursor, tree.len(), outer_limit, items - item);
                     self.rule(body, cursor, tree)?;
+                    self.limit = outer_limit;
                 }
                 tree.close(node, cursor.position());
             }

@@ -19,6 +19,14 @@ pub enum Step {
     },
 }
 
+impl Step {
+    /// Whether the step draws a subtree of its own, which gets a share of the node budget.
+    #[inline]
+    pub fn opens_subtree(self) -> bool {
+        !matches!(self, Step::Terminal(_))
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub enum TerminalStep {
     /// A terminal with one possible value: a literal, a layout token, a one-character class or
