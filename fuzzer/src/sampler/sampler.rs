@@ -153,10 +153,7 @@ impl<'g> Sampler<'g> {
     /// remain the answer is never used, so it is `false` and does not start the count.
     #[inline]
     fn over_budget<R: Rand>(&mut self, cursor: &ChoiceCursor<'_, R>, nodes: usize) -> bool {
-        if !cursor.exhausted() {
-            return false;
-        }
-        nodes > self.limit.min(self.budget_end(nodes))
+        cursor.exhausted() && nodes > self.closing_at(nodes)
     }
 
     /// How many nodes the subtree drawn at `nodes` may still take within its share and the
@@ -166,38 +163,37 @@ impl<'g> Sampler<'g> {
         if !cursor.exhausted() {
             return usize::MAX;
         }
-        self.limit.min(self.budget_end(nodes)).saturating_sub(nodes)
+        self.closing_at(nodes).saturating_sub(nodes)
     }
 
-    /// The node count at which the sample's budget is spent, counted from the first fresh
-    /// choice, which is when this is first asked.
+    /// The node count at which the subtree being drawn closes: its share, or the sample's
+    /// budget counted from the first fresh choice (which is when this is first asked).
     #[inline]
-    fn budget_end(&mut self, nodes: usize) -> usize {
+    fn closing_at(&mut self, nodes: usize) -> usize {
         if self.fresh_start == usize::MAX {
             self.fresh_start = nodes;
         }
-        self.fresh_start.saturating_add(self.budget)
+        self.limit.min(self.fresh_start.saturating_add(self.budget))
     }
 
     /// The limit of the next of `subtrees` sibling subtrees still to be drawn, within the
-    /// enclosing `limit`: what is left of it, split so that every sibling expects the same share
-    /// (the least of `subtrees - 1` uniform draws, as Nautilus's generator splits a tree size).
-    /// Without a split, the first subtree drawn takes the whole budget and every later sibling
-    /// is closed at once into the same lowest-height leaf: `f(g(h(...)), x)`, never `f(1, 2)`.
-    /// Replayed subtrees keep the enclosing limit; the split only steers fresh choices.
+    /// enclosing subtree's: what is left of it, split so that every sibling expects the same
+    /// share (the least of `subtrees - 1` uniform draws, as Nautilus's generator splits a tree
+    /// size). Without a split, the first subtree drawn takes the whole budget and every later
+    /// sibling is closed at once into the same lowest-height leaf: `f(g(h(...)), x)`, never
+    /// `f(1, 2)`. Replayed subtrees keep the enclosing limit; the split only steers fresh
+    /// choices.
     #[inline]
     fn share<R: Rand>(
         &mut self,
         cursor: &mut ChoiceCursor<'_, R>,
         nodes: usize,
-        limit: usize,
         subtrees: u32,
     ) -> usize {
         if !cursor.exhausted() || subtrees <= 1 {
-            return limit;
+            return self.limit;
         }
-        let end = limit.min(self.budget_end(nodes));
-        let left = end.saturating_sub(nodes);
+        let left = self.closing_at(nodes).saturating_sub(nodes);
         if left == 0 {
             return nodes;
         }
@@ -278,7 +274,7 @@ impl<'g> Sampler<'g> {
                         .filter(|&i| self.steps.get(i).opens_subtree())
                         .count() as u32
                 });
-                self.limit = self.share(cursor, tree.len(), outer_limit, left);
+                self.limit = self.share(cursor, tree.len(), left);
                 subtrees_left = Some(left - 1);
             }
             self.step(step, cursor, tree)?;
@@ -409,7 +405,7 @@ impl<'g> Sampler<'g> {
                 let items = min + extra;
                 let outer_limit = self.limit;
                 for item in 0..items {
-                    self.limit = self.share(cursor, tree.len(), outer_limit, items - item);
+                    self.limit = self.share(cursor, tree.len(), items - item);
                     self.rule(body, cursor, tree)?;
                     self.limit = outer_limit;
                 }
