@@ -144,68 +144,83 @@ pub fn covers(edges: &[u32], required: &[u32]) -> bool {
         .all(|needed| edges.by_ref().any(|edge| edge == needed))
 }
 
-/// Scans 32 bytes at a time: almost all of them are zero, and testing four words at once lets
-/// the compiler vectorize the common case.
+/// Scans a cache line (64 bytes) at a time: almost all of them are zero, and OR-ing four
+/// 16-byte lanes compiles to SSE2 on every x86-64, so the common case is four loads, three ORs
+/// and one test. Half the work per byte of testing 8-byte words, which matters at small inputs,
+/// where the scan of the whole map is the engine's largest cost per execution.
 fn collect_words(counters: &mut [u8], base: u32, words: &mut Vec<HitWord>) {
-    const BLOCK: usize = 32;
+    const BLOCK: usize = 64;
+    const LANE: usize = 16;
     let mut blocks = counters.chunks_exact_mut(BLOCK);
     let mut index = base;
     for block in &mut blocks {
-        let word =
-            |i: usize| u64::from_le_bytes(block[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-        let (a, b, c, d) = (word(0), word(1), word(2), word(3));
-        if a | b | c | d != 0 {
-            for (i, w) in [a, b, c, d].into_iter().enumerate() {
-                if w != 0 {
-                    words.push(HitWord {
-                        index: index + i as u32,
-                        classes: classify(w),
-                    });
-                }
-            }
+        // A fixed-size block: the clear below becomes four stores instead of a `memset` call.
+        let block: &mut [u8; BLOCK] = block.try_into().expect("a whole block");
+        let lane = |i: usize| {
+            u128::from_le_bytes(
+                block[i * LANE..(i + 1) * LANE]
+                    .try_into()
+                    .expect("16 bytes"),
+            )
+        };
+        if (lane(0) | lane(1)) | (lane(2) | lane(3)) != 0 {
+            collect_nonzero(block, index, words);
             block.fill(0);
         }
         index += (BLOCK / 8) as u32;
     }
     let rest = blocks.into_remainder();
-    for chunk in rest.chunks_mut(8) {
-        let mut bytes = [0u8; 8];
-        bytes[..chunk.len()].copy_from_slice(chunk);
-        let w = u64::from_le_bytes(bytes);
+    if rest.iter().any(|&c| c != 0) {
+        collect_nonzero(rest, index, words);
+        rest.fill(0);
+    }
+}
+
+/// Pushes the non-zero 8-counter words of `counters` (the last one possibly short, then read
+/// as if padded with zeros), the first being word `index`.
+fn collect_nonzero(counters: &[u8], index: u32, words: &mut Vec<HitWord>) {
+    let mut push = |i: usize, w: u64| {
         if w != 0 {
             words.push(HitWord {
-                index,
+                index: index + i as u32,
                 classes: classify(w),
             });
-            chunk.fill(0);
         }
-        index += 1;
+    };
+    let mut whole = counters.chunks_exact(8);
+    for (i, chunk) in (&mut whole).enumerate() {
+        push(i, u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+    }
+    let short = whole.remainder();
+    if !short.is_empty() {
+        let mut bytes = [0u8; 8];
+        bytes[..short.len()].copy_from_slice(short);
+        push(counters.len() / 8, u64::from_le_bytes(bytes));
     }
 }
 
-/// AFL's count classes of the eight counters of a word. Only non-zero bytes are looked up, in
-/// a 256-byte table that stays in the L1 cache (a 64K-entry table for byte pairs does fewer
-/// lookups but misses the cache on a large map).
+/// AFL's count classes of the eight counters of a word: eight independent lookups in a
+/// 256-byte table that stays in the L1 cache (a 64K-entry table for byte pairs does fewer
+/// lookups but misses the cache on a large map). A loop over only the non-zero bytes does
+/// fewer lookups, but its trip count depends on the data and costs a mispredicted branch.
 fn classify(word: u64) -> u64 {
-    let table = class_table();
-    let mut out = 0u64;
-    let mut rest = word;
-    while rest != 0 {
-        let shift = rest.trailing_zeros() & !7;
-        let count = ((word >> shift) & 0xff) as usize;
-        out |= u64::from(table[count]) << shift;
-        rest &= !(0xffu64 << shift);
-    }
-    out
+    let bytes = word.to_le_bytes();
+    u64::from_le_bytes(std::array::from_fn(|i| CLASS_TABLE[bytes[i] as usize]))
 }
 
-fn class_table() -> &'static [u8; 256] {
-    static TABLE: std::sync::OnceLock<[u8; 256]> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| std::array::from_fn(|count| count_class(count as u8)))
-}
+/// [`count_class`] of every byte value.
+const CLASS_TABLE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut count = 0;
+    while count < 256 {
+        table[count] = count_class(count as u8);
+        count += 1;
+    }
+    table
+};
 
 /// AFL's buckets: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128-255, as one bit each.
-pub fn count_class(count: u8) -> u8 {
+pub const fn count_class(count: u8) -> u8 {
     match count {
         0 => 0,
         1 => 1,
@@ -281,6 +296,35 @@ mod tests {
         assert_eq!((words[2].classes >> 8) & 0xff, 128);
         assert_eq!(words[3].classes >> 24, 16, "count 9 is class 16");
         assert!(map.iter().all(|&c| c == 0));
+    }
+
+    proptest::proptest! {
+        /// The block scan finds exactly the words a counter-by-counter reading finds, at any
+        /// map length and density, and leaves the map zeroed.
+        #[test]
+        fn the_block_scan_agrees_with_reading_every_counter(
+            map in proptest::collection::vec(
+                proptest::prop_oneof![8 => proptest::strategy::Just(0u8), 1 => 0u8..=255],
+                0..400,
+            ),
+            base in 0u32..1000,
+        ) {
+            let mut expected = Vec::new();
+            for (w, chunk) in map.chunks(8).enumerate() {
+                let mut classes = [0u8; 8];
+                for (b, &c) in chunk.iter().enumerate() {
+                    classes[b] = count_class(c);
+                }
+                if chunk.iter().any(|&c| c != 0) {
+                    expected.push(HitWord { index: base + w as u32, classes: u64::from_le_bytes(classes) });
+                }
+            }
+            let mut scanned = map.clone();
+            let mut words = Vec::new();
+            collect_words(&mut scanned, base, &mut words);
+            proptest::prop_assert_eq!(words, expected);
+            proptest::prop_assert!(scanned.iter().all(|&c| c == 0));
+        }
     }
 
     #[test]
