@@ -3,6 +3,7 @@
 
 mod baseline;
 mod campaign;
+mod coverage;
 mod covers;
 mod export;
 mod fuzz;
@@ -61,6 +62,9 @@ enum Command {
     /// Exit 0 if a candidate keeps an original input's coverage (reduce's criterion), 1 if not:
     /// the test command of an external reducer.
     Covers(covers::CoversArgs),
+    /// How well inputs cover the grammar: symbol, rule, context-dependent rule and k-path
+    /// coverage, with what no input produced.
+    Coverage(coverage::CoverageArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
     /// Run the Bonsai lattice of fuzzers: every F(m,n,d,v) up to max bounds, seeded by its
@@ -161,6 +165,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Reduce(args) => reduce::run(args, linked),
         Command::ReduceCorpus(args) => reduce_corpus::run(args, linked),
         Command::Covers(args) => covers::run(args, linked),
+        Command::Coverage(args) => coverage::run(args),
         Command::Fuzz(args) => fuzz::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
         Command::BaselineNautilus(args) => baseline::run(args, linked),

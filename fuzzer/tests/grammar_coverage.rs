@@ -1,0 +1,227 @@
+//! `bonsai coverage`: each criterion's totals and missing items on small grammars whose
+//! answers are worked out by hand, and the command line around it.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use bonsai::analysis::Analysis;
+use bonsai::coverage::{Criterion, CriterionReport, Required, Requirements, Tally};
+use bonsai::grammar::Grammar;
+use bonsai::parse::{ParseOptions, Parser};
+use common::{bonsai, grammar_path, shipped};
+
+fn reports(grammar: &Grammar, texts: &[&str], criteria: &[Criterion]) -> Vec<CriterionReport> {
+    let parser = Parser::new(grammar);
+    let mut tally = Tally::new(criteria);
+    for text in texts {
+        let parsed = parser
+            .parse_with(text, ParseOptions::default())
+            .unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        tally.add(&parsed.tree);
+    }
+    let analysis = Analysis::new(grammar);
+    let requirements = Requirements::new(grammar, &analysis);
+    criteria
+        .iter()
+        .map(|&c| CriterionReport::new(grammar, &requirements, &tally, c))
+        .collect()
+}
+
+/// fuzzingbook's EXPR grammar and two inputs. By hand: 6 rules and 19 terminals; 24
+/// productions; CDRC sums, per nonterminal position, the alternatives of the nonterminal there
+/// (start 3, expr 15, term 21, factor 19, integer 22 = 80); the 2-paths are the distinct
+/// parent-child pairs (1 + 4 + 4 + 8 + 2 + 10 = 29). "1 + 2" covers 8 contexts and
+/// "-(3.4 * 5) / 6" 15 others.
+#[test]
+fn expr_answers_worked_out_by_hand() {
+    let grammar = shipped("expr");
+    let criteria = [
+        Criterion::Symbol,
+        Criterion::Rule,
+        Criterion::Cdrc,
+        Criterion::KPath(1),
+        Criterion::KPath(2),
+    ];
+    let got = reports(&grammar, &["1 + 2", "-(3.4 * 5) / 6"], &criteria);
+    let counts: Vec<(u128, u128)> = got.iter().map(|r| (r.covered, r.total)).collect();
+    assert_eq!(
+        counts,
+        vec![(19, 25), (17, 24), (23, 80), (19, 25), (22, 29)]
+    );
+    assert_eq!(
+        got[0].missing,
+        vec!["\" - \"", "\"+\"", "\"0\"", "\"7\"", "\"8\"", "\"9\""]
+    );
+    let rules: BTreeSet<&str> = got[1].missing.iter().map(String::as_str).collect();
+    let expected: BTreeSet<&str> = [
+        "<expr> -> <term> \" - \" <expr>",
+        "<factor> -> \"+\" <factor>",
+        "<integer> -> <digit> <integer>",
+        "<digit> -> \"0\"",
+        "<digit> -> \"7\"",
+        "<digit> -> \"8\"",
+        "<digit> -> \"9\"",
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(rules, expected);
+    assert!(
+        got[2].missing.contains(
+            &"<factor> -> \"-\" <factor> inside <factor> -> \"-\" <factor> (symbol 2)".to_string()
+        ),
+        "{:?}",
+        got[2].missing
+    );
+    assert!(
+        got[4]
+            .missing
+            .contains(&"<integer> > <integer>".to_string())
+    );
+    assert!(got.iter().all(|r| r.listed && r.infeasible == 0));
+}
+
+/// Optional and repeated items are the nonterminal at their position: `b?` and `b*` are
+/// expanded with each of b's alternatives, and a path goes from the rule through them to b.
+#[test]
+fn optional_and_repeated_items_count_at_their_position() {
+    let grammar =
+        Grammar::from_text("g", "s = \"<\" b? \">\" | b* ;\n b = \"x\" | \"y\" ;\n").unwrap();
+    let criteria = [Criterion::Rule, Criterion::Cdrc, Criterion::KPath(2)];
+    let got = reports(&grammar, &["< x >", "x x"], &criteria);
+    // Productions: s has 2, b has 2. Covered: both of s, b -> "x".
+    assert_eq!((got[0].covered, got[0].total), (3, 4));
+    assert_eq!(got[0].missing, vec!["b -> \"y\""]);
+    // Contexts: (s alt 0, b? at 2) x 2 + (s alt 1, b* at 1) x 2 = 4; "x" in both covered.
+    assert_eq!((got[1].covered, got[1].total), (2, 4));
+    // 2-paths: s > "<", s > b, s > ">", b > "x", b > "y".
+    assert_eq!((got[2].covered, got[2].total), (4, 5));
+    assert_eq!(got[2].missing, vec!["b > \"y\""]);
+}
+
+/// What no derivation can contain is counted apart: an unreachable rule, and an alternative
+/// that needs a rule deriving no word.
+#[test]
+fn unreachable_and_unproductive_items_are_infeasible_not_missing() {
+    let grammar = Grammar::from_text(
+        "g",
+        "s = \"a\" | \"b\" dead ;\n dead = \"c\" dead ;\n lost = \"d\" ;\n",
+    )
+    .expect("dead and unreachable rules are warnings, not errors");
+    let got = reports(&grammar, &["a"], &[Criterion::Rule, Criterion::Symbol]);
+    assert_eq!(
+        (got[0].covered, got[0].total),
+        (1, 1),
+        "{:?}",
+        got[0].missing
+    );
+    assert_eq!(
+        got[0].infeasible, 3,
+        "s -> \"b\" dead, dead -> ..., lost -> ..."
+    );
+    assert_eq!((got[1].covered, got[1].total), (2, 2), "s and \"a\"");
+}
+
+/// The number of k-paths the grammar allows is computed without listing them (how a huge total
+/// is still reported), and agrees with the list where both exist.
+#[test]
+fn path_totals_agree_with_the_listed_paths() {
+    let grammar = shipped("json");
+    let analysis = Analysis::new(&grammar);
+    let requirements = Requirements::new(&grammar, &analysis);
+    for k in 1..=5 {
+        let Required::Listed(listed) = requirements.required(Criterion::KPath(k)) else {
+            panic!("json's {k}-paths are few enough to list");
+        };
+        assert_eq!(requirements.path_count(k), listed.len() as u128, "k = {k}");
+    }
+    let texts = ["{\"a\": [1, true, null]}", "[]"];
+    for k in 1..=4 {
+        let got = reports(&grammar, &texts, &[Criterion::KPath(k)]);
+        let report = &got[0];
+        assert!(report.listed);
+        assert_eq!(
+            report.total - report.covered,
+            report.missing.len() as u128,
+            "k = {k}"
+        );
+        assert!(report.covered > 0 && report.covered <= report.total);
+    }
+}
+
+#[test]
+fn the_command_reads_text_and_choices_and_lists_refused_files() {
+    let dir = std::env::temp_dir().join(format!("bonsai-coverage-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("a.txt"), "1 + 2").unwrap();
+    std::fs::write(dir.join("sub/b.txt"), "-(3.4 * 5) / 6").unwrap();
+    std::fs::write(dir.join("bad.txt"), "1 +").unwrap();
+    std::fs::write(dir.join("a.meta"), "not an input").unwrap();
+    let expr = grammar_path("expr");
+    let (code, out, err) = bonsai(&[
+        "coverage".as_ref(),
+        expr.as_os_str(),
+        dir.as_os_str(),
+        "--json".as_ref(),
+        "--criteria".as_ref(),
+        "rule,cdrc".as_ref(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(json["inputs"], 2);
+    let refused = json["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 1);
+    assert!(
+        refused[0].as_str().unwrap().contains("bad.txt:1:"),
+        "{refused:?}"
+    );
+    assert_eq!(json["criteria"][0]["covered"], 17);
+    assert_eq!(json["criteria"][1]["covered"], 23);
+
+    // The same inputs as choice sequences: `bonsai parse --to-choices` beside the text, which
+    // the command then reads instead of the text.
+    let (code, _, err) = bonsai(&[
+        "parse".as_ref(),
+        expr.as_os_str(),
+        dir.join("a.txt").as_os_str(),
+        "--to-choices".as_ref(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::rename(dir.join("a.txt.choices"), dir.join("a.choices")).unwrap();
+    std::fs::write(dir.join("a.txt"), "this text is not read").unwrap();
+    let (code, out, err) = bonsai(&[
+        "coverage".as_ref(),
+        expr.as_os_str(),
+        dir.join("a.txt").as_os_str(),
+        dir.join("a.choices").as_os_str(),
+        "--json".as_ref(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        json["refused"].as_array().unwrap().len(),
+        1,
+        "the text named alone is parsed"
+    );
+    let (code, out, _) = bonsai(&[
+        "coverage".as_ref(),
+        expr.as_os_str(),
+        dir.as_os_str(),
+        "--json".as_ref(),
+    ]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(json["inputs"], 2, "a.txt is read through a.choices");
+
+    let (code, _, err) = bonsai(&[
+        "coverage".as_ref(),
+        expr.as_os_str(),
+        dir.as_os_str(),
+        "--criteria".as_ref(),
+        "pll".as_ref(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown criterion 'pll'"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
