@@ -517,21 +517,31 @@ fn a_memory_limit_turns_big_allocations_into_oom_entries() {
     assert_eq!(summary["execs"], 300);
 }
 
+/// A resumed run keeps every entry of the run before, queue and crashes alike, and does not
+/// save a fault it already has under a new number. The planted seeds make sure there are known
+/// faults, and giving them again on resuming runs them again.
 #[test]
 fn resuming_keeps_every_saved_input_and_known_faults() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let args = [
-        "--bounds",
-        "2,3,3",
-        "--execs",
-        "4000",
-        "--seed",
-        "0",
-        "--timeout-ms",
-        "200",
-    ];
-    fuzz(&out, &args);
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    let args = |seed: &'static str| {
+        [
+            "--bounds",
+            "2,3,3",
+            "--execs",
+            "4000",
+            "--seed",
+            seed,
+            "--timeout-ms",
+            "200",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ]
+        .map(str::to_string)
+    };
+    let first = args("0");
+    fuzz(&out, &first.iter().map(String::as_str).collect::<Vec<_>>());
     let read_all = |sub: &str| -> Vec<(String, String)> {
         entries(&out.join(sub))
             .into_iter()
@@ -544,19 +554,9 @@ fn resuming_keeps_every_saved_input_and_known_faults() {
     };
     let queue_before = read_all("queue");
     let crashes_before = read_all("crashes");
-    let second = fuzz(
-        &out,
-        &[
-            "--bounds",
-            "2,3,3",
-            "--execs",
-            "4000",
-            "--seed",
-            "1",
-            "--timeout-ms",
-            "200",
-        ],
-    );
+    assert!(!crashes_before.is_empty(), "the planted seeds fault");
+    let again = args("1");
+    let second = fuzz(&out, &again.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(second["seeds_loaded"].as_u64().unwrap() >= 1);
     let queue_after = read_all("queue");
     for entry in &queue_before {
@@ -565,12 +565,23 @@ fn resuming_keeps_every_saved_input_and_known_faults() {
             "{entry:?} was lost or rewritten"
         );
     }
-    // Known faults are not saved again under new numbers.
-    let panics = read_all("crashes").len();
+    let crashes_after = read_all("crashes");
+    for entry in &crashes_before {
+        assert!(
+            crashes_after.contains(entry),
+            "{entry:?} was lost or rewritten"
+        );
+    }
+    // Known faults are not saved again under new numbers: one entry per signature.
+    let signatures: Vec<String> = entries(&out.join("crashes"))
+        .iter()
+        .map(|(_, meta)| field(meta, "signature"))
+        .collect();
+    let distinct: std::collections::BTreeSet<&String> = signatures.iter().collect();
     assert_eq!(
-        panics,
-        crashes_before.len(),
-        "a known fault was saved again"
+        distinct.len(),
+        signatures.len(),
+        "a known fault was saved again: {signatures:?}"
     );
     assert_choices_replay_to_text(&out.join("queue"));
 }
