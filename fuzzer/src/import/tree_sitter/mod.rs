@@ -730,17 +730,13 @@ impl<'v, 'a> Importer<'v, 'a> {
             direct.insert(property.name.as_str().to_string(), names);
         }
         let is_content = |name: &str| {
-            self.externals.contains_key(name)
-                && StringRole::of(name) == Some(StringRole::Content)
+            self.externals.contains_key(name) && StringRole::of(name) == Some(StringRole::Content)
         };
         let mut reaching: HashSet<String> = HashSet::new();
         loop {
             let before = reaching.len();
             for (rule, names) in &direct {
-                if names
-                    .iter()
-                    .any(|n| is_content(n) || reaching.contains(n))
-                {
+                if names.iter().any(|n| is_content(n) || reaching.contains(n)) {
                     reaching.insert(rule.clone());
                 }
             }
