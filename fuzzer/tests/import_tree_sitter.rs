@@ -205,3 +205,87 @@ fn identifiers_are_pools_and_comments_are_not_generated() {
         }
     }
 }
+
+/// Issue 13: a Python file's strings as they are, through `bonsai import` with the grammar as
+/// tree-sitter-python ships it. Its docstrings, words in strings, single-quoted, triple-quoted
+/// and prefixed strings, and an f-string whose format has a space that means something, must
+/// come back byte for byte: the entry is exact and replays to the file.
+#[test]
+fn python_strings_of_every_quote_import_exactly() {
+    let file = r#""""A module docstring: words, it's "quoted", and a second line.
+
+Another paragraph with {braces} and a \ backslash.
+"""
+a = 'hello, world'
+b = "double with 'inner' quotes" + 'single with "inner" quotes'
+c = r'\d+\.\d*' + b"bytes\n\x00" + u"unicode"
+d = f"{a!r:>20} and {b} {{literal}}" + F'{c: >8}'
+e = '' + ""
+def g(h):
+    '''A triple single-quoted docstring.
+
+    Spanning "lines", with 'quotes' inside.
+    '''
+    return "a {h}" + '%s = %r' % (h, a)
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("strings.py"), file).unwrap();
+    let corpus = dir.path().join("corpus");
+    let grammar = grammar_json("tree-sitter-python");
+    let (code, _, stderr) = bonsai(&[
+        "import".as_ref(),
+        grammar.as_os_str(),
+        seeds.as_os_str(),
+        "--out".as_ref(),
+        corpus.as_os_str(),
+    ]);
+    let report = std::fs::read_to_string(corpus.join("import-report.txt"))
+        .unwrap_or_else(|_| panic!("{stderr}"));
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        report.contains("strings.py: accepted as 000000 (exact"),
+        "{report}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(corpus.join("000000.txt")).unwrap(),
+        file
+    );
+    let (code, replayed, stderr) = bonsai(&[
+        "generate".as_ref(),
+        grammar.as_os_str(),
+        "--replay".as_ref(),
+        corpus.join("000000.choices").as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(replayed.strip_suffix('\n').unwrap_or(&replayed), file);
+}
+
+/// Inside a string, `if`, `def`, `#` and `"""` of another quote are the string's characters:
+/// no keyword token, no comment skipped, and the string closes only at its own quote. A real
+/// comment after it is still a comment.
+#[test]
+fn python_string_contents_are_never_keywords_or_comments() {
+    let grammar = load("tree-sitter-python");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let text = "x = \"if y: # not a comment\"\ny = 'def \"\"\" return'  # a comment\n";
+    let parsed = parser
+        .parse(text)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    for node in parsed.tree.nodes() {
+        if let bonsai::tree::NodeKind::Terminal { terminal, .. } = node.kind {
+            let terminal = grammar.terminal(terminal);
+            for keyword in ["if", "def", "return", ":", "\"\"\""] {
+                assert_ne!(terminal, &Terminal::Literal(keyword.into()), "{keyword}");
+            }
+        }
+    }
+    let rendered = bonsai::text::render(&grammar, &parsed.tree);
+    assert_eq!(
+        rendered,
+        "x = \"if y: # not a comment\"\ny = 'def \"\"\" return'\n"
+    );
+    assert_eq!(parsed.comments.len(), 1, "{:?}", parsed.comments);
+    assert_eq!(&text[parsed.comments[0].clone()].trim(), &"# a comment");
+}

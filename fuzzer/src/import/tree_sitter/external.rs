@@ -19,6 +19,11 @@
 //! `alias($._block_string_start, '[[')`, that string is the token's text by tree-sitter's own
 //! convention (anonymous nodes are named by their text), and it wins over the table.
 //!
+//! A string-start and a string-end external that open and close the same sequence (`string =
+//! string_start (interpolation | string_content)* string_end`) are read as a pair instead, one
+//! alternative per quote style, so that a string opened by `'` closes with `'` and a seed's
+//! string contents are read as they are (see [`Quote`]).
+//!
 //! Content and closing tokens are glued because the scanner that produces them is inside a
 //! string or comment, where a separator would be part of the text. Every fallback is an
 //! ordinary rule named after the external, so a user who knows better edits one line of the
@@ -79,6 +84,81 @@ impl External {
     pub fn is_dedent(self) -> bool {
         self == External::Layout(&[LayoutToken::Dedent])
     }
+}
+
+/// What an external does inside a string, by the same naming conventions as
+/// [`External::classify`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StringRole {
+    Start,
+    End,
+    Content,
+}
+
+impl StringRole {
+    pub fn of(name: &str) -> Option<StringRole> {
+        let key = name.trim_start_matches('_').to_ascii_lowercase();
+        let ends = |suffixes: &[&str]| suffixes.iter().any(|s| key.ends_with(s));
+        if key.contains("string") && ends(&["_start", "_begin", "_open"]) {
+            Some(StringRole::Start)
+        } else if key.contains("string") && ends(&["_end", "_close"]) {
+            Some(StringRole::End)
+        } else if matches!(External::classify(name), External::Text { text: "a", .. }) {
+            Some(StringRole::Content)
+        } else {
+            None
+        }
+    }
+}
+
+/// A quote style of a paired string. Scanners that name their tokens `string_start` and
+/// `string_end` are Python's family (tree-sitter-python, tree-sitter-starlark), whose strings
+/// open with an optional prefix and one of four quotes. Their text is known, so a seed's
+/// strings can be read in full: a content token becomes one character of the style's contents
+/// (printable ASCII, tab, and line breaks in a triple-quoted string; never the backslash that
+/// starts an escape, nor in a one-line string its quote). One character and not a run: the
+/// string's middle repeats content, and an Earley parse of a repeated run reads a run of k
+/// characters in quadratically many ways where a scanner reads it once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quote {
+    pub text: &'static str,
+    /// The suffix of the rules made for this style.
+    pub suffix: &'static str,
+    /// One content character, as a regex class.
+    pub content: &'static str,
+}
+
+impl Quote {
+    /// The one-line styles first: the first alternative is what the shortest derivation uses.
+    pub const ALL: [Quote; 4] = [
+        Quote {
+            text: "\"",
+            suffix: "dq",
+            content: r"[\t !#-\[\]-~]",
+        },
+        Quote {
+            text: "'",
+            suffix: "sq",
+            content: r"[\t -&(-\[\]-~]",
+        },
+        Quote {
+            text: "\"\"\"",
+            suffix: "dq3",
+            content: r"[\t\n -\[\]-~]",
+        },
+        Quote {
+            text: "'''",
+            suffix: "sq3",
+            content: r"[\t\n -\[\]-~]",
+        },
+    ];
+
+    /// The prefixes Python allows before a quote (raw, bytes, unicode, formatted, in either
+    /// case and order), the empty one first.
+    pub const PREFIXES: [&'static str; 25] = [
+        "", "r", "u", "R", "U", "f", "F", "b", "B", "rb", "rB", "Rb", "RB", "br", "bR", "Br", "BR",
+        "fr", "fR", "Fr", "FR", "rf", "rF", "Rf", "RF",
+    ];
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 use jsonc_parser::ast::{Object, StringLit, Value};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use self::external::External;
+use self::external::{External, Quote, StringRole};
 use super::Foreign;
 use super::js_regex;
 use super::json_text::{self, expect_object, expect_string, offset_in_string, required, span_of};
@@ -89,6 +89,16 @@ struct Importer<'v, 'a> {
     errors: Vec<Diagnostic>,
     /// Comments found among the `extras`.
     comments: Vec<Comment>,
+    /// The quote style of the paired string being imported, if any (see `external`).
+    style: Option<Quote>,
+    /// Rules that derive a string's content token other than through a nested string: their
+    /// bodies are read in line with the string's middle, where the content token is one
+    /// character of the string's quote style.
+    reaches_content: HashSet<String>,
+    /// Rules of `reaches_content` that only strings use: not imported as rules of their own.
+    inlined: HashSet<String>,
+    /// The lexical rules of paired strings' quote styles.
+    string_rules: Vec<RuleDef>,
 }
 
 /// The `type` of a node and the node as an object.
@@ -117,6 +127,10 @@ impl<'v, 'a> Importer<'v, 'a> {
             warnings: Vec::new(),
             errors: Vec::new(),
             comments: Vec::new(),
+            style: None,
+            reaches_content: HashSet::new(),
+            inlined: HashSet::new(),
+            string_rules: Vec::new(),
         }
     }
 
@@ -204,6 +218,7 @@ impl<'v, 'a> Importer<'v, 'a> {
 
     fn grammar_file(&mut self, top: &'v Object<'a>) -> GrammarFile {
         self.assign_names();
+        self.find_content_rules();
         let start = self.rules.properties[0].name.as_str().to_string();
         let extras = top.get("extras").map(|p| &p.value);
         let from_start = self.reachable([start.clone()]);
@@ -240,6 +255,9 @@ impl<'v, 'a> Importer<'v, 'a> {
                 left_out.push(name);
                 continue;
             }
+            if self.inlined.contains(name) {
+                continue;
+            }
             let name_span = span_of(&property.name);
             if self.word_pool.as_deref() == Some(name) {
                 if let Some(pool) = self.word(name, name_span, &property.value) {
@@ -267,6 +285,7 @@ impl<'v, 'a> Importer<'v, 'a> {
                 ),
             ));
         }
+        file.rules.append(&mut self.string_rules);
         self.fallback_rules(&mut file);
         file.layout = Some(self.layout(extras));
         file.comments = std::mem::take(&mut self.comments);
@@ -453,6 +472,9 @@ impl<'v, 'a> Importer<'v, 'a> {
             }
             "SEQ" => {
                 let members = self.members(object)?;
+                if self.is_paired_string(members) {
+                    return self.paired_string(members, span);
+                }
                 let mut items = Vec::new();
                 for (i, member) in members.iter().enumerate() {
                     let before_dedent = members.get(i + 1).is_some_and(|next| self.is_dedent(next));
@@ -543,6 +565,12 @@ impl<'v, 'a> Importer<'v, 'a> {
     }
 
     fn symbol(&mut self, name: &str, span: Span) -> Expr {
+        if let Some(quote) = self.style
+            && self.externals.contains_key(name)
+            && StringRole::of(name) == Some(StringRole::Content)
+        {
+            return Expr::Regex(quote.content.to_string(), span);
+        }
         if let Some(&external) = self.externals.get(name) {
             if let External::Layout(tokens) = external {
                 let items = tokens
@@ -556,6 +584,203 @@ impl<'v, 'a> Importer<'v, 'a> {
             }
         }
         Expr::Name(self.native(name), span)
+    }
+
+    /// The external that `value` refers to, if it is one, and its role in a string.
+    fn string_role(&self, value: &Value) -> Option<StringRole> {
+        let Ok(("SYMBOL", object)) = node(self.source, value) else {
+            return None;
+        };
+        let name = object.get_string("name")?;
+        self.externals.get(name.value.as_ref())?;
+        StringRole::of(&name.value)
+    }
+
+    /// A sequence from a string-start external to a string-end one.
+    fn is_paired_string(&self, members: &[Value]) -> bool {
+        members.len() >= 2
+            && self.string_role(&members[0]) == Some(StringRole::Start)
+            && self.string_role(&members[members.len() - 1]) == Some(StringRole::End)
+    }
+
+    /// A paired string: one alternative per quote style, each opened by a prefix and its quote
+    /// and closed by the same quote, with the middle read in that style. Each style is a
+    /// lexical rule, one token: a seed's string is read with nothing skipped inside it (a `#`
+    /// or a keyword there is the string's), and rendered with nothing added (a space after
+    /// `:` in an f-string's format is part of the format).
+    fn paired_string(&mut self, members: &'v [Value<'a>], span: Span) -> Option<Expr> {
+        let outer = self.style;
+        let mut styles = Vec::new();
+        for quote in Quote::ALL {
+            let name = self.fresh_name(&format!("String_{}", quote.suffix));
+            self.style = Some(quote);
+            let opens = Quote::PREFIXES
+                .iter()
+                .map(|prefix| Expr::Literal(format!("{prefix}{}", quote.text), span))
+                .collect();
+            let mut items = vec![Expr::Alt(opens, span)];
+            for member in &members[1..members.len() - 1] {
+                let Some(item) = self.string_middle(member) else {
+                    self.style = outer;
+                    return None;
+                };
+                items.push(item);
+            }
+            items.push(Expr::Literal(quote.text.to_string(), span));
+            self.string_rules.push(RuleDef {
+                name: name.clone(),
+                name_span: span,
+                body: Expr::Seq(items, span),
+            });
+            styles.push(Expr::Name(name, span));
+        }
+        self.style = outer;
+        Some(Expr::Alt(styles, span))
+    }
+
+    /// `base`, or `base` with a number, whichever no rule of the grammar is named.
+    fn fresh_name(&mut self, base: &str) -> String {
+        let taken = |name: &str| {
+            self.names.values().any(|n| n == name)
+                || self.string_rules.iter().any(|r| r.name == name)
+        };
+        let mut name = base.to_string();
+        let mut n = 1;
+        while taken(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        name
+    }
+
+    /// A member of a string's middle. A repetition is flattened into one repetition of its
+    /// items, through the rules that reach the content token: `(interpolation |
+    /// string_content)*` with `string_content = (escape | content)+` becomes `(interpolation |
+    /// escape | content)*`, the same language, which an Earley parse reads in one way per
+    /// character instead of one per split of every run.
+    fn string_middle(&mut self, member: &'v Value<'a>) -> Option<Expr> {
+        let (kind, object) = node(self.source, member).ok()?;
+        let min = match kind {
+            "REPEAT" => 0,
+            "REPEAT1" => 1,
+            _ => return self.expr(member),
+        };
+        let mut items = Vec::new();
+        let mut seen = HashSet::new();
+        let content = self.content(object)?;
+        self.flatten(content, &mut items, &mut seen);
+        let mut alts = Vec::new();
+        for item in items {
+            alts.push(self.expr(item)?);
+        }
+        let inner = if alts.len() == 1 {
+            alts.remove(0)
+        } else {
+            Expr::Alt(alts, span_of(member))
+        };
+        Some(quantified(inner, min, None, false, span_of(member)))
+    }
+
+    fn flatten(
+        &self,
+        value: &'v Value<'a>,
+        out: &mut Vec<&'v Value<'a>>,
+        seen: &mut HashSet<String>,
+    ) {
+        let Ok((kind, object)) = node(self.source, value) else {
+            out.push(value);
+            return;
+        };
+        match kind {
+            "CHOICE" => {
+                if let Some(list) = object.get("members").and_then(|m| m.value.as_array()) {
+                    for member in &list.elements {
+                        if !matches!(node(self.source, member), Ok(("BLANK", _))) {
+                            self.flatten(member, out, seen);
+                        }
+                    }
+                }
+            }
+            "REPEAT" | "REPEAT1" | "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT"
+            | "PREC_DYNAMIC" => match object.get("content") {
+                Some(content) => self.flatten(&content.value, out, seen),
+                None => out.push(value),
+            },
+            "SYMBOL" => {
+                let name = object.get_string("name").map(|n| n.value.to_string());
+                match name.as_deref().and_then(|n| Some((n, self.rule_body(n)?))) {
+                    Some((name, body)) if self.reaches_content.contains(name) => {
+                        if seen.insert(name.to_string()) {
+                            self.flatten(body, out, seen);
+                        }
+                    }
+                    _ => out.push(value),
+                }
+            }
+            _ => out.push(value),
+        }
+    }
+
+    /// Rules that reach a string content external outside a paired string, to a fixpoint.
+    fn find_content_rules(&mut self) {
+        let mut direct: HashMap<String, Vec<String>> = HashMap::new();
+        for property in &self.rules.properties {
+            let mut names = Vec::new();
+            self.symbols_outside_strings(&property.value, &mut names);
+            direct.insert(property.name.as_str().to_string(), names);
+        }
+        let is_content = |name: &str| {
+            self.externals.contains_key(name) && StringRole::of(name) == Some(StringRole::Content)
+        };
+        let mut reaching: HashSet<String> = HashSet::new();
+        loop {
+            let before = reaching.len();
+            for (rule, names) in &direct {
+                if names.iter().any(|n| is_content(n) || reaching.contains(n)) {
+                    reaching.insert(rule.clone());
+                }
+            }
+            if reaching.len() == before {
+                break;
+            }
+        }
+        // Used only inside strings, where their bodies are read in line: left out, so that
+        // the content token's stand-in (`"a"`) does not become a literal of the language.
+        let start = self.rules.properties[0].name.as_str();
+        let used_outside: HashSet<&String> = direct.values().flatten().collect();
+        self.inlined = reaching
+            .iter()
+            .filter(|rule| rule.as_str() != start && !used_outside.contains(rule))
+            .cloned()
+            .collect();
+        self.reaches_content = reaching;
+    }
+
+    fn symbols_outside_strings(&self, value: &Value, out: &mut Vec<String>) {
+        let Value::Object(object) = value else {
+            if let Value::Array(list) = value {
+                for v in &list.elements {
+                    self.symbols_outside_strings(v, out);
+                }
+            }
+            return;
+        };
+        if object.get_string("type").is_some_and(|t| t.value == "SEQ")
+            && let Some(list) = object.get("members").and_then(|m| m.value.as_array())
+            && self.is_paired_string(&list.elements)
+        {
+            return;
+        }
+        if object
+            .get_string("type")
+            .is_some_and(|t| t.value == "SYMBOL")
+            && let Some(name) = object.get_string("name")
+        {
+            out.push(name.value.to_string());
+        }
+        for p in &object.properties {
+            self.symbols_outside_strings(&p.value, out);
+        }
     }
 
     /// `alias($._external, 'text')`: the anonymous string is the token's text.
