@@ -12,6 +12,7 @@
 
 mod criterion;
 mod element;
+mod input_files;
 mod item;
 mod report;
 mod requirements;
@@ -19,6 +20,7 @@ mod tally;
 
 pub use criterion::Criterion;
 pub use element::Element;
+pub use input_files::{collect_inputs, derivation, tally_files};
 pub use item::Item;
 pub use report::CriterionReport;
 pub use requirements::{Required, Requirements};

@@ -3,7 +3,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use crate::analysis::Analysis;
 use crate::corpus::{EntryInfo, OutDir};
+use crate::coverage::{Criterion, CriterionReport, Requirements, collect_inputs, tally_files};
 use crate::diagnostic::Diagnostics;
 use crate::fuzz::{COVERAGE_CSV, CoveragePoint, read_coverage};
 use crate::layout::{CRASHES_DIR, HANGS_DIR};
@@ -83,9 +85,68 @@ pub struct Facts {
     pub corpus: Option<(CorpusManifest, String)>,
     /// Distinct faults over all nodes (by kind and signature), in lattice order.
     pub faults: Vec<FaultFacts>,
+    /// How the exported corpus (or, without one, the top node's queue) covers the grammar;
+    /// `None` when the grammar file cannot be loaded from here (a note says why).
+    pub grammar_coverage: Option<GrammarCoverage>,
     /// Problems met while reading (a torn coverage log, an unreadable corpus manifest): the
     /// report is written anyway and says what is missing.
     pub notes: Vec<String>,
+}
+
+/// The grammar coverage of the inputs a campaign leaves for its users.
+#[derive(Clone, Debug)]
+pub struct GrammarCoverage {
+    /// What was measured: the exported corpus or the top node's queue, relative to the report.
+    pub of: String,
+    /// Inputs read as derivations.
+    pub inputs: usize,
+    /// Inputs that could not be (made with another grammar, damaged), with the reason.
+    pub refused: Vec<String>,
+    /// Rule, CDRC and k-path coverage for k = 1, 2, 3.
+    pub criteria: Vec<CriterionReport>,
+}
+
+/// The criteria a report shows: the ones that name what a corpus lacks in a user's terms.
+const REPORTED: [Criterion; 5] = [
+    Criterion::Rule,
+    Criterion::Cdrc,
+    Criterion::KPath(1),
+    Criterion::KPath(2),
+    Criterion::KPath(3),
+];
+
+/// Loads the grammar the campaign named (as given, else relative to the campaign directory)
+/// and measures `inputs`, a directory of saved inputs.
+fn grammar_coverage(dir: &Path, grammar: &str, inputs: &Path) -> Result<GrammarCoverage, String> {
+    let named = PathBuf::from(grammar);
+    let path = if named.is_file() {
+        named
+    } else {
+        dir.join(&named)
+    };
+    let imported = crate::import::load(&path).map_err(|e| {
+        format!("grammar coverage not measured: the grammar {grammar} does not load from here: {e}")
+    })?;
+    let grammar = imported.grammar;
+    let analysis = Analysis::new(&grammar);
+    let mut files = Vec::new();
+    collect_inputs(inputs, &mut files).map_err(|e| e.to_string())?;
+    files.retain(|f| f.extension().is_some_and(|e| e == "choices"));
+    let (tally, refused) = tally_files(&grammar, &files, &REPORTED);
+    let requirements = Requirements::new(&grammar, &analysis);
+    Ok(GrammarCoverage {
+        of: inputs
+            .strip_prefix(dir)
+            .unwrap_or(inputs)
+            .display()
+            .to_string(),
+        inputs: tally.trees(),
+        refused: refused.iter().map(|d| d.to_string()).collect(),
+        criteria: REPORTED
+            .iter()
+            .map(|&c| CriterionReport::new(&grammar, &requirements, &tally, c))
+            .collect(),
+    })
 }
 
 impl Facts {
@@ -194,6 +255,18 @@ impl Facts {
             (None, Some(f)) => (f.target.clone(), f.grammar.display().to_string()),
             (None, None) => Default::default(),
         };
+        let measured = if corpus.is_some() {
+            corpus_path.clone()
+        } else {
+            top.dir.join(crate::layout::QUEUE_DIR)
+        };
+        let grammar_coverage = match grammar_coverage(dir, &grammar, &measured) {
+            Ok(coverage) => Some(coverage),
+            Err(why) => {
+                notes.push(why);
+                None
+            }
+        };
         Ok(Facts {
             dir: dir.to_path_buf(),
             campaign: source.campaign.is_some(),
@@ -209,6 +282,7 @@ impl Facts {
             nodes,
             corpus,
             faults,
+            grammar_coverage,
             notes,
         })
     }

@@ -20,7 +20,7 @@ mod sections;
 use std::path::{Path, PathBuf};
 
 pub use document::{Cell, Document, Plot, Section, Table};
-pub use facts::{Facts, FaultFacts, NodeFacts};
+pub use facts::{Facts, FaultFacts, GrammarCoverage, NodeFacts};
 
 use crate::diagnostic::Diagnostics;
 

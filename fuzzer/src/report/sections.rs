@@ -16,6 +16,9 @@ pub fn build(facts: &Facts) -> Document {
     ];
     sections.push(sizes(facts));
     sections.push(unique_coverage(facts));
+    if let Some(section) = grammar_coverage(facts) {
+        sections.push(section);
+    }
     sections.push(faults(facts));
     if !facts.notes.is_empty() {
         sections.push(Section {
@@ -264,6 +267,78 @@ fn sizes(facts: &Facts) -> Section {
         &mut section,
     );
     section
+}
+
+/// Most missing productions the report lists.
+const MISSING_RULES: usize = 20;
+
+/// The grammar coverage of what the campaign leaves its users, beside its code coverage: which
+/// productions of the grammar no input uses is what a user can act on (by hand, or by asking
+/// for a cover suite).
+fn grammar_coverage(facts: &Facts) -> Option<Section> {
+    let coverage = facts.grammar_coverage.as_ref()?;
+    let code = match &facts.corpus {
+        Some((manifest, _)) => format!("{} edges", manifest.edges),
+        None => format!("{} edges", facts.nodes[facts.top].edges),
+    };
+    let mut section = Section {
+        title: "Grammar coverage".into(),
+        ..Section::default()
+    };
+    section.paragraphs.push(format!(
+        "The {} inputs of {} (code coverage {code}), read as derivations of the grammar{}. Items no derivation can contain (unreachable, or deriving no word) are not counted.",
+        coverage.inputs,
+        coverage.of,
+        if coverage.refused.is_empty() {
+            String::new()
+        } else {
+            format!("; {} could not be read: {}", coverage.refused.len(), coverage.refused.join("; "))
+        }
+    ));
+    section.table = Some(Table {
+        header: vec![
+            "criterion".into(),
+            "covered".into(),
+            "of".into(),
+            "share".into(),
+        ],
+        rows: coverage
+            .criteria
+            .iter()
+            .map(|c| {
+                vec![
+                    Cell::from(c.criterion.clone()),
+                    Cell::from(c.covered.to_string()),
+                    Cell::from(c.total.to_string()),
+                    Cell::from(format!("{:.1}%", 100.0 * c.ratio)),
+                ]
+            })
+            .collect(),
+    });
+    if let Some(rules) = coverage.criteria.iter().find(|c| c.criterion == "rule")
+        && !rules.missing.is_empty()
+    {
+        let shown: Vec<&str> = rules
+            .missing
+            .iter()
+            .take(MISSING_RULES)
+            .map(String::as_str)
+            .collect();
+        section.paragraphs.push(format!(
+            "Productions no input uses{}: {}.",
+            if rules.missing.len() > MISSING_RULES {
+                format!(
+                    " ({} of {}; `bonsai coverage` lists all)",
+                    MISSING_RULES,
+                    rules.missing.len()
+                )
+            } else {
+                String::new()
+            },
+            shown.join("; ")
+        ));
+    }
+    Some(section)
 }
 
 fn unique_coverage(facts: &Facts) -> Section {

@@ -518,6 +518,7 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         "## Valid share per node",
         "## Input sizes",
         "## Top inputs by unique coverage",
+        "## Grammar coverage",
         "## Faults",
         "](plots/coverage.svg)",
         "](plots/valid.svg)",
@@ -551,6 +552,16 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
             .all(|n| n.contributed > 0 && !n.coverage.is_empty())
     );
     let manifest = manifest(&campaign.join("corpus"));
+    // The grammar coverage is that of the exported corpus, every input read through its
+    // choices, and says which productions no input uses.
+    let grammar = facts.grammar_coverage.as_ref().expect("the grammar loads");
+    assert_eq!(grammar.of, "corpus");
+    assert_eq!(grammar.inputs, manifest["inputs"].as_array().unwrap().len());
+    assert!(grammar.refused.is_empty(), "{:?}", grammar.refused);
+    let rule = &grammar.criteria[0];
+    assert_eq!(rule.criterion, "rule");
+    assert!(rule.covered > 0 && rule.covered <= rule.total);
+    assert_eq!(rule.total - rule.covered, rule.missing.len() as u128);
     let best = manifest["inputs"]
         .as_array()
         .unwrap()
