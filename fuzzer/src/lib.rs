@@ -12,6 +12,7 @@ pub mod choice;
 pub mod cli;
 pub mod convert;
 pub mod corpus;
+pub mod cover;
 pub mod coverage;
 pub mod diagnostic;
 pub(crate) mod dir_lock;

@@ -225,3 +225,109 @@ fn the_command_reads_text_and_choices_and_lists_refused_files() {
     assert!(err.contains("unknown criterion 'pll'"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn suite(grammar: &Grammar, criterion: Criterion) -> bonsai::cover::CoverSuite {
+    let analysis = Analysis::new(grammar);
+    let requirements = Requirements::new(grammar, &analysis);
+    let bounds = bonsai::sampler::Bounds::new(1, 10_000, 10_000).unwrap();
+    bonsai::parse::with_large_stack(|| {
+        bonsai::cover::cover(grammar, &requirements, criterion, bounds)
+    })
+    .unwrap_or_else(|e| panic!("{}: {e}", grammar.name))
+}
+
+/// Where one word cannot use two alternatives of a rule, a rule cover needs one word per
+/// alternative, and the construction finds exactly those, each as short as it can be.
+#[test]
+fn a_rule_cover_is_minimal_where_one_word_cannot_cover_two_alternatives() {
+    let grammar = Grammar::from_text(
+        "g",
+        "s = \"a\" t | \"bb\" | \"c\" ;\n t = \"x\" | \"yy\" ;\n",
+    )
+    .unwrap();
+    let words: Vec<String> = suite(&grammar, Criterion::Rule)
+        .words
+        .into_iter()
+        .map(|w| w.text)
+        .collect();
+    // s's three alternatives need three words; t's second alternative a fourth, since "a x"
+    // is the shortest word through s's first alternative.
+    assert_eq!(words, vec!["a x", "bb", "c", "a yy"]);
+    let contexts = suite(&grammar, Criterion::Cdrc);
+    assert_eq!(contexts.required, 2);
+    assert_eq!(
+        contexts.words.len(),
+        2,
+        "t -> \"x\" and t -> \"yy\" inside s -> \"a\" t"
+    );
+}
+
+/// For every shipped grammar, the rule cover reaches every feasible production, and each word
+/// parses from its text and replays from its saved choices under its saved bounds.
+#[test]
+fn every_shipped_grammar_gets_a_complete_rule_cover_whose_words_parse_and_replay() {
+    for name in common::SHIPPED.iter().chain(["wgsl"].iter()) {
+        let grammar = shipped(name);
+        let suite = suite(&grammar, Criterion::Rule);
+        assert!(suite.uncovered.is_empty(), "{name}: {:?}", suite.uncovered);
+        let mut tally = Tally::new(&[Criterion::Rule]);
+        let parser = Parser::new(&grammar);
+        for word in &suite.words {
+            tally.add(&word.tree);
+            let replayed =
+                bonsai::sampler::replay_strict(&grammar, word.bounds, word.choices.as_slice())
+                    .unwrap_or_else(|e| panic!("{name}: {e}: {}", word.text));
+            assert_eq!(replayed.tree, word.tree, "{name}: {}", word.text);
+            bonsai::parse::with_large_stack(|| {
+                parser.parse_with(&word.text, ParseOptions::default())
+            })
+            .unwrap_or_else(|e| panic!("{name}: {e:?}: {}", word.text));
+        }
+        let analysis = Analysis::new(&grammar);
+        let requirements = Requirements::new(&grammar, &analysis);
+        let report = CriterionReport::new(&grammar, &requirements, &tally, Criterion::Rule);
+        assert_eq!(report.covered, report.total, "{name}: {:?}", report.missing);
+        assert_eq!(suite.required as u128, report.total);
+    }
+}
+
+#[test]
+fn the_cover_command_writes_a_suite_that_coverage_reads_as_complete() {
+    let dir = std::env::temp_dir().join(format!("bonsai-cover-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let expr = grammar_path("expr");
+    let (code, out, err) = bonsai(&[
+        "cover".as_ref(),
+        expr.as_os_str(),
+        "--criterion".as_ref(),
+        "cdrc".as_ref(),
+        "--out".as_ref(),
+        dir.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("cover 80 of 80 requirements"), "{out}");
+    let (code, out, err) = bonsai(&[
+        "coverage".as_ref(),
+        expr.as_os_str(),
+        dir.as_os_str(),
+        "--criteria".as_ref(),
+        "cdrc".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(json["criteria"][0]["covered"], 80);
+    assert_eq!(json["criteria"][0]["total"], 80);
+    // Never into a directory that holds something.
+    let (code, _, err) = bonsai(&[
+        "cover".as_ref(),
+        expr.as_os_str(),
+        "--criterion".as_ref(),
+        "rule".as_ref(),
+        "--out".as_ref(),
+        dir.as_os_str(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not empty"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

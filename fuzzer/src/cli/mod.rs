@@ -3,6 +3,7 @@
 
 mod baseline;
 mod campaign;
+mod cover;
 mod coverage;
 mod covers;
 mod export;
@@ -65,6 +66,8 @@ enum Command {
     /// How well inputs cover the grammar: symbol, rule, context-dependent rule and k-path
     /// coverage, with what no input produced.
     Coverage(coverage::CoverageArgs),
+    /// Write a small suite of short words that satisfies a grammar coverage criterion.
+    Cover(cover::CoverArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
     /// Run the Bonsai lattice of fuzzers: every F(m,n,d,v) up to max bounds, seeded by its
@@ -166,6 +169,7 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::ReduceCorpus(args) => reduce_corpus::run(args, linked),
         Command::Covers(args) => covers::run(args, linked),
         Command::Coverage(args) => coverage::run(args),
+        Command::Cover(args) => cover::run(args),
         Command::Fuzz(args) => fuzz::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
         Command::BaselineNautilus(args) => baseline::run(args, linked),

@@ -131,8 +131,12 @@ impl<'g> Requirements<'g> {
         }
     }
 
-    fn feasible(&self, rule: RuleId, alternative: usize) -> bool {
-        self.feasible_alternatives[rule.index()][alternative]
+    /// Whether some derivation from the start rule can expand `rule` with `alternative`.
+    pub fn feasible(&self, rule: RuleId, alternative: usize) -> bool {
+        self.feasible_alternatives[rule.index()]
+            .get(alternative)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// Feasible rules, and the terminals their feasible alternatives hold.

@@ -156,6 +156,88 @@ impl<'g> MinimalDerivations<'g> {
         }
     }
 
+    /// The choices of `rule` expanded with its alternative `alternative`, every symbol of it
+    /// by its shortest derivation, except that with `nested = Some((position, inner))` the
+    /// nonterminal at `position` is expanded with its own alternative `inner` (a `?` there is
+    /// present, a `*` or `+` gets its least positive item count, its first item so expanded).
+    /// This is the step of the generic cover algorithm that asks for one production, or one
+    /// production in one context. Appends to `out` and returns the word's length, or `None`
+    /// (with `out` as it was) when the choice derives no word here.
+    pub fn expansion(
+        &mut self,
+        rule: RuleId,
+        alternative: u32,
+        nested: Option<(u32, u32)>,
+        above: &[RuleId],
+        out: &mut Vec<u32>,
+    ) -> Option<u64> {
+        self.enter(above);
+        let mark = out.len();
+        let result = self.within_rule(rule, |this| {
+            this.expand_with(rule, alternative, nested, out)
+        });
+        if result.is_none() {
+            out.truncate(mark);
+        }
+        result
+    }
+
+    fn expand_with(
+        &mut self,
+        id: RuleId,
+        alternative: u32,
+        nested: Option<(u32, u32)>,
+        out: &mut Vec<u32>,
+    ) -> Option<u64> {
+        let rule = self.grammar.rule(id);
+        let a = alternative as usize;
+        if *self.yields[self.slot].alternative[id.index()].get(a)? == NO_YIELD {
+            return None;
+        }
+        if rule.alternatives.len() > 1 {
+            out.push(alternative);
+        }
+        let mut total = 0u64;
+        for (position, symbol) in rule.alternatives[a].symbols.iter().enumerate() {
+            let length = match nested {
+                Some((at, inner)) if at as usize == position => {
+                    self.walk_nested(symbol, inner, out)?
+                }
+                _ => self.walk_symbol(symbol, out)?,
+            };
+            total = total.saturating_add(length);
+        }
+        Some(total)
+    }
+
+    fn walk_nested(&mut self, symbol: &Symbol, inner: u32, out: &mut Vec<u32>) -> Option<u64> {
+        match *symbol {
+            Symbol::Terminal(_) => None,
+            Symbol::Rule(body) => {
+                self.within_rule(body, |this| this.expand_with(body, inner, None, out))
+            }
+            Symbol::Optional(body) => {
+                out.push(1);
+                self.within_rule(body, |this| this.expand_with(body, inner, None, out))
+            }
+            Symbol::Repeat { body, min, max } => {
+                let items = min.max(1);
+                if max.is_some_and(|max| max < items) {
+                    return None;
+                }
+                if max.map_or(UNBOUNDED, |max| max - min + 1) != 1 {
+                    out.push(items - min);
+                }
+                let mut total =
+                    self.within_rule(body, |this| this.expand_with(body, inner, None, out))?;
+                for _ in 1..items {
+                    total = total.saturating_add(self.walk_rule(body, out)?);
+                }
+                Some(total)
+            }
+        }
+    }
+
     fn walk_context(
         &mut self,
         context: &MinContext,

@@ -1,0 +1,78 @@
+//! `bonsai cover GRAMMAR --criterion C --out DIR`: a small suite of short words that satisfies
+//! a grammar coverage criterion, each with the choices that replay it.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::Failure;
+use super::load::load_grammar;
+use crate::bounds::{Bounds, MAX_BOUND};
+use crate::choice::SavedChoices;
+use crate::cover::cover;
+use crate::coverage::{Criterion, Requirements};
+use crate::diagnostic::Diagnostic;
+
+#[derive(Args)]
+pub struct CoverArgs {
+    /// The grammar file (any format `bonsai import` reads).
+    grammar: PathBuf,
+    /// The criterion the suite satisfies: symbol, rule or cdrc.
+    #[arg(long)]
+    criterion: Criterion,
+    /// Bounds M,N,D every word stays within; by default one pool value (shortest derivations
+    /// use the first) and no limit on items or depth.
+    #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
+    bounds: Option<Bounds>,
+    /// A new or empty directory for the words: NNNN.txt and NNNN.choices each.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+pub fn run(args: CoverArgs) -> Result<(), Failure> {
+    let (grammar, analysis) = load_grammar(&args.grammar)?;
+    let bounds = match args.bounds {
+        Some(bounds) => bounds,
+        None => Bounds::new(1, MAX_BOUND, MAX_BOUND)
+            .map_err(|e| Diagnostic::error(format!("internal error: {e}")))?,
+    };
+    if crate::fs_util::has_entries(&args.out) {
+        return Err(Diagnostic::error(
+            "the output directory is not empty; write the suite into a new directory",
+        )
+        .in_file(&args.out)
+        .into());
+    }
+    let requirements = Requirements::new(&grammar, &analysis);
+    let suite =
+        crate::parse::with_large_stack(|| cover(&grammar, &requirements, args.criterion, bounds))
+            .map_err(Diagnostic::error)?;
+    crate::create_dir(&args.out)?;
+    let fingerprint = grammar.fingerprint();
+    let mut characters = 0;
+    for (i, word) in suite.words.iter().enumerate() {
+        let stem = args.out.join(format!("{:04}", i + 1));
+        crate::write_atomic(&stem.with_extension("txt"), word.text.as_bytes())?;
+        SavedChoices {
+            grammar: fingerprint,
+            bounds: word.bounds,
+            choices: word.choices.clone(),
+        }
+        .write(&stem.with_extension("choices"))?;
+        characters += word.text.chars().count();
+    }
+    println!(
+        "{}: {} words, {} characters, cover {} of {} requirements ({} infeasible in the grammar, not counted); in {}",
+        args.criterion,
+        suite.words.len(),
+        characters,
+        suite.required - suite.uncovered.len(),
+        suite.required,
+        requirements.infeasible(args.criterion),
+        args.out.display()
+    );
+    for uncovered in &suite.uncovered {
+        println!("    not covered: {} ({})", uncovered.item, uncovered.reason);
+    }
+    Ok(())
+}
