@@ -14,6 +14,15 @@ use crate::grammar::Grammar;
 use crate::sampler::{Bounds, Sample, Sampler};
 use crate::text::{Renderer, render_into};
 
+/// How `bonsai generate` produces inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Strategy {
+    /// The bounded random sampler the fuzzer uses.
+    Random,
+    /// Coverage-driven production, until every feasible production is covered.
+    Coverage,
+}
+
 #[derive(Args)]
 pub struct GenerateArgs {
     /// The grammar file.
@@ -22,9 +31,15 @@ pub struct GenerateArgs {
     /// the recorded bounds are used when this is left out.
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Option<Bounds>,
-    /// How many inputs to generate.
-    #[arg(long, default_value_t = 10)]
-    count: u64,
+    /// How many inputs to generate (10 by default; with `--strategy coverage`, at most this
+    /// many, else until every production is covered).
+    #[arg(long)]
+    count: Option<u64>,
+    /// How inputs are produced: `random`, the bounded sampler; `coverage`, words that each use
+    /// productions no earlier word used (with deep foresight), until all are covered, within
+    /// the pool and repetition bounds (depth is not bounded).
+    #[arg(long, value_enum, default_value_t = Strategy::Random)]
+    strategy: Strategy,
     /// Random seed; the same seed gives the same inputs.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -43,20 +58,23 @@ pub struct GenerateArgs {
 }
 
 pub fn run(args: GenerateArgs) -> Result<(), Failure> {
-    let (grammar, _analysis) = load_grammar(&args.grammar)?;
+    let (grammar, analysis) = load_grammar(&args.grammar)?;
     if let Some(path) = &args.replay {
         return replay(&grammar, path, &args);
     }
     let bounds = args
         .bounds
         .ok_or_else(|| Diagnostic::error("--bounds M,N,D is required when generating"))?;
+    if args.strategy == Strategy::Coverage {
+        return crate::parse::with_large_stack(|| by_coverage(&grammar, &analysis, bounds, &args));
+    }
     let mut sampler = Sampler::new(&grammar, bounds)?;
     let mut rng = StdRand::with_seed(args.seed);
     let mut sample = Sample::default();
     let mut text = String::new();
     let renderer = Renderer::new(&grammar);
     let mut sink = Sink::new(args.out.as_deref(), args.null)?;
-    for i in 0..args.count {
+    for i in 0..args.count.unwrap_or(10) {
         if sink.closed {
             break;
         }
@@ -73,6 +91,48 @@ pub fn run(args: GenerateArgs) -> Result<(), Failure> {
             };
             saved.write(&dir.join(format!("{i:06}.choices")))?;
         }
+    }
+    sink.finish()
+}
+
+/// Coverage-driven words until every feasible production is covered (or `--count` of them),
+/// each replayed strictly from its choices before it is written, so that what is printed is
+/// what the saved choices give.
+fn by_coverage(
+    grammar: &Grammar,
+    analysis: &crate::analysis::Analysis,
+    bounds: Bounds,
+    args: &GenerateArgs,
+) -> Result<(), Failure> {
+    let mut producer = crate::cover::CoverageProducer::new(grammar, analysis, bounds, args.seed);
+    let unbounded = Bounds::new(bounds.idents, bounds.items, crate::bounds::MAX_BOUND)
+        .map_err(|e| Diagnostic::error(e.to_string()))?;
+    let renderer = Renderer::new(grammar);
+    let mut text = String::new();
+    let mut sink = Sink::new(args.out.as_deref(), args.null)?;
+    let mut i = 0;
+    while args.count.is_none_or(|count| i < count) && !sink.closed {
+        let Some(choices) = producer.next_word() else {
+            break;
+        };
+        let sample = crate::sampler::replay_strict(grammar, unbounded, &choices).map_err(|e| {
+            Diagnostic::error(format!(
+                "internal error: a coverage word does not replay: {e}"
+            ))
+        })?;
+        renderer.render_into(&sample.tree, &mut text);
+        sink.write(i, &text)?;
+        if args.save_choices
+            && let Some(dir) = &args.out
+        {
+            let saved = SavedChoices {
+                grammar: grammar.fingerprint(),
+                bounds: Bounds::required_by(grammar, &sample.tree),
+                choices: sample.tree.choices(grammar),
+            };
+            saved.write(&dir.join(format!("{i:06}.choices")))?;
+        }
+        i += 1;
     }
     sink.finish()
 }

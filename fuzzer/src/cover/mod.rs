@@ -8,6 +8,8 @@
 //! (`α θ ω ⇒* w`). One refinement: requirements are visited in grammar order, and one that an
 //! earlier word already covers gets no word of its own, so the suite does not repeat itself.
 
+mod production;
 mod suite;
 
+pub use production::CoverageProducer;
 pub use suite::{CoverSuite, CoverWord, Uncovered, cover};
