@@ -228,12 +228,9 @@ fn the_command_reads_text_and_choices_and_lists_refused_files() {
 
 fn suite(grammar: &Grammar, criterion: Criterion) -> bonsai::cover::CoverSuite {
     let analysis = Analysis::new(grammar);
-    let requirements = Requirements::new(grammar, &analysis);
     let bounds = bonsai::sampler::Bounds::new(1, 10_000, 10_000).unwrap();
-    bonsai::parse::with_large_stack(|| {
-        bonsai::cover::cover(grammar, &requirements, criterion, bounds)
-    })
-    .unwrap_or_else(|e| panic!("{}: {e}", grammar.name))
+    bonsai::parse::with_large_stack(|| bonsai::cover::cover(grammar, &analysis, criterion, bounds))
+        .unwrap_or_else(|e| panic!("{}: {e}", grammar.name))
 }
 
 /// Where one word cannot use two alternatives of a rule, a rule cover needs one word per
@@ -379,5 +376,34 @@ fn expr_is_covered_within_thirty_characters() {
             characters += bonsai::text::render(&grammar, &sample.tree).chars().count();
         }
         assert!(characters <= 30, "seed {seed}: {characters} characters");
+    }
+}
+
+/// CDRC and k-path (k = 2, 3) cover suites are complete on the smaller shipped grammars: every
+/// requirement gets a word, and the words' own derivations cover them all.
+#[test]
+fn cdrc_and_kpath_covers_are_complete() {
+    for name in ["expr", "cgi", "url", "json", "simpl", "chocopy"] {
+        let grammar = shipped(name);
+        let analysis = Analysis::new(&grammar);
+        let requirements = Requirements::new(&grammar, &analysis);
+        for criterion in [Criterion::Cdrc, Criterion::KPath(2), Criterion::KPath(3)] {
+            let suite = suite(&grammar, criterion);
+            assert!(
+                suite.uncovered.is_empty(),
+                "{name} {criterion}: {:?}",
+                suite.uncovered
+            );
+            let mut tally = Tally::new(&[criterion]);
+            for word in &suite.words {
+                tally.add(&word.tree);
+            }
+            let report = CriterionReport::new(&grammar, &requirements, &tally, criterion);
+            assert_eq!(
+                report.covered, report.total,
+                "{name} {criterion}: {:?}",
+                report.missing
+            );
+        }
     }
 }

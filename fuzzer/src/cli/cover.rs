@@ -17,7 +17,7 @@ use crate::diagnostic::Diagnostic;
 pub struct CoverArgs {
     /// The grammar file (any format `bonsai import` reads).
     grammar: PathBuf,
-    /// The criterion the suite satisfies: symbol, rule or cdrc.
+    /// The criterion the suite satisfies: symbol, rule, cdrc or kpath:K.
     #[arg(long)]
     criterion: Criterion,
     /// Bounds M,N,D every word stays within; by default one pool value (shortest derivations
@@ -45,7 +45,7 @@ pub fn run(args: CoverArgs) -> Result<(), Failure> {
     }
     let requirements = Requirements::new(&grammar, &analysis);
     let suite =
-        crate::parse::with_large_stack(|| cover(&grammar, &requirements, args.criterion, bounds))
+        crate::parse::with_large_stack(|| cover(&grammar, &analysis, args.criterion, bounds))
             .map_err(Diagnostic::error)?;
     crate::create_dir(&args.out)?;
     let fingerprint = grammar.fingerprint();

@@ -1,10 +1,11 @@
 //! Building a cover suite for one criterion.
 
+use crate::analysis::Analysis;
 use crate::bounds::Bounds;
 use crate::choice::ChoiceSequence;
 use crate::coverage::{Criterion, Element, Item, Required, Requirements, Tally};
 use crate::grammar::{Grammar, RuleId, Symbol};
-use crate::sampler::{MinimalDerivations, replay_strict};
+use crate::sampler::{MinimalDerivations, Step, replay_strict};
 use crate::text::render;
 use crate::tree::DerivationTree;
 
@@ -44,19 +45,14 @@ pub struct CoverSuite {
 }
 
 /// The suite for `criterion`, every word within `bounds` (shortest derivations take pool values
-/// among the first m). Fails for a criterion whose requirements are too many to list, and for
-/// k-paths, whose construction is not built yet.
+/// among the first m). Fails for a criterion whose requirements are too many to list.
 pub fn cover(
     grammar: &Grammar,
-    requirements: &Requirements<'_>,
+    analysis: &Analysis,
     criterion: Criterion,
     bounds: Bounds,
 ) -> Result<CoverSuite, String> {
-    if let Criterion::KPath(_) = criterion {
-        return Err(format!(
-            "{criterion}: cover suites are built for symbol, rule and cdrc so far"
-        ));
-    }
+    let requirements = Requirements::new(grammar, analysis);
     let Required::Listed(items) = requirements.required(criterion) else {
         return Err(format!(
             "{criterion}: too many requirements to build a suite"
@@ -73,7 +69,7 @@ pub fn cover(
         if tally.covered(criterion).contains(item) {
             continue;
         }
-        match word_for(grammar, requirements, &mut minimal, item, bounds) {
+        match word_for(grammar, &requirements, analysis, &mut minimal, item, bounds) {
             Ok(word) => {
                 tally.add(&word.tree);
                 if !tally.covered(criterion).contains(item) {
@@ -98,6 +94,7 @@ pub fn cover(
 fn word_for(
     grammar: &Grammar,
     requirements: &Requirements<'_>,
+    analysis: &Analysis,
     minimal: &mut MinimalDerivations<'_>,
     item: &Item,
     bounds: Bounds,
@@ -108,25 +105,60 @@ fn word_for(
         Item::Symbol(Element::Terminal(terminal)) => {
             let (rule, alternative) = holder(grammar, requirements, terminal)
                 .ok_or("no production holds the terminal")?;
-            (
-                rule,
-                minimal.expansion(rule, alternative, None, &[], &mut hole),
-            )
+            let steps = [Step {
+                alternative,
+                below: None,
+            }];
+            (rule, minimal.descent(rule, &steps, &[], &mut hole))
         }
-        Item::Rule { rule, alternative } => (
-            rule,
-            minimal.expansion(rule, alternative, None, &[], &mut hole),
-        ),
+        Item::Rule { rule, alternative } => {
+            let steps = [Step {
+                alternative,
+                below: None,
+            }];
+            (rule, minimal.descent(rule, &steps, &[], &mut hole))
+        }
         Item::Cdrc {
             rule,
             alternative,
             position,
             inner,
-        } => (
-            rule,
-            minimal.expansion(rule, alternative, Some((position, inner)), &[], &mut hole),
-        ),
-        Item::Path(_) => return Err("k-paths have no construction yet".into()),
+        } => {
+            let steps = [
+                Step {
+                    alternative,
+                    below: Some(position),
+                },
+                Step {
+                    alternative: inner,
+                    below: None,
+                },
+            ];
+            (rule, minimal.descent(rule, &steps, &[], &mut hole))
+        }
+        Item::Path(ref elements) => match elements.as_slice() {
+            [Element::Rule(rule)] => (*rule, minimal.rule(*rule, &[], &mut hole)),
+            [Element::Terminal(terminal)] => {
+                return word_for(
+                    grammar,
+                    requirements,
+                    analysis,
+                    minimal,
+                    &Item::Symbol(Element::Terminal(*terminal)),
+                    bounds,
+                )
+                .map(|word| CoverWord {
+                    item: item.clone(),
+                    ..word
+                });
+            }
+            [Element::Rule(first), ..] => {
+                let steps = path_steps(grammar, requirements, analysis, elements)
+                    .ok_or("no production links two of its symbols")?;
+                (*first, minimal.descent(*first, &steps, &[], &mut hole))
+            }
+            _ => return Err("a path that starts at a terminal has no second symbol".into()),
+        },
     };
     built.ok_or("no word within the bounds expands it so")?;
     let (mut before, mut after) = (Vec::new(), Vec::new());
@@ -171,4 +203,39 @@ fn holder(
             })
             .map(|a| (rule, a as u32))
     })
+}
+
+/// The descent along a k-path: at each of its rules, the shortest feasible alternative that
+/// holds the next symbol (as itself, or as the body of a `?` or `*`), at its first position.
+fn path_steps(
+    grammar: &Grammar,
+    requirements: &Requirements<'_>,
+    analysis: &Analysis,
+    elements: &[Element],
+) -> Option<Vec<Step>> {
+    elements
+        .windows(2)
+        .map(|pair| {
+            let Element::Rule(rule) = pair[0] else {
+                return None;
+            };
+            let holds = |symbol: &Symbol| match (symbol, pair[1]) {
+                (Symbol::Terminal(t), Element::Terminal(next)) => *t == next,
+                (symbol, Element::Rule(next)) => Grammar::referenced_rule(symbol) == Some(next),
+                _ => false,
+            };
+            grammar
+                .rule(rule)
+                .alternatives
+                .iter()
+                .enumerate()
+                .filter(|&(a, _)| requirements.feasible(rule, a))
+                .filter_map(|(a, alt)| Some((a, alt.symbols.iter().position(holds)?)))
+                .min_by_key(|&(a, _)| analysis.min_yield.alternative[rule.index()][a])
+                .map(|(a, position)| Step {
+                    alternative: a as u32,
+                    below: Some(position as u32),
+                })
+        })
+        .collect()
 }

@@ -29,6 +29,16 @@ use crate::analysis::{MinContext, MinYield, NO_YIELD};
 use crate::choice::UNBOUNDED;
 use crate::grammar::{Grammar, RuleId, Separator, Symbol, Terminal};
 
+/// One step of a forced descent (see [`MinimalDerivations::descent`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The alternative to expand the rule with.
+    pub alternative: u32,
+    /// The position, in that alternative, of the symbol the descent goes on below; `None` when
+    /// it ends at this rule.
+    pub below: Option<u32>,
+}
+
 /// Computes shortest derivations and contexts under bounds.
 pub struct MinimalDerivations<'g> {
     grammar: &'g Grammar,
@@ -156,69 +166,68 @@ impl<'g> MinimalDerivations<'g> {
         }
     }
 
-    /// The choices of `rule` expanded with its alternative `alternative`, every symbol of it
-    /// by its shortest derivation, except that with `nested = Some((position, inner))` the
-    /// nonterminal at `position` is expanded with its own alternative `inner` (a `?` there is
-    /// present, a `*` or `+` gets its least positive item count, its first item so expanded).
-    /// This is the step of the generic cover algorithm that asks for one production, or one
-    /// production in one context. Appends to `out` and returns the word's length, or `None`
-    /// (with `out` as it was) when the choice derives no word here.
-    pub fn expansion(
+    /// The choices of `rule` expanded along `steps`, every other symbol by its shortest
+    /// derivation: the first step's alternative at `rule`, then, below the symbol at its
+    /// position, the next step's alternative, and so on; below the last step's position the
+    /// symbol only has to be there (a `?` present, a `*` or `+` with its least positive item
+    /// count, the forced item first). One production is `[Step { alternative, below: None }]`,
+    /// one production in one context two steps, a k-path k - 1. This is the step of the generic
+    /// cover algorithm that asks for one expansion. Appends to `out` and returns the word's
+    /// length, or `None` (with `out` as it was) when no word derives that way.
+    pub fn descent(
         &mut self,
         rule: RuleId,
-        alternative: u32,
-        nested: Option<(u32, u32)>,
+        steps: &[Step],
         above: &[RuleId],
         out: &mut Vec<u32>,
     ) -> Option<u64> {
         self.enter(above);
         let mark = out.len();
-        let result = self.within_rule(rule, |this| {
-            this.expand_with(rule, alternative, nested, out)
-        });
+        let result = self.within_rule(rule, |this| this.expand_along(rule, steps, out));
         if result.is_none() {
             out.truncate(mark);
         }
         result
     }
 
-    fn expand_with(
-        &mut self,
-        id: RuleId,
-        alternative: u32,
-        nested: Option<(u32, u32)>,
-        out: &mut Vec<u32>,
-    ) -> Option<u64> {
+    fn expand_along(&mut self, id: RuleId, steps: &[Step], out: &mut Vec<u32>) -> Option<u64> {
+        let (step, rest) = steps.split_first()?;
         let rule = self.grammar.rule(id);
-        let a = alternative as usize;
+        let a = step.alternative as usize;
         if *self.yields[self.slot].alternative[id.index()].get(a)? == NO_YIELD {
             return None;
         }
         if rule.alternatives.len() > 1 {
-            out.push(alternative);
+            out.push(step.alternative);
         }
         let mut total = 0u64;
         for (position, symbol) in rule.alternatives[a].symbols.iter().enumerate() {
-            let length = match nested {
-                Some((at, inner)) if at as usize == position => {
-                    self.walk_nested(symbol, inner, out)?
-                }
-                _ => self.walk_symbol(symbol, out)?,
+            let length = if step.below == Some(position as u32) {
+                self.walk_along(symbol, rest, out)?
+            } else {
+                self.walk_symbol(symbol, out)?
             };
             total = total.saturating_add(length);
         }
         Some(total)
     }
 
-    fn walk_nested(&mut self, symbol: &Symbol, inner: u32, out: &mut Vec<u32>) -> Option<u64> {
-        match *symbol {
-            Symbol::Terminal(_) => None,
-            Symbol::Rule(body) => {
-                self.within_rule(body, |this| this.expand_with(body, inner, None, out))
+    /// A symbol that must appear, expanded along `rest` below it.
+    fn walk_along(&mut self, symbol: &Symbol, rest: &[Step], out: &mut Vec<u32>) -> Option<u64> {
+        let item = |this: &mut Self, body: RuleId, out: &mut Vec<u32>| {
+            if rest.is_empty() {
+                this.walk_rule(body, out)
+            } else {
+                this.within_rule(body, |this| this.expand_along(body, rest, out))
             }
+        };
+        match *symbol {
+            Symbol::Terminal(_) if rest.is_empty() => self.walk_symbol(symbol, out),
+            Symbol::Terminal(_) => None,
+            Symbol::Rule(body) => item(self, body, out),
             Symbol::Optional(body) => {
                 out.push(1);
-                self.within_rule(body, |this| this.expand_with(body, inner, None, out))
+                item(self, body, out)
             }
             Symbol::Repeat { body, min, max } => {
                 let items = min.max(1);
@@ -228,8 +237,7 @@ impl<'g> MinimalDerivations<'g> {
                 if max.map_or(UNBOUNDED, |max| max - min + 1) != 1 {
                     out.push(items - min);
                 }
-                let mut total =
-                    self.within_rule(body, |this| this.expand_with(body, inner, None, out))?;
+                let mut total = item(self, body, out)?;
                 for _ in 1..items {
                     total = total.saturating_add(self.walk_rule(body, out)?);
                 }

@@ -13,7 +13,7 @@ mod strict;
 pub use crate::bounds::Bounds;
 pub use depth::{DepthTracker, Entered};
 pub use feasibility::Feasibility;
-pub use minimal::MinimalDerivations;
+pub use minimal::{MinimalDerivations, Step};
 pub use out_of_bounds::{Bound, OutOfBounds};
 pub use sampler::{Sample, Sampler};
 pub use strict::{StrictReplayError, replay_strict};
