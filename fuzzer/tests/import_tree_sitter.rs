@@ -289,3 +289,45 @@ fn python_string_contents_are_never_keywords_or_comments() {
     assert_eq!(parsed.comments.len(), 1, "{:?}", parsed.comments);
     assert_eq!(&text[parsed.comments[0].clone()].trim(), &"# a comment");
 }
+
+/// Issue 13: a word that begins with a keyword is one identifier, as a tokenizer's longest
+/// match reads it: `matches` is not `match` and `es`, `iffy` not `if` and `fy`, `format` not
+/// `for` and `mat`. Where the grammar needs the keyword (`if x:`), it is still the keyword.
+#[test]
+fn python_words_that_begin_with_a_keyword_are_one_identifier() {
+    let grammar = load("tree-sitter-python");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let text = "matches = iffy + format\nif matches:\n    pass\n";
+    let error = parser.parse(text).unwrap_err();
+    assert_eq!(error.line_col(text), (1, 1), "{}", error.message);
+    assert!(
+        error
+            .message
+            .starts_with("'matches' is not a value of pool"),
+        "{}",
+        error.message
+    );
+    let options = bonsai::parse::ParseOptions { rename_pools: true };
+    let parsed = parser
+        .parse_with(text, options)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let renamed: Vec<&str> = parsed.renames.iter().map(|r| r.from.as_str()).collect();
+    assert_eq!(renamed, ["matches", "iffy", "format"]);
+    let literals: Vec<&str> = parsed
+        .tree
+        .nodes()
+        .iter()
+        .filter_map(|node| match node.kind {
+            bonsai::tree::NodeKind::Terminal { terminal, .. } => match grammar.terminal(terminal) {
+                Terminal::Literal(word) if word.chars().all(|c| c.is_ascii_alphabetic()) => {
+                    Some(word.as_str())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(literals, ["if", "pass"], "the keywords the grammar needs");
+    let rendered = bonsai::text::render(&grammar, &parsed.tree);
+    assert_eq!(rendered, "A = B + C\nif A:\n    pass\n");
+}

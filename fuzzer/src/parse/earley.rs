@@ -19,7 +19,7 @@ use super::input::ParseInput;
 use super::scan_queue::ScanQueue;
 use super::scanner::Scanner;
 use super::table::{NONE, Next, ParseTable};
-use crate::grammar::{Terminal, TerminalId};
+use crate::grammar::{PoolId, Terminal, TerminalId};
 
 /// More items than this and the input is refused instead of exhausting memory: a highly
 /// ambiguous grammar can need a number of items quadratic in the input length.
@@ -51,6 +51,9 @@ pub(crate) fn recognize(
         predicted: vec![0; table.nonterminals.len()],
         scan_ends: vec![Vec::new(); terminal_count],
         scan_stamp: vec![0; terminal_count],
+        whole_ends: vec![Vec::new(); terminal_count],
+        whole_stamp: vec![0; terminal_count],
+        longest: vec![(0, 0); scanner.grammar().pools.len()],
         unknown: Vec::new(),
         accepted: false,
         skipped: false,
@@ -129,9 +132,9 @@ pub(crate) fn recognize(
                     }
                 }
                 Next::Terminal(t) => {
-                    let count = step.scan(t, &mut state, &mut chart);
+                    let count = step.scan(t, dot.whole, &mut state, &mut chart);
                     for k in 0..count {
-                        let end = state.scan_ends[t.index()][k];
+                        let end = state.ends(t, dot.whole)[k];
                         if end as usize == position {
                             state.add(&mut chart, table, item.dot + 1, item.origin);
                         } else {
@@ -194,6 +197,13 @@ struct State {
     /// set's stamp; several items often expect the same terminal.
     scan_ends: Vec<Vec<u32>>,
     scan_stamp: Vec<u32>,
+    /// Per terminal: the ends of `scan_ends` that cut no word short, for dots where the
+    /// terminal is a whole token (see `Dot::whole`); valid when `whole_stamp` is the set's.
+    whole_ends: Vec<Vec<u32>>,
+    whole_stamp: Vec<u32>,
+    /// Per pool: (stamp, end) of the longest word of its language at the current position, or
+    /// the position itself where none starts.
+    longest: Vec<(u32, u32)>,
     unknown: Vec<u32>,
     accepted: bool,
     /// An item of the current set skipped whitespace (and comments) to the next token.
@@ -201,6 +211,16 @@ struct State {
 }
 
 impl State {
+    /// The ends `Step::scan` found for `terminal`, for a dot where it is a whole token or not.
+    fn ends(&self, terminal: TerminalId, whole: bool) -> &[u32] {
+        let t = terminal.index();
+        if whole && self.whole_stamp[t] == self.scan_stamp[t] {
+            &self.whole_ends[t]
+        } else {
+            &self.scan_ends[t]
+        }
+    }
+
     fn add(&mut self, chart: &mut Chart, table: &ParseTable, dot: u32, origin: u32) {
         if self.seen.insert(dot, origin) {
             chart.items.push(Item::new(table, dot, origin));
@@ -233,8 +253,8 @@ impl Step<'_, '_> {
             let dot = table.dots[d as usize];
             match dot.next {
                 Next::Terminal(t) => {
-                    let count = self.scan(t, state, chart);
-                    for &end in &state.scan_ends[t.index()][..count] {
+                    let count = self.scan(t, dot.whole, state, chart);
+                    for &end in &state.ends(t, dot.whole)[..count] {
                         // A zero-width match advances to a dot the closure already holds.
                         if end as usize != self.position {
                             pending.push(self.position, end as usize, d + 1, origin);
@@ -251,9 +271,51 @@ impl Step<'_, '_> {
         }
     }
 
-    /// How many matches `terminal` has here; their ends are in `state.scan_ends`. Scanned
-    /// once per set.
-    fn scan(&self, terminal: TerminalId, state: &mut State, chart: &mut Chart) -> usize {
+    /// How many matches `terminal` has here, where it is a whole token or not; their ends
+    /// are in `state.ends(terminal, whole)`. Scanned once per set.
+    fn scan(
+        &self,
+        terminal: TerminalId,
+        whole: bool,
+        state: &mut State,
+        chart: &mut Chart,
+    ) -> usize {
+        let count = self.scan_all(terminal, state, chart);
+        let pools = self.scanner.word_pools(terminal);
+        if !whole || count == 0 || pools.is_empty() {
+            return count;
+        }
+        let t = terminal.index();
+        if state.whole_stamp[t] != self.stamp {
+            state.whole_stamp[t] = self.stamp;
+            let mut kept = std::mem::take(&mut state.whole_ends[t]);
+            kept.clear();
+            for k in 0..count {
+                let end = state.scan_ends[t][k];
+                if pools.iter().all(|&p| self.longest(p, state) == end) {
+                    kept.push(end);
+                }
+            }
+            state.whole_ends[t] = kept;
+        }
+        state.whole_ends[t].len()
+    }
+
+    /// The end of the longest word of `pool`'s language here (the position if none).
+    fn longest(&self, pool: PoolId, state: &mut State) -> u32 {
+        let (stamp, end) = &mut state.longest[pool.index()];
+        if *stamp != self.stamp {
+            *stamp = self.stamp;
+            *end = self
+                .scanner
+                .longest_word(pool, self.units, self.position)
+                .unwrap_or(self.position) as u32;
+        }
+        *end
+    }
+
+    /// [`Step::scan`] for a piece of a token: every match.
+    fn scan_all(&self, terminal: TerminalId, state: &mut State, chart: &mut Chart) -> usize {
         if !self
             .scanner
             .may_match(terminal, self.units.get(self.position).copied())

@@ -28,6 +28,11 @@ pub(crate) struct Scanner<'g> {
     empty: Vec<bool>,
     /// Line structure is read into layout markers; otherwise NEWLINE matches a line break.
     indented: bool,
+    /// Per terminal, the pools with a pattern whose words it may cut short: the pool itself,
+    /// or for a literal every pool whose language holds it (`if`, but not `+`). Where such a
+    /// terminal is a whole token it must end where the longest word of each of these pools
+    /// ends.
+    word_pools: Vec<Vec<PoolId>>,
 }
 
 struct PoolMatcher {
@@ -123,14 +128,33 @@ impl<'g> Scanner<'g> {
                 }
             }
         }
-        Self {
+        let mut scanner = Self {
             grammar,
             pools,
             keywords,
             first_bytes,
             empty,
             indented,
-        }
+            word_pools: Vec::new(),
+        };
+        scanner.word_pools = grammar
+            .terminals
+            .iter()
+            .map(|terminal| match terminal {
+                Terminal::Literal(s) if !s.is_empty() => (0..grammar.pools.len())
+                    .map(|p| PoolId(p as u32))
+                    .filter(|&p| scanner.longest_word(p, s.as_bytes(), 0) == Some(s.len()))
+                    .collect(),
+                Terminal::Pool(p) if scanner.pools[p.index()].pattern.is_some() => vec![*p],
+                _ => Vec::new(),
+            })
+            .collect();
+        scanner
+    }
+
+    /// The pools whose words `terminal` must not cut short where it is a whole token.
+    pub fn word_pools(&self, terminal: TerminalId) -> &[PoolId] {
+        &self.word_pools[terminal.index()]
     }
 
     /// Whether `terminal` can match at all where the next byte is `next` (`None` at the end).
@@ -214,7 +238,9 @@ impl<'g> Scanner<'g> {
         (!known && !keyword).then_some(end)
     }
 
-    fn longest_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
+    /// The end of the longest word of the pool's language at `pos`, if the pool has a pattern
+    /// and some word starts there.
+    pub fn longest_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
         let dfa = self.pools[pool.index()].pattern.as_ref()?;
         let input = Input::new(units).range(pos..).anchored(Anchored::Yes);
         let mut state = dfa.start_state_forward(&input).ok()?;
