@@ -17,7 +17,7 @@ use ahash::AHashSet;
 use super::chart::{Chart, Item};
 use super::input::ParseInput;
 use super::scan_queue::ScanQueue;
-use super::scanner::Scanner;
+use super::scanner::{Scanner, SoftWord};
 use super::table::{NONE, Next, ParseTable};
 use crate::grammar::{PoolId, Terminal, TerminalId};
 
@@ -54,6 +54,8 @@ pub(crate) fn recognize(
         whole_ends: vec![Vec::new(); terminal_count],
         whole_stamp: vec![0; terminal_count],
         longest: vec![(0, 0); scanner.grammar().pools.len()],
+        soft: vec![Vec::new(); terminal_count],
+        deferred: Vec::new(),
         unknown: Vec::new(),
         accepted: false,
         skipped: false,
@@ -141,6 +143,7 @@ pub(crate) fn recognize(
                             pending.push(position, end as usize, item.dot + 1, item.origin);
                         }
                     }
+                    step.defer(t, dot.whole, item.dot + 1, item.origin, &mut state);
                 }
                 Next::End => state.accepted |= position == n,
             }
@@ -149,6 +152,7 @@ pub(crate) fn recognize(
                 state.skipped = true;
             }
         }
+        step.settle_soft_words(&mut state, &mut chart, &mut pending);
         // A stretch with a comment that an item skipped between tokens (never one inside a
         // lexical rule, such as a string's content): the extraction may skip it too.
         if state.skipped && (position..space_end).any(|p| !input.is_space(p)) {
@@ -205,6 +209,12 @@ struct State {
     /// the position itself where none starts.
     longest: Vec<(u32, u32)>,
     unknown: Vec<u32>,
+    /// Per pool terminal: its words here that are keywords but not reserved ones (see
+    /// `Scanner::scan`); valid when `scan_stamp` is the set's.
+    soft: Vec<Vec<SoftWord>>,
+    /// Items that read such a word, held back until the set is complete: (word, dot, origin,
+    /// pool).
+    deferred: Vec<(SoftWord, u32, u32, PoolId)>,
     accepted: bool,
     /// An item of the current set skipped whitespace (and comments) to the next token.
     skipped: bool,
@@ -260,6 +270,7 @@ impl Step<'_, '_> {
                             pending.push(self.position, end as usize, d + 1, origin);
                         }
                     }
+                    self.defer(t, dot.whole, d + 1, origin, state);
                 }
                 Next::End => state.accepted |= self.position == self.units.len(),
                 _ => {}
@@ -301,6 +312,49 @@ impl Step<'_, '_> {
         state.whole_ends[t].len()
     }
 
+    /// Holds back the item (`dot`, `origin`) that reads the soft word found here for the pool
+    /// `terminal`, if any, until [`Step::settle_soft_words`].
+    fn defer(&self, terminal: TerminalId, whole: bool, dot: u32, origin: u32, state: &mut State) {
+        let t = terminal.index();
+        if state.scan_stamp[t] != self.stamp || state.soft[t].is_empty() {
+            return;
+        }
+        let Terminal::Pool(pool) = *self.scanner.grammar().terminal(terminal) else {
+            return;
+        };
+        for k in 0..state.soft[t].len() {
+            let word = state.soft[t][k];
+            // A value may cut a longer word short; an unknown word is the longest already.
+            let cut = whole
+                && !word.unknown
+                && !self.scanner.word_pools(terminal).is_empty()
+                && self.longest(pool, state) != word.end;
+            if !cut {
+                state.deferred.push((word, dot, origin, pool));
+            }
+        }
+    }
+
+    /// A keyword that is not reserved is a keyword only where the grammar expects it, as
+    /// tree-sitter lexes its keywords: so a word equal to it is a pool's word here (to be
+    /// renamed) only if no item of the complete set expects the keyword's literal. Python's
+    /// `x.match` and `for _ in` read names; `match x:` and `case _:` keep their keywords,
+    /// so no seed is renamed where the grammar reads its keyword.
+    fn settle_soft_words(&self, state: &mut State, chart: &mut Chart, pending: &mut ScanQueue) {
+        for (word, dot, origin, pool) in std::mem::take(&mut state.deferred) {
+            if state.scan_stamp.get(word.keyword.index()) == Some(&self.stamp) {
+                continue;
+            }
+            pending.push(self.position, word.end as usize, dot, origin);
+            if word.unknown {
+                let starts = chart.unknown_words.entry((pool, word.end)).or_default();
+                if starts.last() != Some(&(self.position as u32)) {
+                    starts.push(self.position as u32);
+                }
+            }
+        }
+    }
+
     /// The end of the longest word of `pool`'s language here (the position if none).
     fn longest(&self, pool: PoolId, state: &mut State) -> u32 {
         let (stamp, end) = &mut state.longest[pool.index()];
@@ -327,6 +381,7 @@ impl Step<'_, '_> {
             state.scan_stamp[t] = self.stamp;
             state.scan_ends[t].clear();
             state.unknown.clear();
+            state.soft[t].clear();
             self.scanner.scan(
                 terminal,
                 self.units,
@@ -334,6 +389,7 @@ impl Step<'_, '_> {
                 self.rename,
                 &mut state.scan_ends[t],
                 &mut state.unknown,
+                &mut state.soft[t],
             );
             if let (false, Terminal::Pool(pool)) = (
                 state.unknown.is_empty(),
