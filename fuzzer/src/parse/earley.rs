@@ -17,7 +17,7 @@ use ahash::AHashSet;
 use super::chart::{Chart, Item};
 use super::input::ParseInput;
 use super::scan_queue::ScanQueue;
-use super::scanner::{Scanner, SoftWord};
+use super::scanner::{Found, Scanner, SoftWord};
 use super::table::{NONE, Next, ParseTable};
 use crate::grammar::{PoolId, Terminal, TerminalId};
 
@@ -387,9 +387,11 @@ impl Step<'_, '_> {
                 self.units,
                 self.position,
                 self.rename,
-                &mut state.scan_ends[t],
-                &mut state.unknown,
-                &mut state.soft[t],
+                Found {
+                    ends: &mut state.scan_ends[t],
+                    unknown: &mut state.unknown,
+                    soft: &mut state.soft[t],
+                },
             );
             if let (false, Terminal::Pool(pool)) = (
                 state.unknown.is_empty(),

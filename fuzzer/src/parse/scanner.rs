@@ -39,6 +39,13 @@ pub(crate) struct Scanner<'g> {
     word_pools: Vec<Vec<PoolId>>,
 }
 
+/// Where [`Scanner::scan`] appends what it finds.
+pub(crate) struct Found<'a> {
+    pub ends: &'a mut Vec<u32>,
+    pub unknown: &'a mut Vec<u32>,
+    pub soft: &'a mut Vec<SoftWord>,
+}
+
 /// A pool's word that is also a keyword, but not a reserved one (see `Grammar::reserved`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SoftWord {
@@ -213,10 +220,13 @@ impl<'g> Scanner<'g> {
         units: &[u8],
         pos: usize,
         rename: bool,
-        ends: &mut Vec<u32>,
-        unknown: &mut Vec<u32>,
-        soft: &mut Vec<SoftWord>,
+        found: Found<'_>,
     ) {
+        let Found {
+            ends,
+            unknown,
+            soft,
+        } = found;
         let rest = &units[pos..];
         match self.grammar.terminal(terminal) {
             Terminal::Literal(s) => {
@@ -391,9 +401,17 @@ mod tests {
         };
         let (mut ends, mut unknown) = (Vec::new(), Vec::new());
         let mut soft = Vec::new();
-        scanner.scan(id, b"ab1 x", 0, false, &mut ends, &mut unknown, &mut soft);
-        assert_eq!(ends, [1, 2], "values a and ab");
-        scanner.scan(id, b"ab1 x", 0, true, &mut ends, &mut unknown, &mut soft);
+        for rename in [false, true] {
+            let found = Found {
+                ends: &mut ends,
+                unknown: &mut unknown,
+                soft: &mut soft,
+            };
+            scanner.scan(id, b"ab1 x", 0, rename, found);
+            if !rename {
+                assert_eq!(ends, [1, 2], "values a and ab");
+            }
+        }
         assert!(soft.is_empty(), "every keyword is reserved");
         assert_eq!(unknown, [3], "ab1 is not among the first values");
         assert_eq!(scanner.unknown_word(PoolId(0), b"if x", 0), None, "keyword");

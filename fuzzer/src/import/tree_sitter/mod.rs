@@ -334,9 +334,7 @@ impl<'v, 'a> Importer<'v, 'a> {
     /// reserved only there stays a name elsewhere).
     fn reserved_words(&mut self, top: &'v Object<'a>) -> Option<Vec<String>> {
         let sets = top.get("reserved")?;
-        let Some(global) = sets.value.as_object().and_then(|o| o.get("global")) else {
-            return None;
-        };
+        let global = sets.value.as_object().and_then(|o| o.get("global"))?;
         let Some(list) = global.value.as_array() else {
             self.error(
                 span_of(&global.value),
