@@ -289,3 +289,132 @@ fn python_string_contents_are_never_keywords_or_comments() {
     assert_eq!(parsed.comments.len(), 1, "{:?}", parsed.comments);
     assert_eq!(&text[parsed.comments[0].clone()].trim(), &"# a comment");
 }
+
+/// Issue 13: a word that begins with a keyword is one identifier, as a tokenizer's longest
+/// match reads it: `matches` is not `match` and `es`, `iffy` not `if` and `fy`, `format` not
+/// `for` and `mat`. Where the grammar needs the keyword (`if x:`), it is still the keyword.
+#[test]
+fn python_words_that_begin_with_a_keyword_are_one_identifier() {
+    let grammar = load("tree-sitter-python");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let text = "matches = iffy + format\nif matches:\n    pass\n";
+    let error = parser.parse(text).unwrap_err();
+    assert_eq!(error.line_col(text), (1, 1), "{}", error.message);
+    assert!(
+        error
+            .message
+            .starts_with("'matches' is not a value of pool"),
+        "{}",
+        error.message
+    );
+    let options = bonsai::parse::ParseOptions { rename_pools: true };
+    let parsed = parser
+        .parse_with(text, options)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let renamed: Vec<&str> = parsed.renames.iter().map(|r| r.from.as_str()).collect();
+    assert_eq!(renamed, ["matches", "iffy", "format"]);
+    let literals: Vec<&str> = parsed
+        .tree
+        .nodes()
+        .iter()
+        .filter_map(|node| match node.kind {
+            bonsai::tree::NodeKind::Terminal { terminal, .. } => match grammar.terminal(terminal) {
+                Terminal::Literal(word) if word.chars().all(|c| c.is_ascii_alphabetic()) => {
+                    Some(word.as_str())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(literals, ["if", "pass"], "the keywords the grammar needs");
+    let rendered = bonsai::text::render(&grammar, &parsed.tree);
+    assert_eq!(rendered, "A = B + C\nif A:\n    pass\n");
+}
+
+/// Issue 13: Python's soft keywords are names wherever the grammar does not expect the keyword,
+/// as tree-sitter lexes them (its `reserved` words are the only ones that never are). A file
+/// whose variables are called `match`, `type` and `_`, and that calls `print`, imports exactly
+/// and replays to itself; the keywords of a real match statement stay keywords.
+#[test]
+fn python_soft_keywords_used_as_names_import_exactly() {
+    let file = "match = 1\ntype = 2\n_ = f()\nfor _ in x:\n    print(_)\nmatch match:\n    case _:\n        pass\n";
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("soft.py"), file).unwrap();
+    let corpus = dir.path().join("corpus");
+    let grammar = grammar_json("tree-sitter-python");
+    let (code, _, stderr) = bonsai(&[
+        "import".as_ref(),
+        grammar.as_os_str(),
+        seeds.as_os_str(),
+        "--out".as_ref(),
+        corpus.as_os_str(),
+    ]);
+    let report = std::fs::read_to_string(corpus.join("import-report.txt"))
+        .unwrap_or_else(|_| panic!("{stderr}"));
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        report.contains("soft.py: accepted as 000000 (exact"),
+        "{report}"
+    );
+    let (code, replayed, stderr) = bonsai(&[
+        "generate".as_ref(),
+        grammar.as_os_str(),
+        "--replay".as_ref(),
+        corpus.join("000000.choices").as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(replayed.strip_suffix('\n').unwrap_or(&replayed), file);
+
+    // The match statement's `match`, `case` and `_` are its literals; the other `match`es and
+    // `_`s are the identifier pool's, as is `print` read through `keyword_identifier`'s
+    // literal (tree-sitter-python's own way to let `print` be a name).
+    let grammar = load("tree-sitter-python");
+    let parsed = bonsai::parse::Parser::new(&grammar)
+        .parse(file)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let mut literals = Vec::new();
+    let mut names = Vec::new();
+    for node in parsed.tree.nodes() {
+        if let bonsai::tree::NodeKind::Terminal { terminal, value } = node.kind {
+            match grammar.terminal(terminal) {
+                Terminal::Literal(word)
+                    if ["match", "case", "_", "type"].contains(&word.as_str()) =>
+                {
+                    literals.push(word.clone())
+                }
+                Terminal::Pool(pool) => {
+                    names.push(grammar.pools[pool.index()].values[value as usize].clone())
+                }
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(literals, ["match", "type", "match", "match", "case", "_"]);
+    assert_eq!(names, ["_", "f", "_", "x", "_"]);
+}
+
+/// With `--rename-pools`, a soft keyword where only a name fits (`x.match`, `def print`) is a
+/// name to rename, but never where the grammar expects the keyword: `if` stays reserved, and
+/// `print(y)` keeps its literal reading.
+#[test]
+fn python_soft_keywords_are_renamed_only_where_a_name_is_needed() {
+    let grammar = load("tree-sitter-python");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let text = "def print(self):\n    return self.match\nprint(y)\nif x:\n    pass\n";
+    let options = bonsai::parse::ParseOptions { rename_pools: true };
+    let parsed = parser
+        .parse_with(text, options)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let renamed: Vec<&str> = parsed.renames.iter().map(|r| r.from.as_str()).collect();
+    assert_eq!(renamed, ["print", "self", "match"]);
+    let rendered = bonsai::text::render(&grammar, &parsed.tree);
+    assert_eq!(
+        rendered,
+        "def A(B):\n    return B.C\nprint(y)\nif x:\n    pass\n"
+    );
+    let if_as_name = "if = 1\n";
+    assert!(parser.parse_with(if_as_name, options).is_err());
+}

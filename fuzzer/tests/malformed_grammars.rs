@@ -36,7 +36,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("empty_class.ebnf", "1:9", "character class matches no character"),
     ("reversed_range.ebnf", "1:11", "invalid regex: invalid character class range, the start must be <= the end"),
     ("unterminated_class.ebnf", "1:9", "unterminated character class; missing ']'"),
-    ("unknown_directive.ebnf", "1:1", "unknown directive '%token'; known directives are %start, %layout, %indent, %depth, %pool and %comment"),
+    ("unknown_directive.ebnf", "1:1", "unknown directive '%token'; known directives are %start, %layout, %indent, %depth, %pool, %comment and %reserved"),
     ("bad_depth.ebnf", "1:8", "unknown depth measure 'nested'; expected rule or cycle"),
     ("duplicate_directive.ebnf", "2:1", "'%layout' is given twice"),
     ("undefined_start.ebnf", "1:8", "the start rule 'program' is not defined"),

@@ -278,3 +278,32 @@ fn identifiers_equal_to_a_piece_of_a_token_are_identifiers() {
         }
     }
 }
+
+/// Issue 13, in a native grammar (no `%reserved`, so every keyword is reserved): a word that
+/// begins with a keyword is one name (`iffy`, `notable`, `format`), never the keyword and the
+/// rest of the word; the keyword itself is still read where the grammar needs it, and never
+/// as a name.
+#[test]
+fn words_that_begin_with_a_keyword_are_one_name_in_native_grammars() {
+    rejects(
+        "chocopy",
+        "iffy = 1\n",
+        1,
+        1,
+        "'iffy' is not a value of pool ID",
+    );
+    let grammar = shipped("chocopy");
+    let parser = Parser::new(&grammar);
+    let options = ParseOptions { rename_pools: true };
+    let text = "iffy = notable\nif iffy:\n    format = not iffy\n";
+    let parsed = parser
+        .parse_with(text, options)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let renamed: Vec<&str> = parsed.renames.iter().map(|r| r.from.as_str()).collect();
+    assert_eq!(renamed, ["iffy", "notable", "format"]);
+    assert_eq!(
+        bonsai::text::render(&grammar, &parsed.tree),
+        "a = b\nif a:\n    c = not a\n"
+    );
+    assert!(parser.parse_with("if = 1\n", options).is_err());
+}

@@ -154,6 +154,10 @@ impl<'g> Writer<'g> {
                 }
             };
         }
+        if let Some(reserved) = &g.reserved {
+            let words: Vec<String> = reserved.iter().map(|w| format!(" {}", quote(w))).collect();
+            let _ = writeln!(out, "%reserved{};", words.concat());
+        }
         out.push('\n');
         for r in 0..g.named_rules {
             let name = &self.rule_names[r];

@@ -28,6 +28,11 @@ pub struct Grammar {
     pub layout: Layout,
     /// What one level of the depth bound is (`%depth`).
     pub depth: DepthMeasure,
+    /// `%reserved`: the keywords that can never be identifiers; every other keyword is one only
+    /// where the grammar expects it, as tree-sitter's `reserved` words say of the rest (Python's
+    /// `match`, `type` and `_` are names too). `None` when the grammar does not say, and then
+    /// every keyword is reserved: a pool never draws one and a seed's identifier is never one.
+    pub reserved: Option<Vec<String>>,
 }
 
 impl Grammar {
@@ -65,10 +70,15 @@ impl Grammar {
         }
     }
 
-    /// The literals that are whole tokens (see `keywords`): never a pool value, never an
-    /// identifier of a seed.
+    /// The literals that are whole tokens (see `keywords`); the reserved ones among them are
+    /// never a pool value nor an identifier of a seed.
     pub fn keywords(&self) -> HashSet<&str> {
         super::keywords::keywords(&self.rules, self.named_rules, &self.terminals)
+    }
+
+    /// The keywords an identifier can never be (see [`Grammar::reserved`]).
+    pub fn reserved_keywords(&self) -> HashSet<&str> {
+        super::keywords::reserved(self.keywords(), self.reserved.as_deref())
     }
 
     /// A stable hash of the grammar's structure (rules, terminals, pools, start rule and depth

@@ -38,6 +38,21 @@ pub(crate) fn keywords<'g>(
     words
 }
 
+/// The keywords that `reserved` (the grammar's `%reserved` list, if any) keeps: all of them
+/// when the grammar does not say.
+pub(crate) fn reserved<'g>(
+    keywords: HashSet<&'g str>,
+    reserved: Option<&[String]>,
+) -> HashSet<&'g str> {
+    match reserved {
+        Some(words) => keywords
+            .into_iter()
+            .filter(|k| words.iter().any(|w| w == k))
+            .collect(),
+        None => keywords,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::grammar::Grammar;
@@ -65,5 +80,29 @@ mod tests {
         assert!(!keywords.contains("\\"));
         assert!(grammar.pools[0].values.iter().any(|v| v == "x"));
         assert!(!grammar.pools[0].values.iter().any(|v| v == "if"));
+    }
+
+    /// With `%reserved`, only the reserved keywords stay out of a pool: Python's `_` (the
+    /// match statement's wildcard) is a name too, while `if` never is.
+    #[test]
+    fn only_reserved_keywords_stay_out_of_pools() {
+        let text = |reserved: &str| {
+            format!(
+                r#"
+                stmt = "if" NAME ":" | "case" "_" ":" | NAME "=" NAME ;
+                %pool NAME = /[_a-z]/ ;
+                {reserved}
+                "#
+            )
+        };
+        let soft = Grammar::from_text("soft", &text(r#"%reserved "if" ;"#)).unwrap();
+        assert_eq!(
+            soft.reserved_keywords().into_iter().collect::<Vec<_>>(),
+            ["if"]
+        );
+        assert!(soft.pools[0].values.iter().any(|v| v == "_"));
+        let all = Grammar::from_text("all", &text("")).unwrap();
+        assert!(all.reserved_keywords().contains("_"));
+        assert!(!all.pools[0].values.iter().any(|v| v == "_"));
     }
 }

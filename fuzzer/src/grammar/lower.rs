@@ -62,7 +62,7 @@ pub(crate) fn lower(
         let alternatives = b.alternatives(&def.body, owner, lexical);
         b.rules[i].alternatives = alternatives;
     }
-    let pools = b.pools(&file.pools, file.rules.len());
+    let pools = b.pools(&file.pools, file.rules.len(), file.reserved.as_deref());
     let layout = b.layout(&file);
     let depth = b.depth(&file);
     let start = b.start(&file);
@@ -80,6 +80,7 @@ pub(crate) fn lower(
         start,
         layout,
         depth,
+        reserved: file.reserved,
     };
     // Here rather than in the analysis, so that no command can load a grammar that would
     // abort it on its first input, whether it checks the grammar first or not.
@@ -397,12 +398,19 @@ impl Builder<'_> {
         }
     }
 
-    fn pools(&mut self, defs: &[PoolDef], named_rules: usize) -> Vec<Pool> {
-        let keywords: HashSet<String> =
-            super::keywords::keywords(&self.rules, named_rules, &self.terminals)
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+    fn pools(
+        &mut self,
+        defs: &[PoolDef],
+        named_rules: usize,
+        reserved: Option<&[String]>,
+    ) -> Vec<Pool> {
+        let keywords: HashSet<String> = super::keywords::reserved(
+            super::keywords::keywords(&self.rules, named_rules, &self.terminals),
+            reserved,
+        )
+        .into_iter()
+        .map(str::to_string)
+        .collect();
         defs.iter()
             .map(|def| {
                 let (values, pattern) = match &def.source {

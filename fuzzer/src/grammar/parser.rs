@@ -148,6 +148,7 @@ impl Parser<'_> {
             "layout" => file.layout.is_some(),
             "indent" => file.indent.is_some(),
             "depth" => file.depth.is_some(),
+            "reserved" => file.reserved.is_some(),
             _ => false,
         };
         if given_twice {
@@ -204,10 +205,18 @@ impl Parser<'_> {
                 let comment = self.comment()?;
                 file.comments.push(comment);
             }
+            "reserved" => {
+                let mut words = Vec::new();
+                while let TokenKind::Literal(word) = &self.peek().kind {
+                    words.push(word.clone());
+                    self.advance();
+                }
+                file.reserved = Some(words);
+            }
             other => {
                 return Err(self.source.error(
                     span,
-                    format!("unknown directive '%{other}'; known directives are %start, %layout, %indent, %depth, %pool and %comment"),
+                    format!("unknown directive '%{other}'; known directives are %start, %layout, %indent, %depth, %pool, %comment and %reserved"),
                 ));
             }
         }

@@ -28,7 +28,7 @@ pub struct Pool {
     pub values: Vec<String>,
     /// The regex the values were derived from, if any. Kept so that an exported grammar says
     /// `/[a-z]+/` rather than listing 256 values: re-deriving gives the same list because the
-    /// excluded keywords are the grammar's own literals.
+    /// excluded keywords are the grammar's own reserved literals (with its `%reserved` list).
     pub pattern: Option<String>,
     /// Where the pool is declared in the grammar file, for the unused-pool warning.
     pub span: Span,

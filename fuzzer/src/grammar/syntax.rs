@@ -86,4 +86,6 @@ pub struct GrammarFile {
     pub depth: Option<(String, Span)>,
     /// `%comment "#";` and `%comment "/*" "*/";`, in order.
     pub comments: Vec<super::Comment>,
+    /// `%reserved "if" "for" ...;`: the only keywords an identifier can never be.
+    pub reserved: Option<Vec<String>>,
 }

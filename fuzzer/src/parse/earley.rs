@@ -17,9 +17,9 @@ use ahash::AHashSet;
 use super::chart::{Chart, Item};
 use super::input::ParseInput;
 use super::scan_queue::ScanQueue;
-use super::scanner::Scanner;
+use super::scanner::{Found, Scanner, SoftWord};
 use super::table::{NONE, Next, ParseTable};
-use crate::grammar::{Terminal, TerminalId};
+use crate::grammar::{PoolId, Terminal, TerminalId};
 
 /// More items than this and the input is refused instead of exhausting memory: a highly
 /// ambiguous grammar can need a number of items quadratic in the input length.
@@ -51,6 +51,11 @@ pub(crate) fn recognize(
         predicted: vec![0; table.nonterminals.len()],
         scan_ends: vec![Vec::new(); terminal_count],
         scan_stamp: vec![0; terminal_count],
+        whole_ends: vec![Vec::new(); terminal_count],
+        whole_stamp: vec![0; terminal_count],
+        longest: vec![(0, 0); scanner.grammar().pools.len()],
+        soft: vec![Vec::new(); terminal_count],
+        deferred: Vec::new(),
         unknown: Vec::new(),
         accepted: false,
         skipped: false,
@@ -129,15 +134,16 @@ pub(crate) fn recognize(
                     }
                 }
                 Next::Terminal(t) => {
-                    let count = step.scan(t, &mut state, &mut chart);
+                    let count = step.scan(t, dot.whole, &mut state, &mut chart);
                     for k in 0..count {
-                        let end = state.scan_ends[t.index()][k];
+                        let end = state.ends(t, dot.whole)[k];
                         if end as usize == position {
                             state.add(&mut chart, table, item.dot + 1, item.origin);
                         } else {
                             pending.push(position, end as usize, item.dot + 1, item.origin);
                         }
                     }
+                    step.defer(t, dot.whole, item.dot + 1, item.origin, &mut state);
                 }
                 Next::End => state.accepted |= position == n,
             }
@@ -146,6 +152,7 @@ pub(crate) fn recognize(
                 state.skipped = true;
             }
         }
+        step.settle_soft_words(&mut state, &mut chart, &mut pending);
         // A stretch with a comment that an item skipped between tokens (never one inside a
         // lexical rule, such as a string's content): the extraction may skip it too.
         if state.skipped && (position..space_end).any(|p| !input.is_space(p)) {
@@ -194,13 +201,36 @@ struct State {
     /// set's stamp; several items often expect the same terminal.
     scan_ends: Vec<Vec<u32>>,
     scan_stamp: Vec<u32>,
+    /// Per terminal: the ends of `scan_ends` that cut no word short, for dots where the
+    /// terminal is a whole token (see `Dot::whole`); valid when `whole_stamp` is the set's.
+    whole_ends: Vec<Vec<u32>>,
+    whole_stamp: Vec<u32>,
+    /// Per pool: (stamp, end) of the longest word of its language at the current position, or
+    /// the position itself where none starts.
+    longest: Vec<(u32, u32)>,
     unknown: Vec<u32>,
+    /// Per pool terminal: its words here that are keywords but not reserved ones (see
+    /// `Scanner::scan`); valid when `scan_stamp` is the set's.
+    soft: Vec<Vec<SoftWord>>,
+    /// Items that read such a word, held back until the set is complete: (word, dot, origin,
+    /// pool).
+    deferred: Vec<(SoftWord, u32, u32, PoolId)>,
     accepted: bool,
     /// An item of the current set skipped whitespace (and comments) to the next token.
     skipped: bool,
 }
 
 impl State {
+    /// The ends `Step::scan` found for `terminal`, for a dot where it is a whole token or not.
+    fn ends(&self, terminal: TerminalId, whole: bool) -> &[u32] {
+        let t = terminal.index();
+        if whole && self.whole_stamp[t] == self.scan_stamp[t] {
+            &self.whole_ends[t]
+        } else {
+            &self.scan_ends[t]
+        }
+    }
+
     fn add(&mut self, chart: &mut Chart, table: &ParseTable, dot: u32, origin: u32) {
         if self.seen.insert(dot, origin) {
             chart.items.push(Item::new(table, dot, origin));
@@ -233,13 +263,14 @@ impl Step<'_, '_> {
             let dot = table.dots[d as usize];
             match dot.next {
                 Next::Terminal(t) => {
-                    let count = self.scan(t, state, chart);
-                    for &end in &state.scan_ends[t.index()][..count] {
+                    let count = self.scan(t, dot.whole, state, chart);
+                    for &end in &state.ends(t, dot.whole)[..count] {
                         // A zero-width match advances to a dot the closure already holds.
                         if end as usize != self.position {
                             pending.push(self.position, end as usize, d + 1, origin);
                         }
                     }
+                    self.defer(t, dot.whole, d + 1, origin, state);
                 }
                 Next::End => state.accepted |= self.position == self.units.len(),
                 _ => {}
@@ -251,9 +282,94 @@ impl Step<'_, '_> {
         }
     }
 
-    /// How many matches `terminal` has here; their ends are in `state.scan_ends`. Scanned
-    /// once per set.
-    fn scan(&self, terminal: TerminalId, state: &mut State, chart: &mut Chart) -> usize {
+    /// How many matches `terminal` has here, where it is a whole token or not; their ends
+    /// are in `state.ends(terminal, whole)`. Scanned once per set.
+    fn scan(
+        &self,
+        terminal: TerminalId,
+        whole: bool,
+        state: &mut State,
+        chart: &mut Chart,
+    ) -> usize {
+        let count = self.scan_all(terminal, state, chart);
+        let pools = self.scanner.word_pools(terminal);
+        if !whole || count == 0 || pools.is_empty() {
+            return count;
+        }
+        let t = terminal.index();
+        if state.whole_stamp[t] != self.stamp {
+            state.whole_stamp[t] = self.stamp;
+            let mut kept = std::mem::take(&mut state.whole_ends[t]);
+            kept.clear();
+            for k in 0..count {
+                let end = state.scan_ends[t][k];
+                if pools.iter().all(|&p| self.longest(p, state) == end) {
+                    kept.push(end);
+                }
+            }
+            state.whole_ends[t] = kept;
+        }
+        state.whole_ends[t].len()
+    }
+
+    /// Holds back the item (`dot`, `origin`) that reads the soft word found here for the pool
+    /// `terminal`, if any, until [`Step::settle_soft_words`].
+    fn defer(&self, terminal: TerminalId, whole: bool, dot: u32, origin: u32, state: &mut State) {
+        let t = terminal.index();
+        if state.scan_stamp[t] != self.stamp || state.soft[t].is_empty() {
+            return;
+        }
+        let Terminal::Pool(pool) = *self.scanner.grammar().terminal(terminal) else {
+            return;
+        };
+        for k in 0..state.soft[t].len() {
+            let word = state.soft[t][k];
+            // A value may cut a longer word short; an unknown word is the longest already.
+            let cut = whole
+                && !word.unknown
+                && !self.scanner.word_pools(terminal).is_empty()
+                && self.longest(pool, state) != word.end;
+            if !cut {
+                state.deferred.push((word, dot, origin, pool));
+            }
+        }
+    }
+
+    /// A keyword that is not reserved is a keyword only where the grammar expects it, as
+    /// tree-sitter lexes its keywords: so a word equal to it is a pool's word here (to be
+    /// renamed) only if no item of the complete set expects the keyword's literal. Python's
+    /// `x.match` and `for _ in` read names; `match x:` and `case _:` keep their keywords,
+    /// so no seed is renamed where the grammar reads its keyword.
+    fn settle_soft_words(&self, state: &mut State, chart: &mut Chart, pending: &mut ScanQueue) {
+        for (word, dot, origin, pool) in std::mem::take(&mut state.deferred) {
+            if state.scan_stamp.get(word.keyword.index()) == Some(&self.stamp) {
+                continue;
+            }
+            pending.push(self.position, word.end as usize, dot, origin);
+            if word.unknown {
+                let starts = chart.unknown_words.entry((pool, word.end)).or_default();
+                if starts.last() != Some(&(self.position as u32)) {
+                    starts.push(self.position as u32);
+                }
+            }
+        }
+    }
+
+    /// The end of the longest word of `pool`'s language here (the position if none).
+    fn longest(&self, pool: PoolId, state: &mut State) -> u32 {
+        let (stamp, end) = &mut state.longest[pool.index()];
+        if *stamp != self.stamp {
+            *stamp = self.stamp;
+            *end = self
+                .scanner
+                .longest_word(pool, self.units, self.position)
+                .unwrap_or(self.position) as u32;
+        }
+        *end
+    }
+
+    /// [`Step::scan`] for a piece of a token: every match.
+    fn scan_all(&self, terminal: TerminalId, state: &mut State, chart: &mut Chart) -> usize {
         if !self
             .scanner
             .may_match(terminal, self.units.get(self.position).copied())
@@ -265,13 +381,17 @@ impl Step<'_, '_> {
             state.scan_stamp[t] = self.stamp;
             state.scan_ends[t].clear();
             state.unknown.clear();
+            state.soft[t].clear();
             self.scanner.scan(
                 terminal,
                 self.units,
                 self.position,
                 self.rename,
-                &mut state.scan_ends[t],
-                &mut state.unknown,
+                Found {
+                    ends: &mut state.scan_ends[t],
+                    unknown: &mut state.unknown,
+                    soft: &mut state.soft[t],
+                },
             );
             if let (false, Terminal::Pool(pool)) = (
                 state.unknown.is_empty(),

@@ -12,6 +12,11 @@
 //! both of its sides. Every text the renderer produces therefore parses, and its choices replay
 //! to the identical text (see `extract` for how the derivation is chosen).
 //!
+//! Words are read as a tokenizer reads them. A token outside a lexical rule never ends inside
+//! a word of a pool's language (`iffy` is one name, not `if` and `fy`), and a keyword the
+//! grammar does not list as `%reserved` is a keyword only where some item expects it, as
+//! tree-sitter lexes its keywords: elsewhere it is a name (Python's `x.match`, `for _ in`).
+//!
 //! Known limits: in grammars with INDENT/DEDENT every line break is a NEWLINE, so a token
 //! cannot span lines and brackets do not join lines as in Python; GLUE constrains only the
 //! production it is written in; right-recursive rules cost time quadratic in their nesting (no

@@ -17,10 +17,14 @@ use crate::grammar::{Grammar, LayoutToken, PoolId, Terminal, TerminalId};
 pub(crate) struct Scanner<'g> {
     grammar: &'g Grammar,
     pools: Vec<PoolMatcher>,
-    /// The grammar's keywords, which a pool value never is (pools exclude them when their
-    /// values are derived), so an unknown word must not be one either; a literal that is
-    /// only a piece of a longer token (an escape's `x`) is no keyword.
+    /// The grammar's reserved keywords, which a pool value never is (pools exclude them when
+    /// their values are derived), so an unknown word must not be one either; a literal that
+    /// is only a piece of a longer token (an escape's `x`) is no keyword.
     keywords: HashSet<&'g str>,
+    /// The other keywords (`Grammar::reserved`), with their literals: a word equal to one is
+    /// a word of a pool only where the grammar does not expect the keyword, which the
+    /// recognizer decides once it knows every item of the position.
+    soft: AHashMap<&'g [u8], TerminalId>,
     /// Per terminal, the bytes a match can start with (a 256-bit set), so that the recognizer
     /// skips most terminals with one lookup instead of a scan.
     first_bytes: Vec<[u64; 4]>,
@@ -28,6 +32,28 @@ pub(crate) struct Scanner<'g> {
     empty: Vec<bool>,
     /// Line structure is read into layout markers; otherwise NEWLINE matches a line break.
     indented: bool,
+    /// Per terminal, the pools with a pattern whose words it may cut short: the pool itself,
+    /// or for a literal every pool whose language holds it (`if`, but not `+`). Where such a
+    /// terminal is a whole token it must end where the longest word of each of these pools
+    /// ends.
+    word_pools: Vec<Vec<PoolId>>,
+}
+
+/// Where [`Scanner::scan`] appends what it finds.
+pub(crate) struct Found<'a> {
+    pub ends: &'a mut Vec<u32>,
+    pub unknown: &'a mut Vec<u32>,
+    pub soft: &'a mut Vec<SoftWord>,
+}
+
+/// A pool's word that is also a keyword, but not a reserved one (see `Grammar::reserved`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SoftWord {
+    pub end: u32,
+    /// The keyword's literal.
+    pub keyword: TerminalId,
+    /// Not a value of the pool: read only with renaming.
+    pub unknown: bool,
 }
 
 struct PoolMatcher {
@@ -76,7 +102,21 @@ impl<'g> Scanner<'g> {
                 }
             })
             .collect();
-        let keywords = grammar.keywords();
+        let keywords = grammar.reserved_keywords();
+        let all = grammar.keywords();
+        let soft = grammar
+            .terminals
+            .iter()
+            .enumerate()
+            .filter_map(|(t, terminal)| match terminal {
+                Terminal::Literal(s)
+                    if all.contains(s.as_str()) && !keywords.contains(s.as_str()) =>
+                {
+                    Some((s.as_bytes(), TerminalId(t as u32)))
+                }
+                _ => None,
+            })
+            .collect();
         let mut first_bytes = vec![[0u64; 4]; grammar.terminals.len()];
         let mut empty = vec![false; grammar.terminals.len()];
         for (t, terminal) in grammar.terminals.iter().enumerate() {
@@ -123,14 +163,34 @@ impl<'g> Scanner<'g> {
                 }
             }
         }
-        Self {
+        let mut scanner = Self {
             grammar,
             pools,
             keywords,
+            soft,
             first_bytes,
             empty,
             indented,
-        }
+            word_pools: Vec::new(),
+        };
+        scanner.word_pools = grammar
+            .terminals
+            .iter()
+            .map(|terminal| match terminal {
+                Terminal::Literal(s) if !s.is_empty() => (0..grammar.pools.len())
+                    .map(|p| PoolId(p as u32))
+                    .filter(|&p| scanner.longest_word(p, s.as_bytes(), 0) == Some(s.len()))
+                    .collect(),
+                Terminal::Pool(p) if scanner.pools[p.index()].pattern.is_some() => vec![*p],
+                _ => Vec::new(),
+            })
+            .collect();
+        scanner
+    }
+
+    /// The pools whose words `terminal` must not cut short where it is a whole token.
+    pub fn word_pools(&self, terminal: TerminalId) -> &[PoolId] {
+        &self.word_pools[terminal.index()]
     }
 
     /// Whether `terminal` can match at all where the next byte is `next` (`None` at the end).
@@ -152,15 +212,21 @@ impl<'g> Scanner<'g> {
     /// Ends of the matches of `terminal` at `pos`, appended to `ends`. With `rename`, a word
     /// of a pool's language that is not one of its values also matches (its longest match
     /// only, as any tokenizer reads identifiers), and its end is appended to `unknown` too.
+    /// A pool's word (value or not) that is a keyword but not a reserved one goes to `soft`
+    /// instead, for the recognizer to decide.
     pub fn scan(
         &self,
         terminal: TerminalId,
         units: &[u8],
         pos: usize,
         rename: bool,
-        ends: &mut Vec<u32>,
-        unknown: &mut Vec<u32>,
+        found: Found<'_>,
     ) {
+        let Found {
+            ends,
+            unknown,
+            soft,
+        } = found;
         let rest = &units[pos..];
         match self.grammar.terminal(terminal) {
             Terminal::Literal(s) => {
@@ -193,19 +259,35 @@ impl<'g> Scanner<'g> {
                     if let Some(word) = rest.get(..len)
                         && matcher.index.contains_key(word)
                     {
-                        ends.push((pos + len) as u32);
+                        match self.soft.get(word) {
+                            Some(&keyword) => soft.push(SoftWord {
+                                end: (pos + len) as u32,
+                                keyword,
+                                unknown: false,
+                            }),
+                            None => ends.push((pos + len) as u32),
+                        }
                     }
                 }
                 if rename && let Some(end) = self.unknown_word(*p, units, pos) {
-                    ends.push(end as u32);
-                    unknown.push(end as u32);
+                    match self.soft.get(&units[pos..end]) {
+                        Some(&keyword) => soft.push(SoftWord {
+                            end: end as u32,
+                            keyword,
+                            unknown: true,
+                        }),
+                        None => {
+                            ends.push(end as u32);
+                            unknown.push(end as u32);
+                        }
+                    }
                 }
             }
         }
     }
 
     /// The longest word of the pool's language at `pos`, if it is neither a value of the pool
-    /// nor a keyword of the grammar.
+    /// nor a reserved keyword of the grammar.
     pub fn unknown_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
         let end = self.longest_word(pool, units, pos)?;
         let word = &units[pos..end];
@@ -214,7 +296,9 @@ impl<'g> Scanner<'g> {
         (!known && !keyword).then_some(end)
     }
 
-    fn longest_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
+    /// The end of the longest word of the pool's language at `pos`, if the pool has a pattern
+    /// and some word starts there.
+    pub fn longest_word(&self, pool: PoolId, units: &[u8], pos: usize) -> Option<usize> {
         let dfa = self.pools[pool.index()].pattern.as_ref()?;
         let input = Input::new(units).range(pos..).anchored(Anchored::Yes);
         let mut state = dfa.start_state_forward(&input).ok()?;
@@ -316,9 +400,19 @@ mod tests {
             panic!("ID is a terminal");
         };
         let (mut ends, mut unknown) = (Vec::new(), Vec::new());
-        scanner.scan(id, b"ab1 x", 0, false, &mut ends, &mut unknown);
-        assert_eq!(ends, [1, 2], "values a and ab");
-        scanner.scan(id, b"ab1 x", 0, true, &mut ends, &mut unknown);
+        let mut soft = Vec::new();
+        for rename in [false, true] {
+            let found = Found {
+                ends: &mut ends,
+                unknown: &mut unknown,
+                soft: &mut soft,
+            };
+            scanner.scan(id, b"ab1 x", 0, rename, found);
+            if !rename {
+                assert_eq!(ends, [1, 2], "values a and ab");
+            }
+        }
+        assert!(soft.is_empty(), "every keyword is reserved");
         assert_eq!(unknown, [3], "ab1 is not among the first values");
         assert_eq!(scanner.unknown_word(PoolId(0), b"if x", 0), None, "keyword");
         assert_eq!(scanner.unknown_word(PoolId(0), b"iffy", 0), Some(4));

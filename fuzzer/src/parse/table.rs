@@ -101,6 +101,11 @@ pub(crate) struct Dot {
     /// Whitespace may be skipped here: the next symbol starts a token and the production is
     /// not itself inside a token.
     pub skippable: bool,
+    /// The terminal after the dot is a whole token, outside lexical rules, so it must not end
+    /// inside a word (see `Scanner::whole_word`): a tokenizer's longest match never reads
+    /// `iffy` as `if` and `fy`. Pieces of a lexical rule may (the `e` of `1e5`, the `a` of
+    /// `0xab`), so a lexical rule's literals, even a lone one, are left alone.
+    pub whole: bool,
     /// The nonterminal after the dot, or [`NONE`]; the chart sorts by it so that completion
     /// finds waiting items with one binary search.
     pub waits_for: u32,
@@ -343,6 +348,7 @@ impl<'g> Builder<'g> {
                         production: p,
                         next,
                         skippable: !token && starts_token && !glued,
+                        whole: !token && matches!(next, Next::Terminal(_)),
                         waits_for: match next {
                             Next::Nonterminal(n) => n,
                             _ => NONE,

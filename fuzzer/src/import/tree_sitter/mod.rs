@@ -22,9 +22,12 @@
 //!   in a regression corpus, and rules only extras use are left out of the import.
 //! - `externals` follow `external`. A `repeat` right before a dedent becomes `repeat1`:
 //!   the scanner never emits an indented block without a line in it.
-//! - `inline`, `supertypes`, `conflicts`, `precedences` and `reserved` shape the parse tree or
-//!   the parser's decisions, not the language, and are ignored (reserved words are literals of
-//!   the grammar, which identifier pools exclude anyway).
+//! - `reserved`'s global set becomes `%reserved`: with a `word` rule, tree-sitter reads any
+//!   other keyword as a keyword only where the grammar expects it (Python's `match`, `type`
+//!   and `_` are names elsewhere), so only reserved words are kept out of identifiers. Without
+//!   a global set every keyword is reserved, as before tree-sitter had the notion.
+//! - `inline`, `supertypes`, `conflicts` and `precedences` shape the parse tree or the
+//!   parser's decisions, not the language, and are ignored.
 
 mod external;
 
@@ -286,6 +289,9 @@ impl<'v, 'a> Importer<'v, 'a> {
             ));
         }
         file.rules.append(&mut self.string_rules);
+        if self.word_pool.is_some() {
+            file.reserved = self.reserved_words(top);
+        }
         self.fallback_rules(&mut file);
         file.layout = Some(self.layout(extras));
         file.comments = std::mem::take(&mut self.comments);
@@ -321,6 +327,27 @@ impl<'v, 'a> Importer<'v, 'a> {
                 None
             }
         }
+    }
+
+    /// The literals of `reserved`'s global set, the only keywords tree-sitter never reads as
+    /// the `word` token (other named sets apply inside single rules and are left out: a word
+    /// reserved only there stays a name elsewhere).
+    fn reserved_words(&mut self, top: &'v Object<'a>) -> Option<Vec<String>> {
+        let sets = top.get("reserved")?;
+        let global = sets.value.as_object().and_then(|o| o.get("global"))?;
+        let Some(list) = global.value.as_array() else {
+            self.error(
+                span_of(&global.value),
+                "the global reserved words must be a list",
+            );
+            return None;
+        };
+        Some(
+            list.elements
+                .iter()
+                .filter_map(|word| self.plain_string(word))
+                .collect(),
+        )
     }
 
     fn fallback_rules(&mut self, file: &mut GrammarFile) {
