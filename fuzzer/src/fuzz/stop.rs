@@ -114,7 +114,12 @@ pub enum DurationError {
     /// No number in front (`forever`, `m10`).
     NotANumber(String),
     /// A unit other than ms, s, m, min, h and d.
-    UnknownUnit { unit: String, text: String },
+    UnknownUnit {
+        /// The unit as written.
+        unit: String,
+        /// The whole duration as written.
+        text: String,
+    },
     /// Negative, infinite or not a number.
     OutOfRange(String),
 }
