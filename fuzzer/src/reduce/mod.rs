@@ -26,7 +26,7 @@ pub use candidate::Candidate;
 pub use contains::ContainsText;
 pub use criterion::{Criterion, OnDerivation};
 pub use ddmin::{ddmin, reduce_text};
-pub use error::{CriterionRefusal, ReductionError};
+pub use error::{CriterionRefusal, ReductionError, ReproducerError};
 pub use hdd::{Hdd, HddOptions};
 pub use judge::Judge;
 pub use places::Places;
