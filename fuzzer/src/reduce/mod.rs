@@ -33,4 +33,4 @@ pub use places::Places;
 pub use reproducer::{Reproducer, choices_of_text, reduce_recorded};
 pub use same_coverage::{SameCoverage, covers};
 pub use same_crash::SameCrash;
-pub use strategy::{Reduced, Strategy};
+pub use strategy::{Reduced, Strategy, UnknownReducer};
