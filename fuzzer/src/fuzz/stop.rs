@@ -107,8 +107,8 @@ impl Stop {
     }
 }
 
-/// Why a text is not a duration. Its message is written to follow clap's "invalid value ...
-/// for '--time <TIME>': ".
+/// Why a text is not a duration. Its message is written to follow clap's `invalid value ...
+/// for '--time <TIME>': `.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DurationError {
     /// No number in front (`forever`, `m10`).
