@@ -9,12 +9,16 @@
 /// and goes without both). And `getrandom` returns fixed bytes ([`repeatable_random`](crate::target::repeatable_random)), so
 /// hash maps are seeded the same in every run.
 ///
+/// Further arguments are [`ExtraCommand`](crate::cli::ExtraCommand)s from other crates, added
+/// to this binary's command line; the targets in this repository add the Nautilus baseline.
+///
 /// ```ignore
 /// bonsai::target_main!("mycompiler", my_crate::MyCompiler::new());
+/// bonsai::target_main!("mycompiler", my_crate::MyCompiler::new(), bonsai_baseline::NAUTILUS);
 /// ```
 #[macro_export]
 macro_rules! target_main {
-    ($name:expr, $make:expr) => {
+    ($name:expr, $make:expr $(, $extra:expr)* $(,)?) => {
         #[global_allocator]
         static BONSAI_MEMORY_LIMIT: $crate::target::MemoryLimit = $crate::target::MemoryLimit;
 
@@ -34,10 +38,13 @@ macro_rules! target_main {
         }
 
         fn main() -> ::std::process::ExitCode {
-            $crate::cli::run_with(::std::option::Option::Some($crate::cli::LinkedTarget {
-                name: $name,
-                make: || ::std::boxed::Box::new($make),
-            }))
+            $crate::cli::run_with(
+                ::std::option::Option::Some($crate::cli::LinkedTarget {
+                    name: $name,
+                    make: || ::std::boxed::Box::new($make),
+                }),
+                &[$($extra),*],
+            )
         }
     };
 }

@@ -24,9 +24,13 @@ pub const SUMMARY_JSON: &str = "summary.json";
 pub const COVERAGE_CSV: &str = "coverage.csv";
 /// A campaign's configuration and node states.
 pub const CAMPAIGN_JSON: &str = "campaign.json";
+/// A campaign's events, one line each, appended and never rewritten.
 pub const CAMPAIGN_LOG: &str = "campaign.log";
+/// A campaign's fuzzing outputs, one subdirectory per node.
 pub const NODES_DIR: &str = "nodes";
+/// A campaign's seeds per node, merged from its predecessors' queues.
 pub const SEEDS_DIR: &str = "seeds";
+/// A campaign's node logs, one file per node.
 pub const LOGS_DIR: &str = "logs";
 /// An exported regression corpus's index.
 pub const CORPUS_MANIFEST: &str = "manifest.json";
@@ -36,5 +40,7 @@ pub const REPORT_MD: &str = "report.md";
 pub const REPORT_HTML: &str = "report.html";
 /// The plots of a report, as SVG files.
 pub const PLOTS_DIR: &str = "plots";
+/// An import's report, one line per file, for reading.
 pub const IMPORT_REPORT_TXT: &str = "import-report.txt";
+/// The same report as JSON, for tools.
 pub const IMPORT_REPORT_JSON: &str = "import-report.json";

@@ -25,6 +25,7 @@ pub mod import;
 pub mod mutators;
 pub(crate) mod observer;
 pub mod parse;
+pub mod peer;
 pub(crate) mod provenance;
 pub mod sampler;
 pub(crate) mod schedule;
@@ -33,8 +34,8 @@ pub mod text;
 pub mod tree;
 
 mod fs_util;
-pub(crate) mod layout;
-pub use fs_util::{create_dir, write_atomic, write_atomic_unsynced};
+pub mod layout;
+pub use fs_util::{create_dir, has_entries, write_atomic, write_atomic_unsynced};
 pub(crate) mod lattice;
 pub mod reduce;
 pub mod regression;

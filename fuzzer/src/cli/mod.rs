@@ -1,7 +1,6 @@
 //! Argument parsing and dispatch. Every error a user can cause ends here as a located message
 //! on stderr and exit code 2.
 
-mod baseline;
 mod campaign;
 mod cover;
 mod coverage;
@@ -23,16 +22,16 @@ mod seed;
 mod targets;
 mod validity;
 
-pub use plugin::LinkedTarget;
+pub use plugin::{LinkedTarget, linked_named};
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 
 use crate::diagnostic::Diagnostics;
 
 /// Grammar-based, coverage-guided fuzzing that grows small, readable regression corpora.
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(name = "bonsai", version, about)]
 struct Cli {
     #[command(subcommand)]
@@ -73,8 +72,6 @@ enum Command {
     /// Run the Bonsai lattice of fuzzers: every F(m,n,d,v) up to max bounds, seeded by its
     /// predecessors; resumable with --resume.
     Campaign(campaign::CampaignArgs),
-    /// Run LibAFL's Nautilus fuzzer on the same grammar and target (the comparison baseline).
-    BaselineNautilus(baseline::BaselineArgs),
     /// Run every input of a corpus through the target; show verdicts and coverage.
     Replay(replay::ReplayArgs),
     /// Export a campaign's corpus as readable files with a manifest (regression/golden tests).
@@ -129,13 +126,27 @@ fn log_filter(setting: Option<&str>) -> tracing_subscriber::EnvFilter {
     tracing_subscriber::EnvFilter::try_new(setting).unwrap_or_else(|_| default())
 }
 
-/// The `bonsai` binary: no target linked in; `--target NAME` is forwarded to `bonsai-NAME`.
-pub fn run() -> ExitCode {
-    run_with(None)
+/// A subcommand that a crate outside the engine adds to a target binary's command line
+/// (see [`crate::target_main!`]). Experiments such as the Nautilus baseline (`bonsai-baseline`)
+/// come in this way, so that the engine neither contains them nor builds what only they need,
+/// while `bonsai-T CMD` and `bonsai CMD --target T` reach them as they reach every command.
+#[derive(Clone, Copy)]
+pub struct ExtraCommand {
+    /// The subcommand's name, help and arguments (for example `Args::augment_args` applied to
+    /// a new `clap::Command`).
+    pub command: fn() -> clap::Command,
+    /// Runs it with the arguments clap matched and the binary's target.
+    pub run: fn(&clap::ArgMatches, Option<LinkedTarget>) -> Result<(), Failure>,
 }
 
-/// The command line of a binary with `linked` compiled in (see [`crate::target_main!`]).
-pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
+/// The `bonsai` binary: no target linked in; `--target NAME` is forwarded to `bonsai-NAME`.
+pub fn run() -> ExitCode {
+    run_with(None, &[])
+}
+
+/// The command line of a binary with `linked` compiled in and the subcommands `extra` added
+/// (see [`crate::target_main!`]).
+pub fn run_with(linked: Option<LinkedTarget>, extra: &[ExtraCommand]) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(log_filter(std::env::var("BONSAI_LOG").ok().as_deref()))
         .with_writer(std::io::stderr)
@@ -152,7 +163,19 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
     {
         return report(Err(plugin::forward(&name, &args).into()));
     }
-    let cli = Cli::parse_from(args);
+    let matches = extra
+        .iter()
+        .fold(Cli::command(), |command, e| {
+            command.subcommand((e.command)())
+        })
+        .get_matches_from(args);
+    if let Some((name, sub)) = matches.subcommand()
+        && let Some(e) = extra.iter().find(|e| (e.command)().get_name() == name)
+    {
+        return report((e.run)(sub, linked));
+    }
+    let cli =
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut Cli::command()).exit());
     let result = match cli.command {
         Command::Grammar {
             command: GrammarCommand::Check(args),
@@ -172,7 +195,6 @@ pub fn run_with(linked: Option<LinkedTarget>) -> ExitCode {
         Command::Cover(args) => cover::run(args),
         Command::Fuzz(args) => fuzz::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
-        Command::BaselineNautilus(args) => baseline::run(args, linked),
         Command::Replay(args) => replay::run(args, linked),
         Command::Export(args) => export::run(args, linked),
         Command::Report(args) => report::run(args, linked),

@@ -14,6 +14,12 @@ pub use crate::target::LinkedTarget;
 const PREFIX: &str = "bonsai-";
 
 /// The value of `--target NAME` or `--target=NAME` among the arguments, if any.
+///
+/// By hand, not with clap: the scan must read command lines this binary cannot parse, such
+/// as `bonsai baseline-nautilus --target T` (a command only the target binaries have), and
+/// clap cannot pick one option out of them. With `ignore_errors` it stops at the first
+/// option it does not know (`fuzz --grammar G --target T` yields nothing), and a catch-all
+/// positional that takes `--` values swallows `--target` too.
 pub fn requested_target(args: &[OsString]) -> Option<String> {
     let mut iter = args.iter().skip(1);
     while let Some(arg) = iter.next() {

@@ -37,16 +37,28 @@ impl CoverageGrain {
 }
 
 impl FromStr for CoverageGrain {
-    type Err = String;
+    type Err = UnknownGrain;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownGrain> {
         match s {
             "edges" => Ok(Self::Edges),
             "counts" => Ok(Self::HitCounts),
-            _ => Err(format!("unknown grain '{s}' (expected edges or counts)")),
+            _ => Err(UnknownGrain(s.to_string())),
         }
     }
 }
+
+/// A `--save-on` value that names no grain; clap prints it after "invalid value".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownGrain(pub String);
+
+impl fmt::Display for UnknownGrain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown grain '{}' (expected edges or counts)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownGrain {}
 
 impl fmt::Display for CoverageGrain {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -10,7 +10,7 @@ pub mod panic_record;
 mod signature;
 mod validity;
 
-pub use coverage_grain::CoverageGrain;
+pub use coverage_grain::{CoverageGrain, UnknownGrain};
 pub use fault::{
     Fault, FaultFeedback, FaultKind, SeenFaults, SlowTrimCandidates, describe_fault,
     describe_signal, fault_kind, new_fault, prepare_quiet_stderr, quiet_stderr, record_signal,

@@ -10,7 +10,9 @@ pub const SHOWN_FRAMES: usize = 8;
 const WALKED_FRAMES: usize = 96;
 
 /// Frames that belong to the fault machinery rather than to the code under test: the
-/// unwinder, the panic runtime, signal trampolines, libc's abort path, the engine, LibAFL.
+/// unwinder, the panic runtime, signal trampolines, libc's abort path, the engine, LibAFL,
+/// and the Nautilus baseline (`fuzzer/baseline`), whose harness is a crate of its own but
+/// must sign a fault as `bonsai replay` does, or the two fuzzers' faults would not compare.
 const MACHINERY: &[&str] = &[
     "backtrace::",
     "std::",
@@ -21,6 +23,8 @@ const MACHINERY: &[&str] = &[
     "<std::",
     "bonsai::",
     "<bonsai::",
+    "bonsai_baseline::",
+    "<bonsai_baseline::",
     "libafl",
     "<libafl",
     "exceptional::",
@@ -77,8 +81,11 @@ fn is_library_impl_for_builtin(function: &str) -> bool {
             .any(|library| trait_path.starts_with(library))
 }
 
-/// The engine's own sources: frames there are the harness, not the target.
-const ENGINE_SOURCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/");
+/// The engine's own sources and the baseline's: frames there are the harness, not the target.
+const ENGINE_SOURCES: [&str; 2] = [
+    concat!(env!("CARGO_MANIFEST_DIR"), "/src/"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/baseline/src/"),
+];
 
 /// glibc's allocator, by exact name: a timeout often interrupts the target inside it, and the
 /// same hang must get the same signature wherever in `malloc` the timer landed.
@@ -110,7 +117,8 @@ fn is_machinery(function: &str, file: Option<&str>) -> bool {
     let Some(file) = file else {
         return false;
     };
-    file.starts_with(ENGINE_SOURCE) || MACHINERY_FILES.iter().any(|part| file.contains(part))
+    ENGINE_SOURCES.iter().any(|source| file.starts_with(source))
+        || MACHINERY_FILES.iter().any(|part| file.contains(part))
 }
 
 /// Return addresses of the current stack, innermost first. Cheap (no symbol lookup), so the

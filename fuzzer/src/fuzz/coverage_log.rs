@@ -26,16 +26,20 @@ pub struct CoveragePoint {
     pub secs: f64,
     /// Executions, earlier runs included.
     pub execs: u64,
+    /// Edges covered so far, by the run's own count.
     pub edges: u64,
+    /// Entries in the corpus.
     pub corpus: u64,
     /// Valid entries in the corpus.
     pub valid: u64,
-    /// Crashes (out-of-memory included) and hangs saved in the output directory.
+    /// Crashes (out-of-memory included) saved in the output directory.
     pub crashes: u64,
+    /// Hangs saved in the output directory.
     pub hangs: u64,
 }
 
 impl CoveragePoint {
+    /// The point as a line of the log, newline included, so that a whole line is one write.
     pub fn to_line(self) -> String {
         format!(
             "{:.3},{},{},{},{},{},{}\n",

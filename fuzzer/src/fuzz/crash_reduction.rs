@@ -109,7 +109,8 @@ fn reduce_one(
         Strategy::HddThenDdmin,
         &mut judge,
         Some(parser),
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let path = stem.with_extension("min.txt");
     let choices = stem.with_extension("min.choices");
     match &reduced.choices {

@@ -7,7 +7,6 @@
 //! `fatal` carries why a fuzzing process had to stop to its supervisor;
 //! `config`, `stop`, `summary` and `status` are its interface.
 
-pub mod baseline;
 mod config;
 mod coverage_log;
 mod crash_reduction;
@@ -26,7 +25,8 @@ pub use config::{DEFAULT_TIMEOUT, FuzzConfig};
 pub use coverage_log::{COVERAGE_CSV, CoveragePoint, read_coverage, resume_offset};
 pub use crash_reduction::{DEFAULT_CRASH_TESTS, reduce_new_crashes};
 pub use overhead::Overhead;
-pub use run::run;
-pub use stop::{Saturation, StopCondition, parse_duration};
+pub use run::{quiet_library_backtraces, run};
+pub use signal_guard::install as install_signal_guard;
+pub use stop::{DurationError, Saturation, StopCondition, parse_duration};
 pub use summary::Summary;
 pub use trim::{DEFAULT_TRIM_TESTS, TrimStats};

@@ -1,4 +1,9 @@
 //! The engine's overhead, measured against a bare loop over the same inputs.
+//!
+//! It stays in the engine, unlike the Nautilus baseline (`fuzzer/baseline`): it measures the
+//! loop from inside, as a field of the harness, an observer in the executor's tuple and
+//! metadata in the state that crosses restarts, so a crate outside would need the loop to take
+//! foreign harness hooks and observers; and it needs no dependency the engine lacks.
 
 use std::borrow::Cow;
 use std::cell::RefCell;

@@ -318,7 +318,7 @@ fn die_with_supervisor(_supervisor: u32) {}
 /// starlark). Unless the user asked for library backtraces explicitly (`RUST_LIB_BACKTRACE`),
 /// they are turned off for the run. Panics are unaffected: their stacks come from the fault
 /// feedback.
-pub(super) fn quiet_library_backtraces() {
+pub fn quiet_library_backtraces() {
     if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
         // SAFETY: called before the fuzzing process starts any thread.
         unsafe { std::env::set_var("RUST_LIB_BACKTRACE", "0") };

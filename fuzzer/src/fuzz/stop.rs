@@ -107,14 +107,19 @@ impl Stop {
     }
 }
 
-/// Why a text is not a duration. Its message is written to follow clap's "invalid value ...
-/// for '--time <TIME>': ".
+/// Why a text is not a duration. Its message is written to follow clap's `invalid value ...
+/// for '--time <TIME>': `.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DurationError {
     /// No number in front (`forever`, `m10`).
     NotANumber(String),
     /// A unit other than ms, s, m, min, h and d.
-    UnknownUnit { unit: String, text: String },
+    UnknownUnit {
+        /// The unit as written.
+        unit: String,
+        /// The whole duration as written.
+        text: String,
+    },
     /// Negative, infinite or not a number.
     OutOfRange(String),
 }

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::diagnostic::Diagnostic;
 use crate::sampler::OutOfBounds;
 
 /// Why a reduction cannot start; a reduction that has started always returns a result, at worst
@@ -60,3 +61,30 @@ impl fmt::Display for CriterionRefusal {
 }
 
 impl std::error::Error for CriterionRefusal {}
+
+/// Why [`reduce_recorded`](super::reduce_recorded) left a recorded input unreduced. Callers
+/// log it and keep the original, so its text is a line of a log, not a located diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReproducerError {
+    /// No reducer can be built for the grammar under the input's bounds.
+    Grammar(Diagnostic),
+    /// The reduction could not start.
+    Reduction(ReductionError),
+}
+
+impl fmt::Display for ReproducerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReproducerError::Grammar(d) => f.write_str(&d.message),
+            // The input was recorded because it had the property: losing it on a rerun says
+            // more about the target than about the input.
+            ReproducerError::Reduction(ReductionError::NotInteresting) => write!(
+                f,
+                "the input no longer has the property when run again (a flaky target?)"
+            ),
+            ReproducerError::Reduction(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReproducerError {}

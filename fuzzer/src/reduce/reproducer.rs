@@ -1,7 +1,7 @@
 //! Reducing one recorded input (a `.choices` file) to a smaller one that keeps a criterion,
 //! with a choice sequence for the result whenever it has one.
 
-use super::{Criterion, Hdd, Judge, ReductionError, Strategy};
+use super::{Criterion, Hdd, Judge, ReproducerError, Strategy};
 use crate::choice::SavedChoices;
 use crate::grammar::Grammar;
 use crate::parse::{ParseOptions, Parser};
@@ -27,16 +27,11 @@ pub fn reduce_recorded<C: Criterion>(
     strategy: Strategy,
     judge: &mut Judge<C>,
     parser: Option<&Parser<'_>>,
-) -> Result<Reproducer, String> {
-    let mut hdd = Hdd::new(grammar, saved.bounds).map_err(|d| d.message)?;
+) -> Result<Reproducer, ReproducerError> {
+    let mut hdd = Hdd::new(grammar, saved.bounds).map_err(ReproducerError::Grammar)?;
     let reduced = strategy
         .reduce(&mut hdd, saved.choices.as_slice(), judge)
-        .map_err(|e| match e {
-            ReductionError::NotInteresting => {
-                "the input no longer has the property when run again (a flaky target?)".to_string()
-            }
-            other => other.to_string(),
-        })?;
+        .map_err(ReproducerError::Reduction)?;
     let choices = match &reduced.derivation {
         Some(derivation) => Some(SavedChoices {
             grammar: grammar.fingerprint(),

@@ -84,12 +84,28 @@ impl fmt::Display for Strategy {
 }
 
 impl FromStr for Strategy {
-    type Err = String;
+    type Err = UnknownReducer;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownReducer> {
         Strategy::ALL
             .into_iter()
             .find(|strategy| strategy.to_string() == s)
-            .ok_or_else(|| format!("unknown reducer '{s}': expected hdd, ddmin or hdd+ddmin"))
+            .ok_or_else(|| UnknownReducer(s.to_string()))
     }
 }
+
+/// A `--reducer` value that names no [`Strategy`]; clap prints it after "invalid value".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownReducer(pub String);
+
+impl fmt::Display for UnknownReducer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown reducer '{}': expected hdd, ddmin or hdd+ddmin",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownReducer {}

@@ -3,16 +3,28 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use bonsai::bounds::Bounds;
+use bonsai::cli::{ExtraCommand, Failure, LinkedTarget, linked_named};
+use bonsai::diagnostic::Diagnostic;
+use bonsai::peer::parse_duration;
+use clap::{ArgMatches, Args, FromArgMatches};
 
-use super::{Failure, LinkedTarget};
-use crate::diagnostic::Diagnostic;
-use crate::fuzz::baseline::{BaselineConfig, DEFAULT_TREE_SIZE, run as run_baseline};
-use crate::fuzz::parse_duration;
-use crate::sampler::Bounds;
+use crate::run::{BaselineConfig, DEFAULT_TREE_SIZE, run as run_baseline};
+
+/// `baseline-nautilus`, for `bonsai::target_main!`: the binary's target fuzzed by LibAFL's
+/// Nautilus on the same grammar, with Bonsai's harness conditions and output layout.
+pub const NAUTILUS: ExtraCommand = ExtraCommand { command, run };
+
+/// The subcommand as clap sees it; its help line is the one `bonsai --help` showed when the
+/// baseline was part of the engine.
+fn command() -> clap::Command {
+    BaselineArgs::augment_args(clap::Command::new("baseline-nautilus")).about(
+        "Run LibAFL's Nautilus fuzzer on the same grammar and target (the comparison baseline)",
+    )
+}
 
 #[derive(Args)]
-pub struct BaselineArgs {
+struct BaselineArgs {
     /// The target to fuzz (runs the binary bonsai-TARGET).
     #[arg(long)]
     target: String,
@@ -45,8 +57,9 @@ pub struct BaselineArgs {
     json: bool,
 }
 
-pub fn run(args: BaselineArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    let target = super::plugin::linked_named(linked, &args.target)?;
+fn run(matches: &ArgMatches, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    let args = BaselineArgs::from_arg_matches(matches).unwrap_or_else(|e| e.exit());
+    let target = linked_named(linked, &args.target)?;
     if args.time.is_none() && args.execs.is_none() {
         return Err(Diagnostic::error("give a budget: --time or --execs").into());
     }

@@ -17,12 +17,13 @@ use libafl::inputs::NautilusInput;
 use libafl_bolts::{Error, Named};
 use serde::{Deserialize, Serialize};
 
-use crate::fuzz::{COVERAGE_CSV, CoveragePoint};
+use bonsai::layout::COVERAGE_CSV;
+use bonsai::peer::CoveragePoint;
 
 const INTERVAL: Duration = Duration::from_secs(1);
 
 /// Appends a line of `coverage.csv` at most once a second. The header and the line at the
-/// origin are written by `fuzz::resume_offset` in the supervisor, before any fuzzing process
+/// origin are written by `bonsai::peer::resume_offset` in the supervisor, before any fuzzing process
 /// starts, so that a process restarted after a crash or hang only appends.
 pub struct Timeline {
     file: Option<File>,

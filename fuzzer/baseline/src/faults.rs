@@ -19,9 +19,9 @@ use libafl::generators::NautilusContext;
 use libafl::inputs::NautilusInput;
 use libafl_bolts::{Error, Named};
 
-use crate::corpus::{EntryInfo, next_free_number};
-use crate::feedback::{Fault, FaultKind, SeenFaults, new_fault};
-use crate::layout::{CRASHES_DIR, HANGS_DIR};
+use bonsai::corpus::{EntryInfo, next_free_number};
+use bonsai::feedback::{Fault, FaultKind, SeenFaults, new_fault};
+use bonsai::layout::{CRASHES_DIR, HANGS_DIR};
 
 /// Decides whether a faulting execution is a new fault and writes it as
 /// `NNNNNN.txt` + `NNNNNN.meta` (the `.meta` line of Bonsai's own faults; there are no
@@ -73,9 +73,9 @@ impl FaultStore {
             ..EntryInfo::default()
         };
         // The `.meta` last: an entry whose metadata exists is complete.
-        crate::write_atomic(&base.with_extension("txt"), &self.text)
+        bonsai::write_atomic(&base.with_extension("txt"), &self.text)
             .and_then(|()| {
-                crate::write_atomic(&base.with_extension("meta"), info.to_text().as_bytes())
+                bonsai::write_atomic(&base.with_extension("meta"), info.to_text().as_bytes())
             })
             .map_err(|d| d.to_string())
     }

@@ -1,17 +1,5 @@
-//! The peer baseline: LibAFL's own Nautilus fuzzer on the same grammar, target and budget.
-//!
-//! Built the way LibAFL's Nautilus examples build it (derivation-tree inputs, the random,
-//! recursion and splice mutators under a havoc scheduler, a hit-count edge map with
-//! `MaxMapFeedback`, a queue scheduler), on Bonsai's grammar converted by
-//! `convert::nautilus_rules`, so that `scripts/compare-nautilus` compares engines, not setups.
-//! It shares Bonsai's supervision (a restarting manager, so aborts and hangs do not end the
-//! run), its harness conditions (panics caught in-process, the same batched timeout, library
-//! backtraces off) and its output: the corpus as text in `queue/`, which `bonsai replay`
-//! measures like Bonsai's own, each distinct fault once in `crashes/` or `hangs/` with the
-//! signature Bonsai's loop would give it (`faults`), and `coverage.csv` (`timeline`).
-
-mod faults;
-mod timeline;
+//! One baseline run: the supervisor that prepares the output directory and launches the
+//! fuzzing processes under LibAFL's restarting manager, and the loop each of them runs.
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -47,14 +35,15 @@ use libafl_bolts::tuples::tuple_list;
 use libafl_bolts::{Error, Named};
 use serde::{Deserialize, Serialize};
 
-use self::faults::{FaultStore, fault_counts};
-use self::timeline::{Timeline, ValidCount, ValidEntries};
-use super::CoveragePoint;
-use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::feedback::{SeenFaults, panic_record};
-use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
-use crate::sampler::Bounds;
-use crate::target::{LinkedTarget, Verdict, require_instrumented};
+use bonsai::bounds::Bounds;
+use bonsai::diagnostic::{Diagnostic, Diagnostics};
+use bonsai::feedback::{SeenFaults, panic_record};
+use bonsai::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR, SUMMARY_JSON};
+use bonsai::peer::CoveragePoint;
+use bonsai::target::{LinkedTarget, Verdict, require_instrumented};
+
+use crate::faults::{FaultStore, fault_counts};
+use crate::timeline::{Timeline, ValidCount, ValidEntries};
 
 /// Nautilus's default tree size in LibAFL's examples is 15 nodes per generated tree; that
 /// yields inputs far shorter than Bonsai's at (3,3,3), so the baseline defaults to a size
@@ -100,23 +89,23 @@ type State =
 
 pub fn run(config: BaselineConfig) -> Result<BaselineSummary, Diagnostics> {
     require_instrumented(config.target.name)?;
-    let grammar = crate::import::load(&config.grammar)?.grammar;
-    let rules = crate::convert::nautilus_rules(&grammar, config.bounds)?;
-    if crate::fs_util::has_entries(&config.out) {
+    let grammar = bonsai::import::load(&config.grammar)?.grammar;
+    let rules = bonsai::convert::nautilus_rules(&grammar, config.bounds)?;
+    if bonsai::has_entries(&config.out) {
         return Err(Diagnostic::error("the output directory is not empty")
             .in_file(&config.out)
             .into());
     }
     for dir in [QUEUE_DIR, CRASHES_DIR, HANGS_DIR] {
-        crate::create_dir(&config.out.join(dir))?;
+        bonsai::create_dir(&config.out.join(dir))?;
     }
-    let summary_path = config.out.join("summary.json");
+    let summary_path = config.out.join(SUMMARY_JSON);
     // Creates coverage.csv with its header and the line at the origin.
-    super::resume_offset(&config.out);
-    super::run::quiet_library_backtraces();
+    bonsai::peer::resume_offset(&config.out);
+    bonsai::peer::quiet_library_backtraces();
     // As in Bonsai's loop: the fuzzing processes forked from here start with the parsed debug
     // information, so describing a fault's stack costs no rereading after each restart.
-    crate::feedback::warm_symbol_cache();
+    bonsai::feedback::warm_symbol_cache();
     let started = Instant::now();
     let context: &'static NautilusContext =
         Box::leak(Box::new(NautilusContext::new(config.tree_size, &rules)));
@@ -238,7 +227,7 @@ where
     // for the fault's description and signature, as in Bonsai's loop.
     panic_record::install();
     // The same guard as Bonsai's loop, so both fuzzers survive a timeout inside `malloc`.
-    super::signal_guard::install();
+    bonsai::peer::install_signal_guard();
     let mut timeline = Timeline::open(&config.out);
     if fresh {
         let mut generator = NautilusGenerator::new(context);
@@ -283,7 +272,7 @@ where
     for (n, id) in corpus.ids().enumerate() {
         let input = corpus.cloned_input_for_id(id)?;
         input.unparse(context, &mut bytes);
-        crate::write_atomic(
+        bonsai::write_atomic(
             &config.out.join(QUEUE_DIR).join(format!("{n:06}.txt")),
             &bytes,
         )
@@ -301,8 +290,8 @@ where
         fault_executions: state.metadata::<SeenFaults>().map_or(0, |s| s.occurrences),
         out: config.out.clone(),
     };
-    crate::write_atomic(
-        &config.out.join("summary.json"),
+    bonsai::write_atomic(
+        &config.out.join(SUMMARY_JSON),
         serde_json::to_string(&summary)
             .expect("plain data")
             .as_bytes(),
