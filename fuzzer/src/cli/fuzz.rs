@@ -33,6 +33,10 @@ pub struct FuzzArgs {
     /// Seed from the .choices files of this directory (or a fuzzing output); may be repeated.
     #[arg(long, value_name = "DIR")]
     seeds: Vec<PathBuf>,
+    /// Also seed from the cover suite of this grammar coverage criterion (symbol, rule, cdrc,
+    /// kpath:K; what `bonsai cover` writes), built under --bounds.
+    #[arg(long, value_name = "CRITERION")]
+    seed_cover: Option<crate::coverage::Criterion>,
     /// Stop after this long: 30s, 10m, 2h.
     #[arg(long, value_parser = parse_duration)]
     time: Option<std::time::Duration>,
@@ -124,6 +128,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     };
     config.grain = args.save_on;
     config.seeds = args.seeds;
+    config.seed_cover = args.seed_cover;
     config.seed = args.seed;
     config.stop = StopCondition {
         time: args.time,

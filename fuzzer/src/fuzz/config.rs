@@ -33,6 +33,9 @@ pub struct FuzzConfig {
     pub grain: CoverageGrain,
     /// Directories of `.choices` files (or fuzzing outputs) to seed from, in order.
     pub seeds: Vec<PathBuf>,
+    /// Also seed from the cover suite of this grammar coverage criterion (`bonsai cover`),
+    /// built under the run's bounds.
+    pub seed_cover: Option<crate::coverage::Criterion>,
     /// The output directory; an earlier output of the same campaign is resumed.
     pub out: PathBuf,
     /// Seeds every random decision of the run (replay after a crash aside).
@@ -72,6 +75,7 @@ impl FuzzConfig {
             criteria: SaveCriteria::Zest,
             grain: CoverageGrain::HitCounts,
             seeds: Vec::new(),
+            seed_cover: None,
             out,
             seed: 0,
             stop: StopCondition::default(),

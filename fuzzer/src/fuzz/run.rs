@@ -199,7 +199,11 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
     if out.resumed {
         report_repairs(&repair(&out.root, grammar, config.bounds));
     }
-    let (seeds, seeds_skipped) = load_seeds(&config, grammar, &out)?;
+    let (mut seeds, seeds_skipped) = load_seeds(&config, grammar, &out)?;
+    if let Some(criterion) = config.seed_cover {
+        seeds.extend(cover_seeds(grammar, &analysis, criterion, config.bounds)?);
+        seeds.sort_by_key(|s| s.size);
+    }
     let seen = out.seen_faults();
     let summary_path = out.root.join(SUMMARY);
     let _ = std::fs::remove_file(&summary_path);
@@ -345,6 +349,38 @@ fn report_repairs(repaired: &Repaired) {
             path.display()
         );
     }
+}
+
+/// The words of a cover suite as seeds: a start from every production (or context, or
+/// k-path) of the grammar at once, each in its shortest word.
+fn cover_seeds(
+    grammar: &Grammar,
+    analysis: &crate::analysis::Analysis,
+    criterion: crate::coverage::Criterion,
+    bounds: crate::bounds::Bounds,
+) -> Result<Vec<Seed>, Diagnostics> {
+    let suite = crate::parse::with_large_stack(|| {
+        crate::cover::cover(grammar, analysis, criterion, bounds)
+    })
+    .map_err(Diagnostic::error)?;
+    tracing::info!(
+        "seeding from the {criterion} cover suite: {} words, {} of {} requirements covered under the bounds",
+        suite.words.len(),
+        suite.required - suite.uncovered.len(),
+        suite.required
+    );
+    Ok(suite
+        .words
+        .into_iter()
+        .enumerate()
+        .map(|(i, word)| Seed {
+            input: ChoiceInput::new(word.choices, word.bounds),
+            path: std::path::PathBuf::from(format!("{criterion} cover word {}", i + 1)),
+            size: word.text.len(),
+            existing: None,
+            needs_meta: false,
+        })
+        .collect())
 }
 
 /// The run's own queue (on resume) and then every `--seeds` directory, smallest input first.
