@@ -46,7 +46,7 @@ pub fn run(args: CoverArgs) -> Result<(), Failure> {
     let requirements = Requirements::new(&grammar, &analysis);
     let suite =
         crate::parse::with_large_stack(|| cover(&grammar, &analysis, args.criterion, bounds))
-            .map_err(Diagnostic::error)?;
+            .map_err(|e| Diagnostic::error(e.to_string()))?;
     crate::create_dir(&args.out)?;
     let fingerprint = grammar.fingerprint();
     let mut characters = 0;

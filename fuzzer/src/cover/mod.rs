@@ -12,4 +12,4 @@ mod production;
 mod suite;
 
 pub use production::CoverageProducer;
-pub use suite::{CoverSuite, CoverWord, Uncovered, cover};
+pub use suite::{CoverError, CoverSuite, CoverWord, Uncovered, cover};

@@ -33,6 +33,28 @@ pub struct Uncovered {
     pub reason: String,
 }
 
+/// Why no suite could be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CoverError {
+    /// The criterion has more requirements than can be listed (k-paths of a large k).
+    TooMany(Criterion),
+    /// A word did not do what it was built for: a bug in the construction, described.
+    Internal(String),
+}
+
+impl std::fmt::Display for CoverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CoverError::TooMany(criterion) => {
+                write!(f, "{criterion}: too many requirements to build a suite")
+            }
+            CoverError::Internal(what) => write!(f, "internal error: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for CoverError {}
+
 /// A suite for one criterion.
 #[derive(Clone, Debug)]
 pub struct CoverSuite {
@@ -51,12 +73,10 @@ pub fn cover(
     analysis: &Analysis,
     criterion: Criterion,
     bounds: Bounds,
-) -> Result<CoverSuite, String> {
+) -> Result<CoverSuite, CoverError> {
     let requirements = Requirements::new(grammar, analysis);
     let Required::Listed(items) = requirements.required(criterion) else {
-        return Err(format!(
-            "{criterion}: too many requirements to build a suite"
-        ));
+        return Err(CoverError::TooMany(criterion));
     };
     let mut minimal = MinimalDerivations::new(grammar, bounds);
     let mut tally = Tally::new(&[criterion]);
@@ -73,11 +93,11 @@ pub fn cover(
             Ok(word) => {
                 tally.add(&word.tree);
                 if !tally.covered(criterion).contains(item) {
-                    return Err(format!(
-                        "internal error: the word built for {} does not cover it: {}",
+                    return Err(CoverError::Internal(format!(
+                        "the word built for {} does not cover it: {}",
                         item.describe(grammar),
                         word.text
-                    ));
+                    )));
                 }
                 suite.words.push(word);
             }

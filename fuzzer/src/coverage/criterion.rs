@@ -44,26 +44,48 @@ impl fmt::Display for Criterion {
     }
 }
 
-impl FromStr for Criterion {
-    type Err = String;
+/// A criterion name `--criteria` cannot read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CriterionError {
+    /// Not the name of any criterion.
+    Unknown(String),
+    /// `kpath:K` with a K that is not a number from 1 to [`Criterion::MAX_K`].
+    BadK(String),
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
+impl fmt::Display for CriterionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CriterionError::Unknown(text) => write!(
+                f,
+                "unknown criterion '{text}'; known: symbol, rule, cdrc, kpath:K"
+            ),
+            CriterionError::BadK(k) => write!(
+                f,
+                "kpath:K takes a K from 1 to {}, not '{k}'",
+                Criterion::MAX_K
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CriterionError {}
+
+impl FromStr for Criterion {
+    type Err = CriterionError;
+
+    fn from_str(text: &str) -> Result<Self, CriterionError> {
         match text {
             "symbol" => Ok(Criterion::Symbol),
             "rule" => Ok(Criterion::Rule),
             "cdrc" => Ok(Criterion::Cdrc),
             _ => {
                 let Some(k) = text.strip_prefix("kpath:") else {
-                    return Err(format!(
-                        "unknown criterion '{text}'; known: symbol, rule, cdrc, kpath:K"
-                    ));
+                    return Err(CriterionError::Unknown(text.to_string()));
                 };
                 match k.parse::<usize>() {
                     Ok(k) if (1..=Self::MAX_K).contains(&k) => Ok(Criterion::KPath(k)),
-                    _ => Err(format!(
-                        "kpath:K takes a K from 1 to {}, not '{k}'",
-                        Self::MAX_K
-                    )),
+                    _ => Err(CriterionError::BadK(k.to_string())),
                 }
             }
         }
@@ -81,6 +103,12 @@ mod tests {
         }
         assert!("kpath:0".parse::<Criterion>().is_err());
         assert!("kpath:9".parse::<Criterion>().is_err());
-        assert!("pll".parse::<Criterion>().unwrap_err().contains("known"));
+        assert!(
+            "pll"
+                .parse::<Criterion>()
+                .unwrap_err()
+                .to_string()
+                .contains("known")
+        );
     }
 }

@@ -18,7 +18,7 @@ mod report;
 mod requirements;
 mod tally;
 
-pub use criterion::Criterion;
+pub use criterion::{Criterion, CriterionError};
 pub use element::Element;
 pub use input_files::{collect_inputs, derivation, tally_files};
 pub use item::Item;

@@ -362,7 +362,7 @@ fn cover_seeds(
     let suite = crate::parse::with_large_stack(|| {
         crate::cover::cover(grammar, analysis, criterion, bounds)
     })
-    .map_err(Diagnostic::error)?;
+    .map_err(|e| Diagnostic::error(e.to_string()))?;
     tracing::info!(
         "seeding from the {criterion} cover suite: {} words, {} of {} requirements covered under the bounds",
         suite.words.len(),
