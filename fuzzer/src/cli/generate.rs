@@ -80,19 +80,30 @@ pub fn run(args: GenerateArgs) -> Result<(), Failure> {
         }
         sampler.generate(&mut rng, &mut sample);
         renderer.render_into(&sample.tree, &mut text);
-        sink.write(i, &text)?;
-        if args.save_choices
-            && let Some(dir) = &args.out
-        {
-            let saved = SavedChoices {
-                grammar: grammar.fingerprint(),
-                bounds,
-                choices: sample.choices.clone(),
-            };
-            saved.write(&dir.join(format!("{i:06}.choices")))?;
-        }
+        emit(&mut sink, &args, i, &text, || SavedChoices {
+            grammar: grammar.fingerprint(),
+            bounds,
+            choices: sample.choices.clone(),
+        })?;
     }
     sink.finish()
+}
+
+/// Writes input `i` and, with `--save-choices`, its choices beside it.
+fn emit(
+    sink: &mut Sink,
+    args: &GenerateArgs,
+    i: u64,
+    text: &str,
+    saved: impl FnOnce() -> SavedChoices,
+) -> Result<(), Diagnostic> {
+    sink.write(i, text)?;
+    if args.save_choices
+        && let Some(dir) = &args.out
+    {
+        saved().write(&dir.join(format!("{i:06}.choices")))?;
+    }
+    Ok(())
 }
 
 /// Coverage-driven words until every feasible production is covered (or `--count` of them),
@@ -121,17 +132,11 @@ fn by_coverage(
             ))
         })?;
         renderer.render_into(&sample.tree, &mut text);
-        sink.write(i, &text)?;
-        if args.save_choices
-            && let Some(dir) = &args.out
-        {
-            let saved = SavedChoices {
-                grammar: grammar.fingerprint(),
-                bounds: Bounds::required_by(grammar, &sample.tree),
-                choices: sample.tree.choices(grammar),
-            };
-            saved.write(&dir.join(format!("{i:06}.choices")))?;
-        }
+        emit(&mut sink, args, i, &text, || SavedChoices {
+            grammar: grammar.fingerprint(),
+            bounds: Bounds::required_by(grammar, &sample.tree),
+            choices: sample.tree.choices(grammar),
+        })?;
         i += 1;
     }
     sink.finish()
