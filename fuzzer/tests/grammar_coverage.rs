@@ -407,3 +407,56 @@ fn cdrc_and_kpath_covers_are_complete() {
         }
     }
 }
+
+/// Context duplication as the fuzzingbook chapter shows it on EXPR: the digits of
+/// `<integer> "." <integer>` get rules of their own (six copies, two with depth 1), and
+/// duplicating every `<expr>` context gives the chapter's 292 rules and 1981 expansions.
+#[test]
+fn context_duplication_gives_the_chapter_s_grammars() {
+    let expr = grammar_path("expr");
+    let dup = |extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "grammar".as_ref(),
+            "duplicate-context".as_ref(),
+            expr.as_os_str(),
+        ];
+        args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+        bonsai(&args)
+    };
+    let (code, text, err) = dup(&["<factor>", "<integer> \".\" <integer>"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("6 rules added"), "{err}");
+    for line in [
+        "<factor> = \"+\" <factor> | \"-\" <factor> | \"(\" <expr> \")\" | <integer-1> \".\" <integer-2> | <integer> ;",
+        "<integer-1> = <digit-1> <integer-1> | <digit-2> ;",
+        "<integer-2> = <digit-3> <integer-2> | <digit-4> ;",
+        "<integer> = <digit> <integer> | <digit> ;",
+    ] {
+        assert!(text.contains(line), "{line} missing from:\n{text}");
+    }
+    let (code, text, err) = dup(&["<factor>", "<integer> \".\" <integer>", "--depth", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("<integer-1> = <digit> <integer-1> | <digit> ;"),
+        "{text}"
+    );
+    assert!(err.contains("2 rules added"), "{err}");
+
+    let (code, text, err) = dup(&["<expr>"]);
+    assert_eq!(code, 0, "{err}");
+    let grammar = Grammar::from_text("dup", &text).unwrap();
+    assert_eq!(grammar.named_rules, 292);
+    let analysis = Analysis::new(&grammar);
+    let requirements = Requirements::new(&grammar, &analysis);
+    let Required::Listed(expansions) = requirements.required(Criterion::Rule) else {
+        panic!("listed");
+    };
+    assert_eq!(expansions.len(), 1981);
+
+    let (code, _, err) = dup(&["<factor>", "<integer> \"-\" <integer>"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("its alternatives:"), "{err}");
+    let (code, _, err) = dup(&["<nothing>"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no rule named <nothing>"), "{err}");
+}

@@ -100,7 +100,7 @@ fn antlr_name(grammar: &Grammar, out: Option<&Path>) -> Result<String, Diagnosti
     }
 }
 
-fn emit(out: Option<&Path>, text: &str) -> Result<(), Failure> {
+pub(super) fn emit(out: Option<&Path>, text: &str) -> Result<(), Failure> {
     match out {
         Some(path) => crate::write_atomic(path, text.as_bytes())?,
         None => std::io::stdout()

@@ -10,6 +10,7 @@ mod fuzz;
 mod generate;
 mod grammar_check;
 mod grammar_convert;
+mod grammar_duplicate;
 mod import;
 mod load;
 mod parse;
@@ -86,6 +87,8 @@ enum GrammarCommand {
     Check(grammar_check::CheckArgs),
     /// Write a grammar of any supported format in another format.
     Convert(grammar_convert::ConvertArgs),
+    /// Duplicate the context of a rule's alternative, so coverage counts it apart.
+    DuplicateContext(grammar_duplicate::DuplicateArgs),
 }
 
 /// What a command reports when it cannot do its job.
@@ -183,6 +186,9 @@ pub fn run_with(linked: Option<LinkedTarget>, extra: &[ExtraCommand]) -> ExitCod
         Command::Grammar {
             command: GrammarCommand::Convert(args),
         } => grammar_convert::run(args),
+        Command::Grammar {
+            command: GrammarCommand::DuplicateContext(args),
+        } => grammar_duplicate::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Targets(args) => targets::run(args, linked),
         Command::Parse(args) => parse::run(args),

@@ -10,6 +10,7 @@
 //! [`Grammar`]: crate::grammar::Grammar
 
 mod antlr;
+mod duplicate_context;
 mod ebnf;
 mod nautilus;
 mod plain;
@@ -19,6 +20,7 @@ mod token_overlap;
 pub use antlr::{
     AntlrGrammar, DEDENT_MARK, INDENT_MARK, MAX_SPELLED_COUNT, is_antlr_identifier, to_antlr,
 };
+pub use duplicate_context::{Duplicated, duplicate_context};
 pub use ebnf::to_ebnf;
 pub use nautilus::nautilus_rules;
 pub use plain::CLASS_CAPACITY;

@@ -21,7 +21,7 @@ mod tally;
 pub use criterion::{Criterion, CriterionError};
 pub use element::Element;
 pub use input_files::{collect_inputs, derivation, tally_files};
-pub use item::Item;
+pub use item::{Item, production};
 pub use report::CriterionReport;
 pub use requirements::{Required, Requirements};
 pub use tally::Tally;
