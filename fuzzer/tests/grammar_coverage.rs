@@ -460,3 +460,30 @@ fn context_duplication_gives_the_chapter_s_grammars() {
     assert_eq!(code, 2);
     assert!(err.contains("no rule named <nothing>"), "{err}");
 }
+
+/// The loop's k-path hashes (`--grammar-feedback`) see exactly the paths the coverage tally
+/// counts, on many generated trees of a shipped grammar.
+#[test]
+fn path_hashes_count_the_paths_the_tally_counts() {
+    let grammar = shipped("json");
+    let bounds = bonsai::sampler::Bounds::new(3, 3, 4).unwrap();
+    let mut sampler = bonsai::sampler::Sampler::new(&grammar, bounds).unwrap();
+    let mut sample = bonsai::sampler::Sample::default();
+    let mut rng = libafl_bolts::rands::StdRand::with_seed(3);
+    for k in 1..=4 {
+        let mut tally = Tally::new(&[Criterion::KPath(k)]);
+        let mut hashes = std::collections::HashSet::new();
+        for _ in 0..200 {
+            sampler.generate(&mut rng, &mut sample);
+            tally.add(&sample.tree);
+            bonsai::coverage::for_each_path_hash(&sample.tree, k, |h| {
+                hashes.insert(h);
+            });
+        }
+        assert_eq!(
+            hashes.len(),
+            tally.covered(Criterion::KPath(k)).len(),
+            "k = {k}"
+        );
+    }
+}

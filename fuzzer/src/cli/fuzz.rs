@@ -37,6 +37,10 @@ pub struct FuzzArgs {
     /// kpath:K; what `bonsai cover` writes), built under --bounds.
     #[arg(long, value_name = "CRITERION")]
     seed_cover: Option<crate::coverage::Criterion>,
+    /// Also keep an input whose derivation holds a path of K grammar symbols (kpath:K) that no
+    /// earlier execution derived: grammar coverage as a feedback beside edge coverage.
+    #[arg(long, value_name = "kpath:K", value_parser = parse_grammar_feedback)]
+    grammar_feedback: Option<usize>,
     /// Stop after this long: 30s, 10m, 2h.
     #[arg(long, value_parser = parse_duration)]
     time: Option<std::time::Duration>,
@@ -129,6 +133,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.grain = args.save_on;
     config.seeds = args.seeds;
     config.seed_cover = args.seed_cover;
+    config.grammar_feedback = args.grammar_feedback;
     config.seed = args.seed;
     config.stop = StopCondition {
         time: args.time,
@@ -203,6 +208,17 @@ fn parse_mutator(name: &str) -> Result<String, String> {
             "unknown mutator '{name}' (expected one of: {})",
             crate::mutators::MUTATOR_NAMES.join(", ")
         ))
+    }
+}
+
+/// `kpath:K` as the K of `--grammar-feedback`; the other criteria are not feedbacks (yet).
+fn parse_grammar_feedback(text: &str) -> Result<usize, String> {
+    match text.parse::<crate::coverage::Criterion>() {
+        Ok(crate::coverage::Criterion::KPath(k)) => Ok(k),
+        Ok(other) => Err(format!(
+            "{other} is not a feedback; --grammar-feedback takes kpath:K"
+        )),
+        Err(e) => Err(e.to_string()),
     }
 }
 

@@ -24,4 +24,4 @@ pub use input_files::{collect_inputs, derivation, tally_files};
 pub use item::{Item, production};
 pub use report::CriterionReport;
 pub use requirements::{Required, Requirements};
-pub use tally::Tally;
+pub use tally::{Tally, for_each_path_hash};

@@ -148,3 +148,38 @@ fn walk_paths(
     }
     path.pop();
 }
+
+/// Calls `found` with a hash of every path of `k` symbols down `tree` (as [`Tally`] counts
+/// k-paths, `?` and `*` wrappers left out), in one pass over the nodes with the symbols above
+/// the current one on a stack: cheap enough to run on every execution of a fuzzing loop.
+pub fn for_each_path_hash(tree: &DerivationTree, k: usize, mut found: impl FnMut(u64)) {
+    let mut open: Vec<(u32, bool)> = Vec::new();
+    let mut path: Vec<Element> = Vec::new();
+    for (index, node) in tree.nodes().iter().enumerate() {
+        while let Some(&(end, is_symbol)) = open.last() {
+            if (index as u32) < end {
+                break;
+            }
+            open.pop();
+            if is_symbol {
+                path.pop();
+            }
+        }
+        let element = element_of(&node.kind);
+        open.push((node.end, element.is_some()));
+        if let Some(element) = element {
+            path.push(element);
+            if path.len() >= k {
+                let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+                for e in &path[path.len() - k..] {
+                    let code = match *e {
+                        Element::Rule(r) => u64::from(r.0) << 1,
+                        Element::Terminal(t) => (u64::from(t.0) << 1) | 1,
+                    };
+                    hash = (hash ^ code).wrapping_mul(0x0100_0000_01b3);
+                }
+                found(hash);
+            }
+        }
+    }
+}

@@ -6,6 +6,7 @@
 
 mod coverage_grain;
 mod fault;
+mod grammar_paths;
 pub mod panic_record;
 mod signature;
 mod validity;
@@ -16,6 +17,7 @@ pub use fault::{
     describe_signal, fault_kind, new_fault, prepare_quiet_stderr, quiet_stderr, record_signal,
     restore_stderr,
 };
+pub use grammar_paths::GrammarPaths;
 pub use signature::{
     SymbolCache, describe_frames, normalise_message, signature, stack_addresses, target_frames,
     warm_symbol_cache,

@@ -205,6 +205,8 @@ pub struct ValidityFeedback {
     last: (bool, u32),
     /// What the last execution would contribute, kept for `append_metadata`.
     contribution: Contribution,
+    /// Keep inputs that derive a k-path of the grammar no execution derived before, with this k.
+    grammar_paths: Option<usize>,
 }
 
 impl ValidityFeedback {
@@ -228,7 +230,15 @@ impl ValidityFeedback {
             started,
             last: (false, 0),
             contribution: Contribution::default(),
+            grammar_paths: None,
         }
+    }
+
+    /// Also keeps inputs whose derivation holds a path of `k` grammar symbols that no earlier
+    /// execution's did (grammar coverage as a feedback next to edge coverage).
+    pub fn with_grammar_paths(mut self, k: Option<usize>) -> Self {
+        self.grammar_paths = k;
+        self
     }
 }
 
@@ -308,7 +318,20 @@ where
         let repairing = state
             .metadata::<LastMutation>()
             .is_ok_and(|m| m.existing.is_some() && m.repair);
-        let keep = self.criteria.keeps(self.grain, valid, all, by_valid) || repairing;
+        let new_paths = match self.grammar_paths {
+            Some(k) if valid || self.criteria != SaveCriteria::ValidOnly => {
+                let replay = observers
+                    .get(&self.replay)
+                    .ok_or_else(|| Error::key_not_found("replay observer"))?
+                    .replay();
+                state
+                    .metadata_or_insert_with(|| super::GrammarPaths::new(k))
+                    .record(&replay.sample.tree)
+            }
+            _ => 0,
+        };
+        let keep =
+            self.criteria.keeps(self.grain, valid, all, by_valid) || repairing || new_paths > 0;
         self.last = (valid, new_edges.max(by_valid.new_edges));
         Ok(keep)
     }

@@ -36,6 +36,9 @@ pub struct FuzzConfig {
     /// Also seed from the cover suite of this grammar coverage criterion (`bonsai cover`),
     /// built under the run's bounds.
     pub seed_cover: Option<crate::coverage::Criterion>,
+    /// Also keep inputs that derive a k-path of the grammar no execution derived before, with
+    /// this k (`--grammar-feedback kpath:K`).
+    pub grammar_feedback: Option<usize>,
     /// The output directory; an earlier output of the same campaign is resumed.
     pub out: PathBuf,
     /// Seeds every random decision of the run (replay after a crash aside).
@@ -76,6 +79,7 @@ impl FuzzConfig {
             grain: CoverageGrain::HitCounts,
             seeds: Vec::new(),
             seed_cover: None,
+            grammar_feedback: None,
             out,
             seed: 0,
             stop: StopCondition::default(),

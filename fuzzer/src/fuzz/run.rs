@@ -442,7 +442,8 @@ fn fuzz_in(prepared: &Prepared, state: Option<State>, manager: &mut Manager) -> 
         &replay_observer,
         config.bounds,
         prepared.started,
-    );
+    )
+    .with_grammar_paths(config.grammar_feedback);
     let mut objective =
         FaultFeedback::new(&replay_observer, &edges, config.bounds, prepared.started);
     let fingerprint = prepared.grammar.fingerprint();
