@@ -275,13 +275,27 @@ fn survives_hundreds_of_timeouts_inside_the_allocator_and_saves_the_hang_once() 
     // folded into another one's code can still name one more frame (seen: 2 entries in 2
     // of 12 runs).
     let saved = entries(&out.join("hangs"));
+    let planted: Vec<&(String, String)> = saved
+        .iter()
+        .filter(|(_, meta)| meta.contains("planted_hang ("))
+        .collect();
     assert!(
-        !saved.is_empty() && saved.len() <= 2,
+        !planted.is_empty() && planted.len() <= 2,
         "{} hang entries for one bug: {saved:?}",
-        saved.len()
+        planted.len()
     );
-    for (_, meta) in &saved {
-        assert!(meta.contains("planted_hang ("), "{meta}");
+    // With a 10 ms budget on a loaded machine an ordinary input can be slow too (seen once:
+    // a 26-byte mutant stopped in the parser). Such an entry is no copy of the planted hang:
+    // it is not one of the hanging seeds.
+    for (stem, meta) in saved
+        .iter()
+        .filter(|(_, meta)| !meta.contains("planted_hang ("))
+    {
+        let text = std::fs::read_to_string(out.join("hangs").join(format!("{stem}.txt"))).unwrap();
+        assert!(
+            !text.starts_with("while 7 {"),
+            "{stem}: a planted hang under another signature: {meta}"
+        );
     }
 }
 
