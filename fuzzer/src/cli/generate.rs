@@ -9,18 +9,42 @@ use libafl_bolts::rands::StdRand;
 use super::Failure;
 use super::load::load_grammar;
 use crate::choice::{Replay, SavedChoices};
+use crate::coverage::Criterion;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::sampler::{Bounds, Sample, Sampler};
 use crate::text::{Renderer, render_into};
 
 /// How `bonsai generate` produces inputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
     /// The bounded random sampler the fuzzer uses.
     Random,
     /// Coverage-driven production, until every feasible production is covered.
     Coverage,
+    /// k-path production, until every feasible k-path is covered.
+    KPath(usize),
+}
+
+impl Strategy {
+    /// Reads `random`, `coverage` or `kpath:K`, for clap.
+    fn parse_arg(text: &str) -> Result<Self, String> {
+        match text {
+            "random" => Ok(Strategy::Random),
+            "coverage" => Ok(Strategy::Coverage),
+            other => match other.strip_prefix("kpath:").map(str::parse::<usize>) {
+                Some(Ok(k)) if (1..=Criterion::MAX_K).contains(&k) => Ok(Strategy::KPath(k)),
+                Some(_) => Err(format!(
+                    "kpath:K takes a K from 1 to {}, not '{}'",
+                    Criterion::MAX_K,
+                    &other["kpath:".len()..]
+                )),
+                None => Err(format!(
+                    "unknown strategy '{other}'; known: random, coverage, kpath:K"
+                )),
+            },
+        }
+    }
 }
 
 #[derive(Args)]
@@ -31,14 +55,16 @@ pub struct GenerateArgs {
     /// the recorded bounds are used when this is left out.
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Option<Bounds>,
-    /// How many inputs to generate (10 by default; with `--strategy coverage`, at most this
-    /// many, else until every production is covered).
+    /// How many inputs to generate (10 by default; with `--strategy coverage` or `kpath:K`, at
+    /// most this many, else until everything is covered).
     #[arg(long)]
     count: Option<u64>,
     /// How inputs are produced: `random`, the bounded sampler; `coverage`, words that each use
-    /// productions no earlier word used (with deep foresight), until all are covered, within
-    /// the pool and repetition bounds (depth is not bounded).
-    #[arg(long, value_enum, default_value_t = Strategy::Random)]
+    /// productions no earlier word used (with deep foresight), until all are covered;
+    /// `kpath:K`, words that steer toward k-paths no earlier word derived, until all are
+    /// covered. Both keep the pool and repetition bounds (depth is not bounded).
+    #[arg(long, value_name = "random|coverage|kpath:K", default_value = "random",
+          value_parser = Strategy::parse_arg)]
     strategy: Strategy,
     /// Random seed; the same seed gives the same inputs.
     #[arg(long, default_value_t = 0)]
@@ -65,8 +91,27 @@ pub fn run(args: GenerateArgs) -> Result<(), Failure> {
     let bounds = args
         .bounds
         .ok_or_else(|| Diagnostic::error("--bounds M,N,D is required when generating"))?;
-    if args.strategy == Strategy::Coverage {
-        return crate::parse::with_large_stack(|| by_coverage(&grammar, &analysis, bounds, &args));
+    match args.strategy {
+        Strategy::Random => {}
+        Strategy::Coverage => {
+            return crate::parse::with_large_stack(|| {
+                let mut producer =
+                    crate::cover::CoverageProducer::new(&grammar, &analysis, bounds, args.seed);
+                by_coverage(&grammar, bounds, &args, || producer.next_word())
+            });
+        }
+        Strategy::KPath(k) => {
+            return crate::parse::with_large_stack(|| {
+                let mut producer =
+                    crate::cover::PathProducer::new(&grammar, &analysis, bounds, k, args.seed)
+                        .map_err(|e| Diagnostic::error(e.to_string()))?;
+                by_coverage(&grammar, bounds, &args, || producer.next_word())?;
+                for (path, reason) in producer.given_up() {
+                    tracing::warn!("kpath:{k}: no word for {path}: {reason}");
+                }
+                Ok(())
+            });
+        }
     }
     let mut sampler = Sampler::new(&grammar, bounds)?;
     let mut rng = StdRand::with_seed(args.seed);
@@ -106,16 +151,14 @@ fn emit(
     Ok(())
 }
 
-/// Coverage-driven words until every feasible production is covered (or `--count` of them),
-/// each replayed strictly from its choices before it is written, so that what is printed is
-/// what the saved choices give.
+/// A producer's words until it has no more (or `--count` of them), each replayed strictly from
+/// its choices before it is written, so that what is printed is what the saved choices give.
 fn by_coverage(
     grammar: &Grammar,
-    analysis: &crate::analysis::Analysis,
     bounds: Bounds,
     args: &GenerateArgs,
+    mut next_word: impl FnMut() -> Option<Vec<u32>>,
 ) -> Result<(), Failure> {
-    let mut producer = crate::cover::CoverageProducer::new(grammar, analysis, bounds, args.seed);
     let unbounded = Bounds::new(bounds.idents, bounds.items, crate::bounds::MAX_BOUND)
         .map_err(|e| Diagnostic::error(e.to_string()))?;
     let renderer = Renderer::new(grammar);
@@ -123,7 +166,7 @@ fn by_coverage(
     let mut sink = Sink::new(args.out.as_deref(), args.null)?;
     let mut i = 0;
     while args.count.is_none_or(|count| i < count) && !sink.closed {
-        let Some(choices) = producer.next_word() else {
+        let Some(choices) = next_word() else {
             break;
         };
         let sample = crate::sampler::replay_strict(grammar, unbounded, &choices).map_err(|e| {

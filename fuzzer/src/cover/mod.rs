@@ -8,8 +8,10 @@
 //! (`α θ ω ⇒* w`). One refinement: requirements are visited in grammar order, and one that an
 //! earlier word already covers gets no word of its own, so the suite does not repeat itself.
 
+mod path_production;
 mod production;
 mod suite;
 
+pub use path_production::{PathProducer, PathProductionError, WORD_BUDGET};
 pub use production::CoverageProducer;
 pub use suite::{CoverError, CoverSuite, CoverWord, Uncovered, cover};

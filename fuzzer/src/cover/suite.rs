@@ -111,7 +111,7 @@ pub fn cover(
 }
 
 /// The shortest word the construction gives for one requirement.
-fn word_for(
+pub(super) fn word_for(
     grammar: &Grammar,
     requirements: &Requirements<'_>,
     analysis: &Analysis,
