@@ -101,7 +101,7 @@ pub fn run(config: BaselineConfig) -> Result<BaselineSummary, Diagnostics> {
     }
     let summary_path = config.out.join(SUMMARY_JSON);
     // Creates coverage.csv with its header and the line at the origin.
-    bonsai::peer::resume_offset(&config.out);
+    bonsai::peer::resume_offset(&config.out, None);
     bonsai::peer::quiet_library_backtraces();
     // As in Bonsai's loop: the fuzzing processes forked from here start with the parsed debug
     // information, so describing a fault's stack costs no rereading after each restart.
@@ -315,5 +315,6 @@ fn point(state: &State, edges_name: &str, started: Instant) -> CoveragePoint {
         valid: state.metadata::<ValidCount>().map_or(0, |v| v.0),
         crashes,
         hangs,
+        kpaths: None,
     }
 }

@@ -8,6 +8,7 @@ mod coverage_grain;
 mod fault;
 mod grammar_paths;
 pub mod panic_record;
+mod queue_paths;
 mod signature;
 mod validity;
 
@@ -18,6 +19,7 @@ pub use fault::{
     restore_stderr,
 };
 pub use grammar_paths::GrammarPaths;
+pub use queue_paths::{DEFAULT_QUEUE_PATHS_K, QueuePaths};
 pub use signature::{
     SymbolCache, describe_frames, normalise_message, signature, stack_addresses, target_frames,
     warm_symbol_cache,

@@ -351,6 +351,10 @@ where
             .get(&self.edges)
             .ok_or_else(|| Error::key_not_found("edge observer"))?;
         *testcase.input_mut() = Some(ChoiceInput::new(replay.sample.choices.clone(), self.bounds));
+        let k = self.grammar_paths.unwrap_or(super::DEFAULT_QUEUE_PATHS_K);
+        state
+            .metadata_or_insert_with(|| super::QueuePaths::new(k))
+            .record(&replay.sample.tree);
         let (valid, new_edges) = self.last;
         let mutation = state.metadata::<LastMutation>().ok().cloned();
         testcase.add_metadata(EntryInfo {

@@ -13,7 +13,7 @@ use super::summary::Summary;
 use crate::choice::ChoiceInput;
 use crate::corpus::{OutDir, valid_entries};
 use crate::diagnostic::Diagnostic;
-use crate::feedback::{CoverageHistory, SaveCriteria};
+use crate::feedback::{CoverageHistory, QueuePaths, SaveCriteria};
 
 pub use crate::layout::COVERAGE_CSV;
 pub const COVERAGE_HEADER: &str = "secs,execs,edges,corpus,valid,crashes,hangs";
@@ -36,13 +36,18 @@ pub struct CoveragePoint {
     pub crashes: u64,
     /// Hangs saved in the output directory.
     pub hangs: u64,
+    /// Distinct k-paths of the grammar the queue's derivations hold (the k is in the header);
+    /// absent in logs of older runs and of the Nautilus baseline, whose trees are not
+    /// Bonsai's.
+    pub kpaths: Option<u64>,
 }
 
 impl CoveragePoint {
     /// The point as a line of the log, newline included, so that a whole line is one write.
     pub fn to_line(self) -> String {
+        let kpaths = self.kpaths.map(|k| format!(",{k}")).unwrap_or_default();
         format!(
-            "{:.3},{},{},{},{},{},{}\n",
+            "{:.3},{},{},{},{},{},{}{kpaths}\n",
             self.secs, self.execs, self.edges, self.corpus, self.valid, self.crashes, self.hangs
         )
     }
@@ -61,6 +66,7 @@ impl CoveragePoint {
             valid: int()?,
             crashes: int()?,
             hangs: int()?,
+            kpaths: int(),
         };
         secs.is_finite().then_some(point)
     }
@@ -94,7 +100,7 @@ pub fn read_coverage(path: &Path) -> Result<Vec<CoveragePoint>, Diagnostic> {
 /// continue the same clock and the same file. Creates the file with its header and a line at
 /// the origin for a fresh run; cuts off a line torn by a kill, so that appending starts on a
 /// fresh line.
-pub fn resume_offset(out: &Path) -> (f64, u64) {
+pub fn resume_offset(out: &Path, kpaths: Option<usize>) -> (f64, u64) {
     let path = out.join(COVERAGE_CSV);
     let Ok(mut file) = OpenOptions::new()
         .read(true)
@@ -115,7 +121,15 @@ pub fn resume_offset(out: &Path) -> (f64, u64) {
         let _ = file.set_len(complete as u64);
     }
     if complete == 0 {
-        let start = format!("{COVERAGE_HEADER}\n{}", CoveragePoint::default().to_line());
+        let origin = CoveragePoint {
+            kpaths: kpaths.map(|_| 0),
+            ..CoveragePoint::default()
+        };
+        let header = match kpaths {
+            Some(k) => format!("{COVERAGE_HEADER},kpath{k}"),
+            None => COVERAGE_HEADER.to_string(),
+        };
+        let start = format!("{header}\n{}", origin.to_line());
         let _ = file
             .seek(SeekFrom::Start(0))
             .and_then(|_| file.write_all(start.as_bytes()));
@@ -196,6 +210,7 @@ impl CoverageLog {
             valid: valid as u64,
             crashes: (crashes + ooms) as u64,
             hangs: hangs as u64,
+            kpaths: Some(state.metadata::<QueuePaths>().map_or(0, QueuePaths::len) as u64),
         };
         self.append(point);
     }
@@ -210,6 +225,7 @@ impl CoverageLog {
             valid: (summary.valid_share * summary.corpus as f64).round() as u64,
             crashes: (summary.crashes + summary.ooms) as u64,
             hangs: summary.hangs as u64,
+            kpaths: summary.kpaths.map(|k| k as u64),
         };
         self.append(point);
     }
@@ -235,18 +251,18 @@ mod tests {
     fn resuming_continues_the_clock_and_cuts_a_torn_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(COVERAGE_CSV);
-        assert_eq!(resume_offset(dir.path()), (0.0, 0));
+        assert_eq!(resume_offset(dir.path(), None), (0.0, 0));
         let fresh = std::fs::read_to_string(&path).unwrap();
         assert_eq!(fresh, format!("{COVERAGE_HEADER}\n0.000,0,0,0,0,0,0\n"));
         // A restarted fuzzing process of the same run must not start the curve again.
-        assert_eq!(resume_offset(dir.path()), (0.0, 0));
+        assert_eq!(resume_offset(dir.path(), None), (0.0, 0));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), fresh);
         std::fs::write(
             &path,
             format!("{COVERAGE_HEADER}\n1.000,10,5,2,1,0,0\n2.500,40,7,3,2,0,1\n3.1,5"),
         )
         .unwrap();
-        assert_eq!(resume_offset(dir.path()), (2.5, 40));
+        assert_eq!(resume_offset(dir.path(), None), (2.5, 40));
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.ends_with("2.500,40,7,3,2,0,1\n"), "{text}");
         let points = read_coverage(&path).unwrap();

@@ -207,7 +207,14 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
     let seen = out.seen_faults();
     let summary_path = out.root.join(SUMMARY);
     let _ = std::fs::remove_file(&summary_path);
-    let coverage_offset = resume_offset(&out.root);
+    let coverage_offset = resume_offset(
+        &out.root,
+        Some(
+            config
+                .grammar_feedback
+                .unwrap_or(crate::feedback::DEFAULT_QUEUE_PATHS_K),
+        ),
+    );
     let prepared = Prepared {
         config,
         grammar,
@@ -742,6 +749,11 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         stop: stop.to_string(),
         out: prepared.out.root.clone(),
         overhead: None,
+        kpaths: Some(
+            state
+                .metadata::<crate::feedback::QueuePaths>()
+                .map_or(0, crate::feedback::QueuePaths::len),
+        ),
         trim: (config.trim_tests > 0).then(|| TrimStats {
             timeouts: state
                 .metadata::<crate::feedback::SlowTrimCandidates>()

@@ -45,6 +45,10 @@ pub struct Summary {
     /// What trimming new entries did (absent when it was off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trim: Option<super::TrimStats>,
+    /// Distinct k-paths of the grammar the queue's derivations hold (k as `--grammar-feedback`
+    /// names it, else 2); absent in summaries of older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kpaths: Option<usize>,
     /// Present when the run measured the engine's overhead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<super::Overhead>,

@@ -1312,3 +1312,63 @@ fn a_trim_candidate_that_hangs_is_dropped_not_reported() {
         }
     }
 }
+
+/// `coverage.csv` logs the grammar coverage of the queue beside its edges: the k-paths the
+/// kept inputs' derivations hold, counted as entries are kept. The last line equals the
+/// summary, and `bonsai coverage` on the queue's saved choices finds exactly as many paths.
+#[test]
+fn the_coverage_log_counts_the_queue_s_grammar_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let summary = fuzz(
+        &out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--execs",
+            "3000",
+            "--timeout-ms",
+            "1000",
+            "--grammar-feedback",
+            "kpath:3",
+        ],
+    );
+    let kpaths = summary["kpaths"].as_u64().expect("kpaths in the summary");
+    assert!(kpaths > 0, "{summary}");
+    let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("secs,execs,edges,corpus,valid,crashes,hangs,kpath3")
+    );
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|f| f.parse().unwrap()).collect())
+        .collect();
+    for pair in rows.windows(2) {
+        assert_eq!(pair[1].len(), 8, "{csv}");
+        assert!(pair[0][7] <= pair[1][7], "paths went back: {csv}");
+    }
+    assert_eq!(rows.last().unwrap()[7] as u64, kpaths, "{csv}");
+
+    let mut choices: Vec<String> = std::fs::read_dir(out.join("queue"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "choices"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    choices.sort();
+    let grammar = grammar_path();
+    let mut args = vec!["coverage", grammar.to_str().unwrap()];
+    args.extend(choices.iter().map(String::as_str));
+    args.extend(["--criteria", "kpath:3", "--json"]);
+    let measured = bonsai(&args);
+    assert!(measured.status.success(), "{measured:?}");
+    let report: Value = serde_json::from_slice(&measured.stdout).unwrap();
+    assert_eq!(report["refused"].as_array().unwrap().len(), 0, "{report}");
+    assert_eq!(
+        report["criteria"][0]["covered"].as_u64(),
+        Some(kpaths),
+        "{report}"
+    );
+}
