@@ -37,6 +37,8 @@ pub struct NewCampaign {
     /// Runs of the target each node may spend trimming one new entry (`bonsai fuzz
     /// --trim-tests`).
     pub trim_tests: u64,
+    /// `bonsai fuzz --grammar-feedback kpath:K` in every node.
+    pub grammar_feedback: Option<usize>,
 }
 
 /// Either start `DIR` afresh or continue the campaign recorded in `DIR/campaign.json`.

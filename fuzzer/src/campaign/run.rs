@@ -151,6 +151,7 @@ fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Dia
         timeout_ms: new.timeout_ms,
         save_on: new.save_on,
         trim_tests: new.trim_tests,
+        grammar_feedback: new.grammar_feedback,
         created_unix: unix_now(),
         nodes: CampaignState::nodes_of(&lattice),
         top: lattice.top().slug(),

@@ -19,6 +19,8 @@ pub struct NodeCommand {
     pub valid_only: bool,
     pub save_on: CoverageGrain,
     pub trim_tests: u64,
+    /// `bonsai fuzz --grammar-feedback kpath:K` in every node.
+    pub grammar_feedback: Option<usize>,
     pub seeds: Option<PathBuf>,
     pub out: PathBuf,
     pub seed: u64,
@@ -53,6 +55,10 @@ impl NodeCommand {
         ];
         if self.valid_only {
             args.push("--valid-only".into());
+        }
+        if let Some(k) = self.grammar_feedback {
+            args.push("--grammar-feedback".into());
+            args.push(format!("kpath:{k}"));
         }
         if let Some(seeds) = &self.seeds {
             args.push("--seeds".into());

@@ -92,6 +92,10 @@ pub struct CampaignState {
     /// nodes trimmed did not (0), and resume that way.
     #[serde(default)]
     pub trim_tests: u64,
+    /// Nodes also keep inputs for new k-paths of the grammar, with this k. Campaigns recorded
+    /// before the option existed did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar_feedback: Option<usize>,
     pub created_unix: f64,
     pub nodes: Vec<NodeState>,
     pub top: String,
@@ -228,6 +232,7 @@ mod tests {
             timeout_ms: 100,
             save_on: CoverageGrain::Edges,
             trim_tests: 100,
+            grammar_feedback: None,
             created_unix: 0.0,
             nodes: CampaignState::nodes_of(&lattice),
             top: lattice.top().slug(),

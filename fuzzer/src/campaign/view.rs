@@ -241,6 +241,7 @@ mod tests {
             timeout_ms: 1,
             save_on: crate::feedback::CoverageGrain::Edges,
             trim_tests: 0,
+            grammar_feedback: None,
             created_unix: 0.0,
             nodes: CampaignState::nodes_of(&lattice),
             top: lattice.top().slug(),

@@ -337,6 +337,7 @@ impl WorkList<'_> {
             valid_only: record.valid_only,
             save_on: self.state.save_on,
             trim_tests: self.state.trim_tests,
+            grammar_feedback: self.state.grammar_feedback,
             seeds: seeds_dir,
             out,
             seed: self.state.seed.wrapping_add(index),

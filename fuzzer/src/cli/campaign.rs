@@ -13,7 +13,7 @@ use crate::fuzz::parse_duration;
 use crate::layout::QUEUE_DIR;
 use crate::sampler::Bounds;
 
-const NEW: [&str; 12] = [
+const NEW: [&str; 13] = [
     "target",
     "grammar",
     "max_bounds",
@@ -26,6 +26,7 @@ const NEW: [&str; 12] = [
     "timeout_ms",
     "save_on",
     "trim_tests",
+    "grammar_feedback",
 ];
 
 #[derive(Args)]
@@ -80,6 +81,10 @@ pub struct CampaignArgs {
     /// (`bonsai fuzz --trim-tests`); 0 keeps entries as found.
     #[arg(long, value_name = "N", default_value_t = crate::fuzz::DEFAULT_TRIM_TESTS)]
     trim_tests: u64,
+    /// Every node also keeps an input whose derivation holds a k-path of the grammar no
+    /// earlier execution of that node derived (`bonsai fuzz --grammar-feedback`).
+    #[arg(long, value_name = "kpath:K", value_parser = super::fuzz::parse_grammar_feedback)]
+    grammar_feedback: Option<usize>,
     /// The campaign directory: campaign.json, campaign.log, nodes/<node>/.
     #[arg(long, value_name = "DIR", required_unless_present = "resume")]
     out: Option<PathBuf>,
@@ -154,6 +159,7 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                 timeout_ms: args.timeout_ms,
                 save_on: args.save_on,
                 trim_tests: args.trim_tests,
+                grammar_feedback: args.grammar_feedback,
             };
             (out, CampaignMode::New(new))
         }

@@ -212,7 +212,7 @@ fn parse_mutator(name: &str) -> Result<String, String> {
 }
 
 /// `kpath:K` as the K of `--grammar-feedback`; the other criteria are not feedbacks (yet).
-fn parse_grammar_feedback(text: &str) -> Result<usize, String> {
+pub(super) fn parse_grammar_feedback(text: &str) -> Result<usize, String> {
     match text.parse::<crate::coverage::Criterion>() {
         Ok(crate::coverage::Criterion::KPath(k)) => Ok(k),
         Ok(other) => Err(format!(

@@ -633,3 +633,38 @@ fn resume_runs_in_the_binary_of_the_campaigns_target_or_fails() {
         resume.join(" ")
     );
 }
+
+/// `campaign --grammar-feedback kpath:K` reaches every node: campaign.json records it, and
+/// each node's fuzzing run logs its queue's K-paths (a node run without the flag logs 2-paths).
+#[test]
+fn grammar_feedback_reaches_every_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("camp");
+    let args = new_campaign_args(
+        &out,
+        &[
+            "--max-bounds",
+            "1,1,2",
+            "--node-execs",
+            "300",
+            "--grammar-feedback",
+            "kpath:3",
+        ],
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = bonsai(&args);
+    assert!(output.status.success(), "{output:?}");
+    let state = state(&out);
+    assert_eq!(state["grammar_feedback"], 3, "{state}");
+    let nodes = nodes(&state);
+    assert_eq!(nodes.len(), 4);
+    for node in &nodes {
+        let name = node["name"].as_str().unwrap();
+        let csv = std::fs::read_to_string(out.join("nodes").join(name).join("coverage.csv"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            csv.starts_with("secs,execs,edges,corpus,valid,crashes,hangs,kpath3\n"),
+            "{name}: {csv}"
+        );
+    }
+}
