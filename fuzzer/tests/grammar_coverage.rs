@@ -219,10 +219,14 @@ fn the_command_reads_text_and_choices_and_lists_refused_files() {
         expr.as_os_str(),
         dir.as_os_str(),
         "--criteria".as_ref(),
-        "pll".as_ref(),
+        "adjacent".as_ref(),
     ]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown criterion 'pll'"), "{err}");
+    assert!(err.contains("unknown criterion 'adjacent'"), "{err}");
+    assert!(
+        err.contains("symbol, rule, cdrc, cdrc2, kpath:K, kstep:K, pairs, pll"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

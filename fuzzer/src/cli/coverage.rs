@@ -19,7 +19,7 @@ pub struct CoverageArgs {
     /// name is read through its choices, which say exactly how it was derived.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Comma-separated criteria: symbol, rule, cdrc, kpath:K.
+    /// Comma-separated criteria: symbol, rule, cdrc, cdrc2, kpath:K, kstep:K, pairs, pll.
     #[arg(
         long,
         value_delimiter = ',',
