@@ -9,6 +9,7 @@
 //! earlier word already covers gets no word of its own, so the suite does not repeat itself.
 
 mod production;
+mod route;
 mod suite;
 
 pub use production::CoverageProducer;
