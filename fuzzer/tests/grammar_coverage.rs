@@ -732,3 +732,92 @@ fn new_criteria_covers_are_complete_and_their_words_parse_and_replay() {
         }
     }
 }
+
+/// Combinations multiply: six digits in a row have 10^6 of them, more than can be listed, so
+/// the measurement only counts (and says so), and a cover suite is built for the productions
+/// with few enough while the one with a million is named as left out. Forty digits overflow
+/// any integer; the total saturates instead.
+#[test]
+fn too_many_combinations_are_counted_and_left_out_of_a_cover_by_production() {
+    let dir = std::env::temp_dir().join(format!("bonsai-cdrc2-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let digits =
+        "d = \"0\" | \"1\" | \"2\" | \"3\" | \"4\" | \"5\" | \"6\" | \"7\" | \"8\" | \"9\" ;\n";
+    let text =
+        format!("%layout none;\ns = d d d d d d | \"(\" e \")\" ;\ne = \"a\" | \"b\" ;\n{digits}");
+    let grammar = Grammar::from_text("six", &text).unwrap();
+    let analysis = Analysis::new(&grammar);
+    let requirements = Requirements::new(&grammar, &analysis);
+    assert_eq!(
+        requirements.required(Criterion::Cdrc2),
+        Required::Counted(1_000_002)
+    );
+    let got = reports(&grammar, &["123456", "(a)"], &[Criterion::Cdrc2]);
+    assert_eq!(
+        (got[0].covered, got[0].total, got[0].listed),
+        (2, 1_000_002, false)
+    );
+
+    let path = dir.join("six.ebnf");
+    std::fs::write(&path, &text).unwrap();
+    let out_dir = dir.join("suite");
+    let (code, out, err) = bonsai(&[
+        "cover".as_ref(),
+        path.as_os_str(),
+        "--criterion".as_ref(),
+        "cdrc2".as_ref(),
+        "--out".as_ref(),
+        out_dir.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2 words"), "{out}");
+    assert!(out.contains("cover 2 of 1000002 requirements"), "{out}");
+    assert!(
+        out.contains("not covered: the 1000000 requirements that start at s -> d d d d d d"),
+        "{out}"
+    );
+    let (code, out, err) = bonsai(&[
+        "coverage".as_ref(),
+        path.as_os_str(),
+        out_dir.as_os_str(),
+        "--criteria".as_ref(),
+        "cdrc2,kstep:2".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(json["criteria"][0]["covered"], 2);
+    assert_eq!(json["criteria"][0]["listed"], false);
+    // kstep:2 = CDRC: 6 positions x 10 + 2.
+    assert_eq!(json["criteria"][1]["total"], 62);
+
+    let forty = format!("s = {} ;\n{digits}", vec!["d"; 40].join(" "));
+    let grammar = Grammar::from_text("forty", &forty).unwrap();
+    let analysis = Analysis::new(&grammar);
+    let requirements = Requirements::new(&grammar, &analysis);
+    assert_eq!(
+        requirements.required(Criterion::Cdrc2),
+        Required::Counted(u128::MAX)
+    );
+    // Beyond u64, and still written as a number by --json.
+    let path = dir.join("forty.ebnf");
+    std::fs::write(&path, &forty).unwrap();
+    let input = dir.join("forty.txt");
+    std::fs::write(&input, "0".repeat(40)).unwrap();
+    let (code, out, err) = bonsai(&[
+        "coverage".as_ref(),
+        path.as_os_str(),
+        input.as_os_str(),
+        "--criteria".as_ref(),
+        "cdrc2".as_ref(),
+        "--json".as_ref(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"inputs\":1,"), "{out}");
+    assert!(
+        out.contains("\"total\":340282366920938463463374607431768211455"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
