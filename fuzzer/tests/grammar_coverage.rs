@@ -821,3 +821,27 @@ fn too_many_combinations_are_counted_and_left_out_of_a_cover_by_production() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// GLUE and an empty literal are no tokens: the first sets pass over them, and so does the
+/// tally, so that the first token of s here is "x" as the first set says.
+#[test]
+fn a_first_token_is_never_glue_nor_an_empty_literal() {
+    let grammar = Grammar::from_text("g", "s = g e \"x\" ;\n g = GLUE ;\n e = \"\" ;\n").unwrap();
+    let got = reports(&grammar, &["x"], &[Criterion::Pll]);
+    assert_eq!(
+        (got[0].covered, got[0].total),
+        (1, 1),
+        "{:?}",
+        got[0].missing
+    );
+    // Without the grammar every terminal is taken for a token, and s seems to begin with GLUE.
+    let parsed = Parser::new(&grammar)
+        .parse_with("x", ParseOptions::default())
+        .unwrap();
+    let mut blind = Tally::new(&[Criterion::Pll]);
+    blind.add(&parsed.tree);
+    let analysis = Analysis::new(&grammar);
+    let requirements = Requirements::new(&grammar, &analysis);
+    let report = CriterionReport::new(&grammar, &requirements, &blind, Criterion::Pll);
+    assert_eq!(report.missing, vec!["\"x\" first in s"]);
+}
