@@ -31,9 +31,13 @@ pub struct Requirements<'g> {
     /// Per rule, the distinct symbols its feasible alternatives hold, in grammar order; the
     /// edges of the k-path graph.
     pub(super) children: Vec<Vec<Element>>,
-    /// Per rule, the tokens of its first set (see [`Criterion::Pll`]), taken from the
-    /// analysis when the requirements are made, so that they do not borrow it.
+    /// Per rule, the tokens of its first set (see [`Criterion::Pll`]) in the grammar text,
+    /// taken from the analysis when the requirements are made, so that they do not borrow it.
     pub(super) first: Vec<Vec<crate::grammar::TerminalId>>,
+    /// The same over the feasible part, made when first asked for.
+    pub(super) feasible_first: std::sync::OnceLock<Vec<Vec<crate::grammar::TerminalId>>>,
+    /// Rules that derive the empty word, for the feasible first sets.
+    pub(super) nullable: FixedBitSet,
 }
 
 impl<'g> Requirements<'g> {
@@ -88,6 +92,8 @@ impl<'g> Requirements<'g> {
             feasible_alternatives,
             children,
             first,
+            feasible_first: std::sync::OnceLock::new(),
+            nullable: analysis.nullable.clone(),
         }
     }
 
