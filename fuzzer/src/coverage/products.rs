@@ -35,11 +35,6 @@ impl Products {
         self.groups()
             .fold(0u128, |sum, (_, _, count)| sum.saturating_add(count))
     }
-
-    /// The criterion counted.
-    pub fn criterion(&self) -> Criterion {
-        self.criterion
-    }
 }
 
 impl Requirements<'_> {
