@@ -127,30 +127,16 @@ impl Requirements<'_> {
                             .collect()
                     })
                     .collect();
-                if positions.is_empty() || choices.iter().any(Vec::is_empty) {
-                    return items;
-                }
-                // An odometer over the positions' choices, the last position turning fastest.
-                let mut digits = vec![0usize; choices.len()];
-                loop {
-                    items.push(Item::Combination {
-                        rule,
-                        alternative,
-                        inner: digits.iter().zip(&choices).map(|(&d, c)| c[d]).collect(),
+                if !positions.is_empty() {
+                    for_each_combination(&choices, |inner| {
+                        items.push(Item::Combination {
+                            rule,
+                            alternative,
+                            inner,
+                        })
                     });
-                    let mut i = digits.len();
-                    loop {
-                        if i == 0 {
-                            return items;
-                        }
-                        i -= 1;
-                        digits[i] += 1;
-                        if digits[i] < choices[i].len() {
-                            break;
-                        }
-                        digits[i] = 0;
-                    }
                 }
+                items
             }
             Criterion::KStep(k) => {
                 let mut alternatives = vec![alternative];
@@ -209,6 +195,30 @@ impl Requirements<'_> {
     /// Total items of `criterion` (CDRC² or k-step), feasible or in the grammar text.
     pub(super) fn product_total(&self, criterion: Criterion, feasible: bool) -> u128 {
         self.products(criterion, feasible).total()
+    }
+}
+
+/// Calls `found` with every way of taking one value from each of `choices`, the last turning
+/// fastest (an odometer); never when one of them is empty.
+pub(super) fn for_each_combination(choices: &[Vec<u32>], mut found: impl FnMut(Vec<u32>)) {
+    if choices.iter().any(Vec::is_empty) {
+        return;
+    }
+    let mut digits = vec![0usize; choices.len()];
+    loop {
+        found(digits.iter().zip(choices).map(|(&d, c)| c[d]).collect());
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                return;
+            }
+            i -= 1;
+            digits[i] += 1;
+            if digits[i] < choices[i].len() {
+                break;
+            }
+            digits[i] = 0;
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use super::products::for_each_combination;
 use super::{Criterion, Element, Item};
 use crate::analysis::symbol_is_nullable;
 use crate::grammar::{Grammar, RuleId, Symbol, TerminalId};
@@ -154,24 +155,10 @@ fn element_of(kind: &NodeKind) -> Option<Element> {
 /// The alternatives the nonterminal at a position was expanded with: one for a rule, one per
 /// item for a `?` or `*`, none for a terminal.
 fn expansions(tree: &DerivationTree, child: NodeId) -> impl Iterator<Item = u32> + '_ {
-    let direct = match tree.node(child).kind {
+    expansion_nodes(tree, child).filter_map(move |node| match tree.node(node).kind {
         NodeKind::Rule { alternative, .. } => Some(alternative),
         _ => None,
-    };
-    let wrapped = matches!(
-        tree.node(child).kind,
-        NodeKind::Optional { .. } | NodeKind::Repeat { .. }
-    );
-    direct
-        .into_iter()
-        .chain(
-            tree.children(child)
-                .filter(move |_| wrapped)
-                .filter_map(move |item| match tree.node(item).kind {
-                    NodeKind::Rule { alternative, .. } => Some(alternative),
-                    _ => None,
-                }),
-        )
+    })
 }
 
 /// The rule nodes that expand the nonterminal at a position: the child itself for a rule, its
@@ -246,28 +233,14 @@ fn add_combinations(
         }
         choices.push(at);
     }
-    if choices.is_empty() {
-        return;
-    }
-    let mut digits = vec![0usize; choices.len()];
-    loop {
-        found.insert(Item::Combination {
-            rule,
-            alternative,
-            inner: digits.iter().zip(&choices).map(|(&d, c)| c[d]).collect(),
+    if !choices.is_empty() {
+        for_each_combination(&choices, |inner| {
+            found.insert(Item::Combination {
+                rule,
+                alternative,
+                inner,
+            });
         });
-        let mut i = digits.len();
-        loop {
-            if i == 0 {
-                return;
-            }
-            i -= 1;
-            digits[i] += 1;
-            if digits[i] < choices[i].len() {
-                break;
-            }
-            digits[i] = 0;
-        }
     }
 }
 
