@@ -17,7 +17,8 @@ use crate::diagnostic::Diagnostic;
 pub struct CoverArgs {
     /// The grammar file (any format `bonsai import` reads).
     grammar: PathBuf,
-    /// The criterion the suite satisfies: symbol, rule, cdrc or kpath:K.
+    /// The criterion the suite satisfies: symbol, rule, cdrc, cdrc2, kpath:K, kstep:K, pairs
+    /// or pll.
     #[arg(long)]
     criterion: Criterion,
     /// Bounds M,N,D every word stays within; by default one pool value (shortest derivations
@@ -61,17 +62,18 @@ pub fn run(args: CoverArgs) -> Result<(), Failure> {
         .write(&stem.with_extension("choices"))?;
         characters += word.text.chars().count();
     }
+    let total = (suite.required as u128).saturating_add(suite.unlisted);
     println!(
         "{}: {} words, {} characters, cover {} of {} requirements ({} infeasible in the grammar, not counted); in {}",
         args.criterion,
         suite.words.len(),
         characters,
         suite.required - suite.uncovered.len(),
-        suite.required,
+        total,
         requirements.infeasible(args.criterion),
         args.out.display()
     );
-    for uncovered in &suite.uncovered {
+    for uncovered in suite.uncovered.iter().chain(&suite.left_out) {
         println!("    not covered: {} ({})", uncovered.item, uncovered.reason);
     }
     Ok(())

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use serde::Serialize;
 
 use super::Failure;
 use super::load::load_grammar;
@@ -19,7 +20,7 @@ pub struct CoverageArgs {
     /// name is read through its choices, which say exactly how it was derived.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Comma-separated criteria: symbol, rule, cdrc, kpath:K.
+    /// Comma-separated criteria: symbol, rule, cdrc, cdrc2, kpath:K, kstep:K, pairs, pll.
     #[arg(
         long,
         value_delimiter = ',',
@@ -33,6 +34,16 @@ pub struct CoverageArgs {
     /// missing item.
     #[arg(long)]
     json: bool,
+}
+
+/// What `--json` prints. Written straight to text rather than through `serde_json::Value`,
+/// which holds no integer beyond u64: a count of combinations or paths can be larger.
+#[derive(Serialize)]
+struct Summary<'a> {
+    grammar: &'a std::path::Path,
+    inputs: usize,
+    refused: Vec<String>,
+    criteria: &'a [CriterionReport],
 }
 
 pub fn run(args: CoverageArgs) -> Result<(), Failure> {
@@ -55,13 +66,15 @@ pub fn run(args: CoverageArgs) -> Result<(), Failure> {
         .map(|&c| CriterionReport::new(&grammar, &requirements, &tally, c))
         .collect();
     if args.json {
-        let summary = serde_json::json!({
-            "grammar": args.grammar,
-            "inputs": tally.trees(),
-            "refused": refused.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
-            "criteria": reports,
-        });
-        println!("{summary}");
+        let summary = Summary {
+            grammar: &args.grammar,
+            inputs: tally.trees(),
+            refused: refused.iter().map(|d| d.to_string()).collect(),
+            criteria: &reports,
+        };
+        let text = serde_json::to_string(&summary)
+            .map_err(|e| Diagnostic::error(format!("internal error: {e}")))?;
+        println!("{text}");
     } else {
         for why in &refused {
             eprintln!("{why}");

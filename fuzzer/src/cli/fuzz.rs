@@ -33,8 +33,8 @@ pub struct FuzzArgs {
     /// Seed from the .choices files of this directory (or a fuzzing output); may be repeated.
     #[arg(long, value_name = "DIR")]
     seeds: Vec<PathBuf>,
-    /// Also seed from the cover suite of this grammar coverage criterion (symbol, rule, cdrc,
-    /// kpath:K; what `bonsai cover` writes), built under --bounds.
+    /// Also seed from the cover suite of this grammar coverage criterion (any `bonsai cover`
+    /// takes), built under --bounds.
     #[arg(long, value_name = "CRITERION")]
     seed_cover: Option<crate::coverage::Criterion>,
     /// Also keep an input whose derivation holds a path of K grammar symbols (kpath:K) that no

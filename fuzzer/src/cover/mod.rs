@@ -10,6 +10,7 @@
 
 mod path_production;
 mod production;
+mod route;
 mod suite;
 
 pub use path_production::{PathProducer, PathProductionError, WORD_BUDGET};

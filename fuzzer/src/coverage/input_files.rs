@@ -18,7 +18,7 @@ pub fn tally_files(
 ) -> (Tally, Vec<Diagnostic>) {
     with_large_stack(|| {
         let parser = Parser::new(grammar);
-        let mut tally = Tally::new(criteria);
+        let mut tally = Tally::for_grammar(grammar, criteria);
         let mut refused = Vec::new();
         for file in files {
             match derivation(grammar, &parser, file) {

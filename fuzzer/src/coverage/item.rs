@@ -1,7 +1,7 @@
 //! One thing a criterion asks the inputs to exercise.
 
 use super::Element;
-use crate::grammar::{Grammar, RuleId, Symbol};
+use crate::grammar::{Grammar, RuleId, Symbol, TerminalId};
 
 /// A requirement of one criterion, covered when some input's derivation contains it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,6 +29,42 @@ pub enum Item {
     },
     /// These symbols occur in this order, each the child of the one before, in a derivation.
     Path(Vec<Element>),
+    /// A node of `rule` expanded with `alternative` whose nonterminal positions, in order, are
+    /// expanded with the alternatives `inner` (one per nonterminal position).
+    Combination {
+        /// The rule expanded.
+        rule: RuleId,
+        /// Its alternative.
+        alternative: u32,
+        /// Per nonterminal position of the alternative, left to right: the alternative the
+        /// nonterminal there is expanded with.
+        inner: Vec<u32>,
+    },
+    /// A chain of productions: `rule` expanded with `alternatives[0]`, the nonterminal at
+    /// `positions[0]` of it with `alternatives[1]`, and so on; one position fewer than
+    /// alternatives.
+    Chain {
+        /// The rule the chain starts at.
+        rule: RuleId,
+        /// The alternative of each production of the chain.
+        alternatives: Vec<u32>,
+        /// Where in each production but the last the next one applies, from 0.
+        positions: Vec<u32>,
+    },
+    /// A node of rule `above` with a descendant `below`.
+    Pair {
+        /// The ancestor.
+        above: RuleId,
+        /// The descendant, a nonterminal or a terminal.
+        below: Element,
+    },
+    /// A node of `rule` whose first token is `first`.
+    First {
+        /// The rule.
+        rule: RuleId,
+        /// The terminal its word begins with.
+        first: TerminalId,
+    },
 }
 
 impl Item {
@@ -53,6 +89,60 @@ impl Item {
                     position + 1
                 )
             }
+            Item::Combination {
+                rule,
+                alternative,
+                inner,
+            } => {
+                let symbols = &grammar.rule(*rule).alternatives[*alternative as usize].symbols;
+                let nested: Vec<String> = symbols
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(position, s)| Some((position, Grammar::referenced_rule(s)?)))
+                    .zip(inner)
+                    .map(|((position, nested), &a)| {
+                        format!(
+                            "{} (symbol {})",
+                            production(grammar, nested, a),
+                            position + 1
+                        )
+                    })
+                    .collect();
+                format!(
+                    "{} with {}",
+                    production(grammar, *rule, *alternative),
+                    nested.join(", ")
+                )
+            }
+            Item::Chain {
+                rule,
+                alternatives,
+                positions,
+            } => {
+                let mut at = *rule;
+                let mut out = production(grammar, at, alternatives[0]);
+                for (pair, &position) in alternatives.windows(2).zip(positions) {
+                    let symbol =
+                        &grammar.rule(at).alternatives[pair[0] as usize].symbols[position as usize];
+                    at = Grammar::referenced_rule(symbol).expect("a nonterminal position");
+                    out.push_str(&format!(
+                        ", then {} (symbol {})",
+                        production(grammar, at, pair[1]),
+                        position + 1
+                    ));
+                }
+                out
+            }
+            Item::Pair { above, below } => format!(
+                "{} inside {}",
+                below.describe(grammar),
+                grammar.rule(*above).name
+            ),
+            Item::First { rule, first } => format!(
+                "{} first in {}",
+                Element::Terminal(*first).describe(grammar),
+                grammar.rule(*rule).name
+            ),
             Item::Path(elements) => elements
                 .iter()
                 .map(|e| e.describe(grammar))

@@ -11,9 +11,11 @@
 //! infeasible rather than left to look like a gap in the inputs.
 
 mod criterion;
+mod descendants;
 mod element;
 mod input_files;
 mod item;
+mod products;
 mod report;
 mod requirements;
 mod tally;
@@ -22,6 +24,7 @@ pub use criterion::{Criterion, CriterionError};
 pub use element::Element;
 pub use input_files::{collect_inputs, derivation, tally_files};
 pub use item::{Item, production};
+pub use products::{Products, nonterminal_positions};
 pub use report::CriterionReport;
-pub use requirements::{Required, Requirements};
+pub use requirements::{MAX_LISTED, Required, Requirements};
 pub use tally::{Tally, for_each_path_hash};

@@ -8,8 +8,8 @@ use super::{Criterion, Element, Item};
 use crate::analysis::Analysis;
 use crate::grammar::{Grammar, RuleId, Symbol};
 
-/// Most k-paths listed one by one; beyond it a criterion's requirements are only counted.
-const MAX_LISTED_PATHS: u128 = 200_000;
+/// Most items listed one by one; beyond it a criterion's requirements are only counted.
+pub const MAX_LISTED: u128 = 200_000;
 
 /// A criterion's requirements: listed when they are few enough to compare with what the inputs
 /// covered item by item, otherwise only their number.
@@ -24,13 +24,20 @@ pub enum Required {
 /// The grammar's feasible part: rules the start rule reaches that derive some word, and of
 /// those the alternatives whose every symbol does. Only feasible items can be covered.
 pub struct Requirements<'g> {
-    grammar: &'g Grammar,
-    feasible_rules: FixedBitSet,
+    pub(super) grammar: &'g Grammar,
+    pub(super) feasible_rules: FixedBitSet,
     /// Per rule, per alternative: whether a derivation can use it.
-    feasible_alternatives: Vec<Vec<bool>>,
+    pub(super) feasible_alternatives: Vec<Vec<bool>>,
     /// Per rule, the distinct symbols its feasible alternatives hold, in grammar order; the
     /// edges of the k-path graph.
-    children: Vec<Vec<Element>>,
+    pub(super) children: Vec<Vec<Element>>,
+    /// Per rule, the tokens of its first set (see [`Criterion::Pll`]) in the grammar text,
+    /// taken from the analysis when the requirements are made, so that they do not borrow it.
+    pub(super) first: Vec<Vec<crate::grammar::TerminalId>>,
+    /// The same over the feasible part, made when first asked for.
+    pub(super) feasible_first: std::sync::OnceLock<Vec<Vec<crate::grammar::TerminalId>>>,
+    /// Rules that derive the empty word, for the feasible first sets.
+    pub(super) nullable: FixedBitSet,
 }
 
 impl<'g> Requirements<'g> {
@@ -78,11 +85,15 @@ impl<'g> Requirements<'g> {
             feasible_alternatives.push(alternatives);
             children.push(below);
         }
+        let first = super::descendants::first_tokens(grammar, analysis);
         Self {
             grammar,
             feasible_rules,
             feasible_alternatives,
             children,
+            first,
+            feasible_first: std::sync::OnceLock::new(),
+            nullable: analysis.nullable.clone(),
         }
     }
 
@@ -96,17 +107,34 @@ impl<'g> Requirements<'g> {
             Criterion::Cdrc => Required::Listed(self.contexts().collect()),
             Criterion::KPath(k) => {
                 let count = self.path_count(k);
-                if count > MAX_LISTED_PATHS {
+                if count > MAX_LISTED {
                     Required::Counted(count)
                 } else {
                     Required::Listed(self.paths(k))
                 }
             }
+            Criterion::Cdrc2 | Criterion::KStep(_) => {
+                let products = self.products(criterion, true);
+                let count = products.total();
+                if count > MAX_LISTED {
+                    Required::Counted(count)
+                } else {
+                    Required::Listed(
+                        products
+                            .groups()
+                            .flat_map(|(rule, a, _)| self.product_items(&products, rule, a))
+                            .collect(),
+                    )
+                }
+            }
+            Criterion::Pairs => Required::Listed(self.pairs()),
+            Criterion::Pll => Required::Listed(self.firsts(true).collect()),
         }
     }
 
     /// Items the grammar text holds but no derivation can contain (unreachable from the start
-    /// rule, or deriving no word); 0 for k-paths, which only run through feasible symbols.
+    /// rule, or deriving no word); 0 for k-paths and derivable pairs, which only run through
+    /// feasible symbols. Saturates at `usize::MAX` for the products of CDRC² and k-steps.
     pub fn infeasible(&self, criterion: Criterion) -> usize {
         let grammar = self.grammar;
         match criterion {
@@ -127,7 +155,13 @@ impl<'g> Requirements<'g> {
                 }
                 all - self.contexts().count()
             }
-            Criterion::KPath(_) => 0,
+            Criterion::KPath(_) | Criterion::Pairs => 0,
+            Criterion::Cdrc2 | Criterion::KStep(_) => {
+                let all = self.product_total(criterion, false);
+                let feasible = self.product_total(criterion, true);
+                usize::try_from(all - feasible).unwrap_or(usize::MAX)
+            }
+            Criterion::Pll => self.firsts(false).count() - self.firsts(true).count(),
         }
     }
 
@@ -140,7 +174,7 @@ impl<'g> Requirements<'g> {
     }
 
     /// Feasible rules, and the terminals their feasible alternatives hold.
-    fn symbols(&self) -> BTreeSet<Element> {
+    pub(super) fn symbols(&self) -> BTreeSet<Element> {
         let mut symbols = BTreeSet::new();
         for rule in self.grammar.rule_ids() {
             if self.feasible_rules.contains(rule.index()) {
@@ -155,7 +189,7 @@ impl<'g> Requirements<'g> {
         symbols
     }
 
-    fn productions(&self) -> impl Iterator<Item = Item> + '_ {
+    pub(super) fn productions(&self) -> impl Iterator<Item = Item> + '_ {
         self.grammar.rule_ids().flat_map(move |rule| {
             (0..self.grammar.rule(rule).alternatives.len())
                 .filter(move |&alt| self.feasible(rule, alt))
@@ -243,7 +277,7 @@ impl<'g> Requirements<'g> {
         path.pop();
     }
 
-    fn below(&self, element: Element) -> &[Element] {
+    pub(super) fn below(&self, element: Element) -> &[Element] {
         match element {
             Element::Rule(rule) => &self.children[rule.index()],
             Element::Terminal(_) => &[],

@@ -2,21 +2,44 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use super::products::for_each_combination;
 use super::{Criterion, Element, Item};
+use crate::analysis::symbol_is_nullable;
+use crate::grammar::{Grammar, RuleId, Symbol, TerminalId};
 use crate::tree::{DerivationTree, NodeId, NodeKind};
 
 /// The items the trees added so far cover, per criterion asked for.
 pub struct Tally {
     covered: BTreeMap<Criterion, HashSet<Item>>,
     trees: usize,
+    /// Terminals that are no tokens (empty literals, GLUE), passed over when looking for a
+    /// node's first token.
+    not_tokens: HashSet<TerminalId>,
 }
 
 impl Tally {
-    /// An empty tally for `criteria`.
+    /// An empty tally for `criteria`, counting every terminal as a token (see
+    /// [`Self::for_grammar`]).
     pub fn new(criteria: &[Criterion]) -> Self {
         Self {
             covered: criteria.iter().map(|&c| (c, HashSet::new())).collect(),
             trees: 0,
+            not_tokens: HashSet::new(),
+        }
+    }
+
+    /// An empty tally for `criteria` on trees of `grammar`: PLL coverage needs the grammar to
+    /// tell a node's first token from an empty literal or GLUE before it, as the first sets
+    /// do; the other criteria read the trees alone.
+    pub fn for_grammar(grammar: &Grammar, criteria: &[Criterion]) -> Self {
+        let none = fixedbitset::FixedBitSet::new();
+        let not_tokens = (0..grammar.terminals.len())
+            .map(|t| TerminalId(t as u32))
+            .filter(|&t| symbol_is_nullable(grammar, &Symbol::Terminal(t), &none))
+            .collect();
+        Self {
+            not_tokens,
+            ..Self::new(criteria)
         }
     }
 
@@ -44,6 +67,25 @@ impl Tally {
                 _ => None,
             })
             .collect();
+        let steps: Vec<usize> = self
+            .covered
+            .keys()
+            .filter_map(|c| match c {
+                Criterion::KStep(k) => Some(*k),
+                _ => None,
+            })
+            .collect();
+        let combinations = self.covered.contains_key(&Criterion::Cdrc2);
+        if let Some(found) = self.covered.get_mut(&Criterion::Pairs) {
+            for_each_pair(tree, |item| {
+                found.insert(item);
+            });
+        }
+        if let Some(found) = self.covered.get_mut(&Criterion::Pll) {
+            for_each_first(tree, &self.not_tokens, |item| {
+                found.insert(item);
+            });
+        }
         let mut path = Vec::new();
         for (index, node) in tree.nodes().iter().enumerate() {
             let id = NodeId(index as u32);
@@ -62,6 +104,22 @@ impl Tally {
                 continue;
             };
             self.insert(Criterion::Rule, Item::Rule { rule, alternative });
+            for &k in &steps {
+                let found = self
+                    .covered
+                    .get_mut(&Criterion::KStep(k))
+                    .expect("asked for");
+                let mut chain = Chain {
+                    rule,
+                    alternatives: Vec::with_capacity(k),
+                    positions: Vec::with_capacity(k),
+                };
+                walk_chains(tree, id, k, &mut chain, found);
+            }
+            if combinations {
+                let found = self.covered.get_mut(&Criterion::Cdrc2).expect("asked for");
+                add_combinations(tree, id, rule, alternative, found);
+            }
             for (position, child) in tree.children(id).enumerate() {
                 let mut context = |inner: u32| Item::Cdrc {
                     rule,
@@ -97,24 +155,161 @@ fn element_of(kind: &NodeKind) -> Option<Element> {
 /// The alternatives the nonterminal at a position was expanded with: one for a rule, one per
 /// item for a `?` or `*`, none for a terminal.
 fn expansions(tree: &DerivationTree, child: NodeId) -> impl Iterator<Item = u32> + '_ {
-    let direct = match tree.node(child).kind {
+    expansion_nodes(tree, child).filter_map(move |node| match tree.node(node).kind {
         NodeKind::Rule { alternative, .. } => Some(alternative),
         _ => None,
-    };
-    let wrapped = matches!(
-        tree.node(child).kind,
-        NodeKind::Optional { .. } | NodeKind::Repeat { .. }
-    );
+    })
+}
+
+/// The rule nodes that expand the nonterminal at a position: the child itself for a rule, its
+/// items for a `?` or `*`, none for a terminal.
+fn expansion_nodes(tree: &DerivationTree, child: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+    let kind = tree.node(child).kind;
+    let direct = matches!(kind, NodeKind::Rule { .. }).then_some(child);
+    let wrapped = matches!(kind, NodeKind::Optional { .. } | NodeKind::Repeat { .. });
     direct
         .into_iter()
-        .chain(
-            tree.children(child)
-                .filter(move |_| wrapped)
-                .filter_map(move |item| match tree.node(item).kind {
-                    NodeKind::Rule { alternative, .. } => Some(alternative),
-                    _ => None,
-                }),
-        )
+        .chain(tree.children(child).filter(move |_| wrapped))
+}
+
+/// The chain being walked down (see [`Criterion::KStep`]).
+struct Chain {
+    rule: RuleId,
+    alternatives: Vec<u32>,
+    positions: Vec<u32>,
+}
+
+/// Records every chain of `k` productions that starts at the rule node `id` (whose production
+/// is the last of `chain` once pushed) and goes down the tree.
+fn walk_chains(
+    tree: &DerivationTree,
+    id: NodeId,
+    k: usize,
+    chain: &mut Chain,
+    found: &mut HashSet<Item>,
+) {
+    let NodeKind::Rule { alternative, .. } = tree.node(id).kind else {
+        return;
+    };
+    chain.alternatives.push(alternative);
+    if chain.alternatives.len() == k {
+        found.insert(Item::Chain {
+            rule: chain.rule,
+            alternatives: chain.alternatives.clone(),
+            positions: chain.positions.clone(),
+        });
+    } else {
+        for (position, child) in tree.children(id).enumerate() {
+            chain.positions.push(position as u32);
+            for below in expansion_nodes(tree, child) {
+                walk_chains(tree, below, k, chain, found);
+            }
+            chain.positions.pop();
+        }
+    }
+    chain.alternatives.pop();
+}
+
+/// Records the combinations one rule node multiplies out (see [`Criterion::Cdrc2`]): one
+/// alternative from each nonterminal position's expansions, in every way; none when a
+/// position expands nothing (an absent `?`, an empty `*`).
+fn add_combinations(
+    tree: &DerivationTree,
+    id: NodeId,
+    rule: RuleId,
+    alternative: u32,
+    found: &mut HashSet<Item>,
+) {
+    let mut choices: Vec<Vec<u32>> = Vec::new();
+    for child in tree.children(id) {
+        if matches!(tree.node(child).kind, NodeKind::Terminal { .. }) {
+            continue;
+        }
+        let mut at: Vec<u32> = expansions(tree, child).collect();
+        at.sort_unstable();
+        at.dedup();
+        if at.is_empty() {
+            return;
+        }
+        choices.push(at);
+    }
+    if !choices.is_empty() {
+        for_each_combination(&choices, |inner| {
+            found.insert(Item::Combination {
+                rule,
+                alternative,
+                inner,
+            });
+        });
+    }
+}
+
+/// Calls `found` with every (rule, symbol) pair of a node and a descendant, in one pass over
+/// the nodes in pre-order with the distinct rules above the current node kept aside (with how
+/// many times each is open), so that a deep tree costs its size times the number of distinct
+/// rules above, not times its depth.
+fn for_each_pair(tree: &DerivationTree, mut found: impl FnMut(Item)) {
+    let mut open: Vec<(u32, Option<RuleId>)> = Vec::new();
+    let mut above: Vec<(RuleId, u32)> = Vec::new();
+    for (index, node) in tree.nodes().iter().enumerate() {
+        while let Some(&(end, rule)) = open.last() {
+            if (index as u32) < end {
+                break;
+            }
+            open.pop();
+            if let Some(rule) = rule {
+                let at = above.iter().position(|&(r, _)| r == rule).expect("open");
+                above[at].1 -= 1;
+                if above[at].1 == 0 {
+                    above.swap_remove(at);
+                }
+            }
+        }
+        if let Some(below) = element_of(&node.kind) {
+            for &(rule, _) in &above {
+                found(Item::Pair { above: rule, below });
+            }
+        }
+        let rule = match node.kind {
+            NodeKind::Rule { rule, .. } => Some(rule),
+            _ => None,
+        };
+        if let Some(rule) = rule {
+            match above.iter_mut().find(|(r, _)| *r == rule) {
+                Some((_, count)) => *count += 1,
+                None => above.push((rule, 1)),
+            }
+        }
+        open.push((node.end, rule));
+    }
+}
+
+/// Calls `found` with (rule, first token) for every rule node whose subtree holds a token, in
+/// one pass: rule nodes wait for the next token in pre-order, which is the first of every
+/// waiting node whose subtree reaches that far. Empty literals and GLUE are no tokens (see
+/// [`Criterion::Pll`]) and leave the nodes waiting.
+fn for_each_first(
+    tree: &DerivationTree,
+    not_tokens: &HashSet<TerminalId>,
+    mut found: impl FnMut(Item),
+) {
+    let mut waiting: Vec<(u32, RuleId)> = Vec::new();
+    for (index, node) in tree.nodes().iter().enumerate() {
+        match node.kind {
+            NodeKind::Rule { rule, .. } => waiting.push((node.end, rule)),
+            NodeKind::Terminal { terminal, .. } if !not_tokens.contains(&terminal) => {
+                for (end, rule) in waiting.drain(..) {
+                    if (index as u32) < end {
+                        found(Item::First {
+                            rule,
+                            first: terminal,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The symbol children of a node: its children, with a `?` or `*` replaced by its items.

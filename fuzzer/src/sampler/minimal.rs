@@ -190,6 +190,56 @@ impl<'g> MinimalDerivations<'g> {
         result
     }
 
+    /// The choices of `rule` expanded with `alternative`, the symbol at each position of
+    /// `inner` (position, alternative) expanded with that alternative (as the last step of a
+    /// [`Self::descent`]: a `?` present, a `*` with its least positive count, the forced item
+    /// first), everything else by its shortest derivation. This is the expansion the generic
+    /// cover algorithm asks for when a production is multiplied out (CDRC²), where one descent
+    /// would fix one position only. Appends to `out` and returns the word's length, or `None`
+    /// (with `out` as it was) when no word derives that way.
+    pub fn combination(
+        &mut self,
+        rule: RuleId,
+        alternative: u32,
+        inner: &[(u32, u32)],
+        above: &[RuleId],
+        out: &mut Vec<u32>,
+    ) -> Option<u64> {
+        self.enter(above);
+        let mark = out.len();
+        let result = self.within_rule(rule, |this| {
+            let grammar = this.grammar;
+            let a = alternative as usize;
+            if *this.yields[this.slot].alternative[rule.index()].get(a)? == NO_YIELD {
+                return None;
+            }
+            let alternatives = &grammar.rule(rule).alternatives;
+            if alternatives.len() > 1 {
+                out.push(alternative);
+            }
+            let mut total = 0u64;
+            for (position, symbol) in alternatives[a].symbols.iter().enumerate() {
+                let forced = inner.iter().find(|&&(p, _)| p == position as u32);
+                let length = match forced {
+                    Some(&(_, b)) => {
+                        let step = Step {
+                            alternative: b,
+                            below: None,
+                        };
+                        this.walk_along(symbol, &[step], out)?
+                    }
+                    None => this.walk_symbol(symbol, out)?,
+                };
+                total = total.saturating_add(length);
+            }
+            Some(total)
+        });
+        if result.is_none() {
+            out.truncate(mark);
+        }
+        result
+    }
+
     fn expand_along(&mut self, id: RuleId, steps: &[Step], out: &mut Vec<u32>) -> Option<u64> {
         let (step, rest) = steps.split_first()?;
         let rule = self.grammar.rule(id);
