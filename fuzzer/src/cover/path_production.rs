@@ -176,6 +176,7 @@ impl<'g> PathProducer<'g> {
                 &self.requirements,
                 self.analysis,
                 &mut minimal,
+                None,
                 &item,
                 unbounded,
             ) {
