@@ -319,7 +319,9 @@ fn a_killed_fuzzing_process_is_resumed_without_losing_saved_inputs() {
     let out = dir.path().join("out");
     let supervisor = fuzz_command(
         &out,
-        &["--bounds", "2,3,4", "--time", "6s", "--timeout-ms", "200"],
+        // Long enough that a loaded machine still saves five entries before the run ends (with
+        // 6 s, one CI run under load ended first and the test waited in vain).
+        &["--bounds", "2,3,4", "--time", "15s", "--timeout-ms", "200"],
     )
     .stdout(std::process::Stdio::piped())
     .stderr(std::process::Stdio::piped())
