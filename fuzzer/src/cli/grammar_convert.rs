@@ -1,6 +1,7 @@
-//! `bonsai grammar convert IN --to ebnf|antlr [--out FILE]`: any grammar the tool reads,
-//! written in the native format (to edit an imported grammar by hand) or as an ANTLR4 grammar
-//! (for ANTLR-based tools such as picireny).
+//! `bonsai grammar convert IN --to ebnf|antlr|fuzzingbook [--out FILE]`: any grammar the tool
+//! reads, written in the native format (to edit an imported grammar by hand), as an ANTLR4
+//! grammar (for ANTLR-based tools such as picireny) or as a fuzzingbook JSON grammar (to run
+//! the book's fuzzers on the same language, as scripts/suite-table does).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,8 @@ use clap::{Args, ValueEnum};
 
 use super::Failure;
 use super::load::load_grammar;
-use crate::convert::{is_antlr_identifier, to_antlr, to_ebnf};
+use crate::bounds::Bounds;
+use crate::convert::{is_antlr_identifier, to_antlr, to_ebnf, to_fuzzingbook};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 
@@ -21,6 +23,9 @@ pub enum Target {
     /// INDENT/DEDENT also get NAMEIndentation.py, their lexer's indentation for the Python 3
     /// target, next to it.
     Antlr,
+    /// The fuzzingbook's JSON grammar (`{"<start>": ["<expr>"], ...}`) whose expansions
+    /// concatenate to exactly the texts Bonsai renders, layout included.
+    Fuzzingbook,
 }
 
 #[derive(Args)]
@@ -34,6 +39,11 @@ pub struct ConvertArgs {
     /// so the file name must be NAME.g4 with NAME an ANTLR name.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// For --to fuzzingbook: a pool offers its first M values (N and D do not apply: the
+    /// book's fuzzers control size on their own). Default 1,1,1, one value as `bonsai cover`
+    /// takes by default, so that a converted grammar and a cover suite speak of the same words.
+    #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
+    bounds: Option<Bounds>,
 }
 
 pub fn run(args: ConvertArgs) -> Result<(), Failure> {
@@ -42,7 +52,22 @@ pub fn run(args: ConvertArgs) -> Result<(), Failure> {
         Some(_) => d,
         None => d.in_file(&args.file),
     };
+    if args.bounds.is_some() && !matches!(args.to, Target::Fuzzingbook) {
+        return Err(Diagnostic::error(
+            "--bounds applies to --to fuzzingbook only: the other formats keep pools whole",
+        )
+        .into());
+    }
     match args.to {
+        Target::Fuzzingbook => {
+            let bounds = match args.bounds {
+                Some(bounds) => bounds,
+                None => Bounds::new(1, 1, 1)
+                    .map_err(|e| Diagnostic::error(format!("internal error: {e}")))?,
+            };
+            let converted = to_fuzzingbook(&grammar, bounds).map_err(located)?;
+            emit(args.out.as_deref(), &converted.to_json())
+        }
         Target::Ebnf => emit(args.out.as_deref(), &to_ebnf(&grammar)),
         Target::Antlr => {
             let name = antlr_name(&grammar, args.out.as_deref())?;

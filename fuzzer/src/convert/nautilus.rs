@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use super::plain::desugar;
-use super::text_grammar::{Piece, TextGrammar, text_grammar};
+use super::text_grammar::{Piece, TextGrammar, ascii_name, text_grammar, unique};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::sampler::Bounds;
@@ -103,16 +103,7 @@ fn escape_into(text: &str, format: &mut String) {
 /// `[A-Z][a-zA-Z0-9_-]*`: other characters become `_`, and a name not starting with a capital
 /// letter gets one (`value` becomes `Value`, `_x` becomes `N_x`).
 fn nonterminal_name(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out = ascii_name(name);
     match out.chars().next() {
         Some(c) if c.is_ascii_lowercase() => {
             out.replace_range(..1, &c.to_ascii_uppercase().to_string())
@@ -121,16 +112,6 @@ fn nonterminal_name(name: &str) -> String {
         _ => out.insert(0, 'N'),
     }
     out
-}
-
-fn unique(name: String, taken: &mut HashSet<String>) -> String {
-    let mut candidate = name.clone();
-    let mut n = 2;
-    while !taken.insert(candidate.clone()) {
-        candidate = format!("{name}_{n}");
-        n += 1;
-    }
-    candidate
 }
 
 #[cfg(test)]

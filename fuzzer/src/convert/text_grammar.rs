@@ -11,7 +11,7 @@
 //! and each terminal carries its own prefix. The result derives exactly the texts the layout
 //! pass writes, for every `%layout`, up to [`MAX_INDENT_LEVEL`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::plain::{Item, PlainGrammar};
 use crate::grammar::{Layout, LayoutToken, Separator};
@@ -462,6 +462,33 @@ impl<'a> Builder<'a> {
             },
         }
     }
+}
+
+/// `name` with every character but ASCII letters, digits, `_` and `-` replaced by `_`: what
+/// both the Nautilus and the fuzzingbook formats allow in a nonterminal's name, so that the
+/// text rules keep recognizable names in either.
+pub fn ascii_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `name`, or `name_2`, `name_3`, ... for the first that is not `taken`; marks it taken.
+/// Sanitizing names can make two rules' names equal, and a format adds names of its own.
+pub fn unique(name: String, taken: &mut HashSet<String>) -> String {
+    let mut candidate = name.clone();
+    let mut n = 2;
+    while !taken.insert(candidate.clone()) {
+        candidate = format!("{name}_{n}");
+        n += 1;
+    }
+    candidate
 }
 
 #[derive(Clone, Debug)]
