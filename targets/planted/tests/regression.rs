@@ -442,7 +442,7 @@ fn coverage_csv_is_monotone_and_ends_at_the_summary() {
         let mut lines = csv.lines();
         assert_eq!(
             lines.next(),
-            Some("secs,execs,edges,corpus,valid,crashes,hangs")
+            Some("secs,execs,edges,corpus,valid,crashes,hangs,kpath2")
         );
         let rows: Vec<Vec<f64>> = lines
             .map(|l| l.split(',').map(|f| f.parse().unwrap()).collect())
@@ -450,11 +450,11 @@ fn coverage_csv_is_monotone_and_ends_at_the_summary() {
         assert!(rows.len() >= 2, "{name}: {csv}");
         assert_eq!(
             rows[0],
-            vec![0.0; 7],
+            vec![0.0; 8],
             "{name}: a fresh run starts at the origin"
         );
         for pair in rows.windows(2) {
-            for column in [0, 1, 2] {
+            for column in [0, 1, 2, 7] {
                 assert!(pair[0][column] <= pair[1][column], "{name}: {csv}");
             }
         }
@@ -462,6 +462,7 @@ fn coverage_csv_is_monotone_and_ends_at_the_summary() {
         assert_eq!(last[1], summary["execs"].as_f64().unwrap(), "{name}");
         assert_eq!(last[2], summary["edges"].as_f64().unwrap(), "{name}");
         assert_eq!(last[3], summary["corpus"].as_f64().unwrap(), "{name}");
+        assert_eq!(last[7], summary["kpaths"].as_f64().unwrap(), "{name}");
     }
 }
 
