@@ -8,6 +8,7 @@
 //! (`α θ ω ⇒* w`). One refinement: requirements are visited in grammar order, and one that an
 //! earlier word already covers gets no word of its own, so the suite does not repeat itself.
 
+mod heading;
 mod path_production;
 mod production;
 mod route;

@@ -28,10 +28,11 @@ use std::collections::{HashMap, HashSet};
 
 use libafl_bolts::rands::{Rand, StdRand};
 
+use super::heading::{FAR, Heading};
 use super::suite::word_for;
 use crate::analysis::Analysis;
 use crate::bounds::{Bounds, MAX_BOUND};
-use crate::coverage::{Criterion, Element, Item, Required, Requirements, Tally};
+use crate::coverage::{Criterion, Element, Item, Required, Tally};
 use crate::grammar::{Grammar, RuleId, Symbol};
 use crate::sampler::{MinimalDerivations, replay_strict};
 
@@ -39,9 +40,6 @@ use crate::sampler::{MinimalDerivations, replay_strict};
 /// that a word completes many chases of a few levels each, small enough that words stay
 /// readable and a chase cannot grow a word without end.
 pub const WORD_BUDGET: usize = 600;
-
-/// No rule where an uncovered path begins is reachable.
-const FAR: u32 = u32::MAX;
 
 /// Why no producer could be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,7 +72,8 @@ impl std::error::Error for PathProductionError {}
 pub struct PathProducer<'g> {
     grammar: &'g Grammar,
     analysis: &'g Analysis,
-    requirements: Requirements<'g>,
+    /// Targets: rules where an uncovered path begins.
+    heading: Heading<'g>,
     minimal: MinimalDerivations<'g>,
     bounds: Bounds,
     k: usize,
@@ -84,8 +83,6 @@ pub struct PathProducer<'g> {
     /// For every prefix of an uncovered path (lengths 1 to k), how many uncovered paths start
     /// with it.
     prefixes: HashMap<Vec<Element>, u32>,
-    /// Per rule: expansions to the nearest rule where an uncovered path begins.
-    distance: Vec<u32>,
     tally: Tally,
     /// Paths no word within the bounds can derive, with the reason.
     given_up: Vec<(Item, String)>,
@@ -109,8 +106,8 @@ impl<'g> PathProducer<'g> {
             return Err(PathProductionError::BadK(k));
         }
         let criterion = Criterion::KPath(k);
-        let requirements = Requirements::new(grammar, analysis);
-        let uncovered = match requirements.required(criterion) {
+        let heading = Heading::new(grammar, analysis);
+        let uncovered = match heading.requirements().required(criterion) {
             Required::Listed(items) => items
                 .into_iter()
                 .filter_map(|item| match item {
@@ -123,14 +120,13 @@ impl<'g> PathProducer<'g> {
         let mut producer = Self {
             grammar,
             analysis,
-            requirements,
+            heading,
             minimal: MinimalDerivations::new(grammar, bounds),
             bounds,
             k,
             criterion,
             uncovered,
             prefixes: HashMap::new(),
-            distance: vec![FAR; grammar.rules.len()],
             tally: Tally::new(&[criterion]),
             given_up: Vec::new(),
             entered: 0,
@@ -154,7 +150,7 @@ impl<'g> PathProducer<'g> {
         while !self.uncovered.is_empty() {
             let before = self.tally.covered(self.criterion).len();
             let mut out = Vec::new();
-            if self.distance[self.grammar.start.index()] != FAR {
+            if self.heading.distance(self.grammar.start) != FAR {
                 self.entered = 0;
                 let mut chain = Vec::new();
                 self.enter(Element::Rule(self.grammar.start), &mut chain);
@@ -173,7 +169,7 @@ impl<'g> PathProducer<'g> {
             let mut minimal = MinimalDerivations::new(self.grammar, unbounded);
             match word_for(
                 self.grammar,
-                &self.requirements,
+                self.heading.requirements(),
                 self.analysis,
                 &mut minimal,
                 None,
@@ -240,25 +236,12 @@ impl<'g> PathProducer<'g> {
 
     fn refresh_distances(&mut self) {
         self.stale = false;
-        let grammar = self.grammar;
-        for rule in grammar.rule_ids() {
-            self.distance[rule.index()] = if self.begins_here(rule) { 0 } else { FAR };
-        }
-        loop {
-            let mut changed = false;
-            for rule in grammar.rule_ids() {
-                let best = self
-                    .nearest_through(rule)
-                    .map_or(FAR, |(_, d)| d.saturating_add(1));
-                if best < self.distance[rule.index()] {
-                    self.distance[rule.index()] = best;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        let targets: Vec<bool> = self
+            .grammar
+            .rule_ids()
+            .map(|rule| self.begins_here(rule))
+            .collect();
+        self.heading.recompute(|rule| targets[rule.index()]);
     }
 
     /// Whether an uncovered path begins at `rule`, or (for k = 1) one of its alternatives holds
@@ -272,7 +255,7 @@ impl<'g> PathProducer<'g> {
             .alternatives
             .iter()
             .enumerate()
-            .filter(|&(a, _)| self.requirements.feasible(rule, a))
+            .filter(|&(a, _)| self.heading.requirements().feasible(rule, a))
             .flat_map(|(_, alt)| &alt.symbols)
             .any(|s| matches!(*s, Symbol::Terminal(t) if self.starts(Element::Terminal(t)) > 0))
     }
@@ -282,36 +265,6 @@ impl<'g> PathProducer<'g> {
             .get([element].as_slice())
             .copied()
             .unwrap_or(0)
-    }
-
-    /// The feasible alternative of `rule` with a nonterminal nearest to a rule where an
-    /// uncovered path begins, and that nonterminal's distance.
-    fn nearest_through(&self, rule: RuleId) -> Option<(usize, u32)> {
-        let alternatives = &self.grammar.rule(rule).alternatives;
-        (0..alternatives.len())
-            .filter(|&a| self.requirements.feasible(rule, a))
-            .filter_map(|a| {
-                let nearest = alternatives[a]
-                    .symbols
-                    .iter()
-                    .filter_map(|s| self.reachable_rule(s))
-                    .map(|b| self.distance[b.index()])
-                    .min()?;
-                (nearest != FAR).then_some((a, nearest))
-            })
-            .min_by_key(|&(a, d)| (d, self.yield_of(rule, a)))
-    }
-
-    fn reachable_rule(&self, symbol: &Symbol) -> Option<RuleId> {
-        let rule = Grammar::referenced_rule(symbol)?;
-        self.analysis
-            .heights
-            .is_productive(rule.index())
-            .then_some(rule)
-    }
-
-    fn yield_of(&self, rule: RuleId, alternative: usize) -> u64 {
-        self.analysis.min_yield.alternative[rule.index()][alternative]
     }
 
     /// The path element a symbol of an alternative puts below its rule: `?` and `*` are
@@ -386,7 +339,7 @@ impl<'g> PathProducer<'g> {
         self.refresh();
         let alternatives = self.grammar.rule(rule).alternatives.len();
         let feasible: Vec<usize> = (0..alternatives)
-            .filter(|&a| self.requirements.feasible(rule, a))
+            .filter(|&a| self.heading.requirements().feasible(rule, a))
             .collect();
         let served: Vec<(u32, u32)> = feasible
             .iter()
@@ -405,13 +358,13 @@ impl<'g> PathProducer<'g> {
                 .max_by_key(|&i| {
                     (
                         served[i],
-                        std::cmp::Reverse(self.yield_of(rule, feasible[i])),
+                        std::cmp::Reverse(self.heading.yield_of(rule, feasible[i])),
                         self.rng.next(),
                     )
                 })
                 .expect("not empty");
             feasible[best]
-        } else if let Some((a, _)) = steer.then(|| self.nearest_through(rule)).flatten() {
+        } else if let Some((a, _)) = steer.then(|| self.heading.nearest_through(rule)).flatten() {
             a
         } else {
             let mark = out.len();
@@ -438,7 +391,7 @@ impl<'g> PathProducer<'g> {
         // distances its elder siblings' paths changed. Each symbol is produced into its own
         // part and the parts are joined in the alternative's order.
         let mut order: Vec<usize> = (0..symbols.len()).collect();
-        order.sort_by_key(|&i| self.distance_of(&symbols[i]));
+        order.sort_by_key(|&i| self.heading.distance_of(&symbols[i]));
         let mut parts = vec![Vec::new(); symbols.len()];
         for i in order {
             self.produce_symbol(&symbols, i, chain, &mut parts[i]);
@@ -446,11 +399,6 @@ impl<'g> PathProducer<'g> {
         for part in parts {
             out.extend(part);
         }
-    }
-
-    fn distance_of(&self, symbol: &Symbol) -> u32 {
-        self.reachable_rule(symbol)
-            .map_or(FAR, |b| self.distance[b.index()])
     }
 
     /// Whether an optional `body` at position `at` of `symbols`, below `chain`, gets (another)
@@ -471,10 +419,10 @@ impl<'g> PathProducer<'g> {
             .filter(|&(i, s)| {
                 i != at && matches!(s, Symbol::Rule(_) | Symbol::Repeat { min: 1.., .. })
             })
-            .map(|(_, s)| self.distance_of(s))
+            .map(|(_, s)| self.heading.distance_of(s))
             .min()
             .unwrap_or(FAR);
-        let here = self.distance[body.index()];
+        let here = self.heading.distance(body);
         here != FAR && here < rivals
     }
 

@@ -18,27 +18,22 @@
 
 use libafl_bolts::rands::{Rand, StdRand};
 
+use super::heading::{FAR, Heading};
 use crate::analysis::{Analysis, NO_YIELD};
 use crate::bounds::Bounds;
-use crate::coverage::Requirements;
 use crate::grammar::{Grammar, RuleId, Symbol};
 use crate::sampler::MinimalDerivations;
-
-/// No uncovered production is reachable from the rule.
-const FAR: u32 = u32::MAX;
 
 /// Produces words until every feasible production has been used.
 pub struct CoverageProducer<'g> {
     grammar: &'g Grammar,
     analysis: &'g Analysis,
-    requirements: Requirements<'g>,
+    /// Targets: rules with an uncovered feasible alternative.
+    heading: Heading<'g>,
     minimal: MinimalDerivations<'g>,
     bounds: Bounds,
     /// Per rule, per alternative: used by some word so far.
     covered: Vec<Vec<bool>>,
-    /// Per rule: expansions to the nearest rule with an uncovered feasible alternative (0 for
-    /// such a rule itself), [`FAR`] when none is reachable.
-    distance: Vec<u32>,
     stale: bool,
     rng: StdRand,
 }
@@ -46,7 +41,6 @@ pub struct CoverageProducer<'g> {
 impl<'g> CoverageProducer<'g> {
     /// A producer for `grammar`; `seed` only breaks ties between equally good alternatives.
     pub fn new(grammar: &'g Grammar, analysis: &'g Analysis, bounds: Bounds, seed: u64) -> Self {
-        let requirements = Requirements::new(grammar, analysis);
         let covered = grammar
             .rules
             .iter()
@@ -55,11 +49,10 @@ impl<'g> CoverageProducer<'g> {
         Self {
             grammar,
             analysis,
-            requirements,
+            heading: Heading::new(grammar, analysis),
             minimal: MinimalDerivations::new(grammar, bounds),
             bounds,
             covered,
-            distance: vec![FAR; grammar.rules.len()],
             stale: true,
             rng: StdRand::with_seed(seed),
         }
@@ -68,7 +61,7 @@ impl<'g> CoverageProducer<'g> {
     /// The choices of the next word, or `None` once every feasible production is covered.
     pub fn next_word(&mut self) -> Option<Vec<u32>> {
         self.refresh();
-        if self.distance[self.grammar.start.index()] == FAR {
+        if self.heading.distance(self.grammar.start) == FAR {
             return None;
         }
         let mut out = Vec::new();
@@ -77,71 +70,25 @@ impl<'g> CoverageProducer<'g> {
     }
 
     fn uncovered(&self, rule: RuleId, alternative: usize) -> bool {
-        self.requirements.feasible(rule, alternative) && !self.covered[rule.index()][alternative]
+        self.heading.requirements().feasible(rule, alternative)
+            && !self.covered[rule.index()][alternative]
     }
 
-    /// Recomputes the distances after coverage changed: a fixpoint over the rules, each a
-    /// minimum over its feasible alternatives' nonterminals of one plus theirs.
+    /// Recomputes the distances after coverage changed.
     fn refresh(&mut self) {
         if !self.stale {
             return;
         }
         self.stale = false;
-        let grammar = self.grammar;
-        for rule in grammar.rule_ids() {
-            let alternatives = grammar.rule(rule).alternatives.len();
-            self.distance[rule.index()] = if (0..alternatives).any(|a| self.uncovered(rule, a)) {
-                0
-            } else {
-                FAR
-            };
-        }
-        loop {
-            let mut changed = false;
-            for rule in grammar.rule_ids() {
-                let best = self
-                    .nearest_through(rule)
-                    .map_or(FAR, |(_, d)| d.saturating_add(1));
-                if best < self.distance[rule.index()] {
-                    self.distance[rule.index()] = best;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-    }
-
-    /// The feasible alternative of `rule` with a nonterminal nearest to something uncovered, and
-    /// that nonterminal's distance.
-    fn nearest_through(&self, rule: RuleId) -> Option<(usize, u32)> {
-        let alternatives = &self.grammar.rule(rule).alternatives;
-        (0..alternatives.len())
-            .filter(|&a| self.requirements.feasible(rule, a))
-            .filter_map(|a| {
-                let nearest = alternatives[a]
-                    .symbols
-                    .iter()
-                    .filter_map(|s| self.reachable_rule(s))
-                    .map(|b| self.distance[b.index()])
-                    .min()?;
-                (nearest != FAR).then_some((a, nearest))
+        let targets: Vec<bool> = self
+            .grammar
+            .rule_ids()
+            .map(|rule| {
+                let alternatives = self.grammar.rule(rule).alternatives.len();
+                (0..alternatives).any(|a| self.uncovered(rule, a))
             })
-            .min_by_key(|&(a, d)| (d, self.yield_of(rule, a)))
-    }
-
-    /// The rule a symbol expands to, when a derivation can go through it.
-    fn reachable_rule(&self, symbol: &Symbol) -> Option<RuleId> {
-        let rule = Grammar::referenced_rule(symbol)?;
-        self.analysis
-            .heights
-            .is_productive(rule.index())
-            .then_some(rule)
-    }
-
-    fn yield_of(&self, rule: RuleId, alternative: usize) -> u64 {
-        self.analysis.min_yield.alternative[rule.index()][alternative]
+            .collect();
+        self.heading.recompute(|rule| targets[rule.index()]);
     }
 
     /// Whether some nonterminal of the alternative still leads to an uncovered production.
@@ -149,8 +96,7 @@ impl<'g> CoverageProducer<'g> {
         self.grammar.rule(rule).alternatives[alternative]
             .symbols
             .iter()
-            .filter_map(|s| self.reachable_rule(s))
-            .any(|b| self.distance[b.index()] != FAR)
+            .any(|s| self.heading.distance_of(s) != FAR)
     }
 
     fn produce_rule(&mut self, rule: RuleId, out: &mut Vec<u32>) {
@@ -165,7 +111,7 @@ impl<'g> CoverageProducer<'g> {
                 .map(|&a| {
                     (
                         !self.leads_on(rule, a),
-                        self.yield_of(rule, a),
+                        self.heading.yield_of(rule, a),
                         self.rng.next(),
                     )
                 })
@@ -174,7 +120,7 @@ impl<'g> CoverageProducer<'g> {
                 .min_by_key(|&i| keys[i])
                 .expect("not empty");
             fresh[best]
-        } else if let Some((a, _)) = self.nearest_through(rule) {
+        } else if let Some((a, _)) = self.heading.nearest_through(rule) {
             a
         } else {
             let mark = out.len();
@@ -183,7 +129,7 @@ impl<'g> CoverageProducer<'g> {
             }
             return;
         };
-        debug_assert!(self.yield_of(rule, chosen) != NO_YIELD);
+        debug_assert!(self.heading.yield_of(rule, chosen) != NO_YIELD);
         self.covered[rule.index()][chosen] = true;
         self.stale = true;
         if alternatives > 1 {
@@ -196,10 +142,7 @@ impl<'g> CoverageProducer<'g> {
         // its own part and the parts are joined in the alternative's order.
         let symbols = self.grammar.rule(rule).alternatives[chosen].symbols.clone();
         let mut order: Vec<usize> = (0..symbols.len()).collect();
-        order.sort_by_key(|&i| {
-            self.reachable_rule(&symbols[i])
-                .map_or(FAR, |b| self.distance[b.index()])
-        });
+        order.sort_by_key(|&i| self.heading.distance_of(&symbols[i]));
         let mut parts = vec![Vec::new(); symbols.len()];
         for i in order {
             self.produce_symbol(&symbols[i], &mut parts[i]);
@@ -211,7 +154,7 @@ impl<'g> CoverageProducer<'g> {
 
     fn heads_somewhere(&mut self, rule: RuleId) -> bool {
         self.refresh();
-        self.analysis.heights.is_productive(rule.index()) && self.distance[rule.index()] != FAR
+        self.analysis.heights.is_productive(rule.index()) && self.heading.distance(rule) != FAR
     }
 
     fn produce_symbol(&mut self, symbol: &Symbol, out: &mut Vec<u32>) {
