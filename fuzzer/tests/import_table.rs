@@ -36,15 +36,33 @@ fn a_small_python_row_adds_up() {
     let numbers: Vec<usize> = row
         .split_whitespace()
         .skip(1)
-        .take(6)
-        .map(|n| n.parse().unwrap())
+        .map(|n| n.trim_end_matches('%').parse::<f64>().unwrap() as usize)
         .collect();
-    let [files, real, exact, layout, renamed, rejected] = numbers[..] else {
+    let [
+        files,
+        real,
+        exact,
+        own,
+        layout,
+        renamed,
+        rejected,
+        _share,
+        load_own,
+        load_readme,
+        changed,
+    ] = numbers[..]
+    else {
         panic!("{row}");
     };
     assert_eq!(files, 12, "{row}");
     assert!(real <= files, "{row}");
     assert_eq!(exact + layout + renamed + rejected, real, "{row}");
+    assert!(own <= exact, "{row}");
+    // Every imported file replays under the bounds its import reported, and its replay means
+    // what the file does.
+    assert_eq!(load_own, exact + layout, "{row}");
+    assert!(load_readme <= load_own, "{row}");
+    assert_eq!(changed, 0, "{row}");
     let plain =
         std::fs::read_to_string(dir.path().join("python-ts/plain/import-report.txt")).unwrap();
     assert_eq!(plain.lines().count(), real + 1, "{plain}");

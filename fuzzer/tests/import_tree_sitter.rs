@@ -307,7 +307,7 @@ fn python_words_that_begin_with_a_keyword_are_one_identifier() {
         "{}",
         error.message
     );
-    let options = bonsai::parse::ParseOptions { rename_pools: true };
+    let options = bonsai::parse::ParseOptions::renaming_words();
     let parsed = parser
         .parse_with(text, options)
         .unwrap_or_else(|e| panic!("{}", e.message));
@@ -404,7 +404,7 @@ fn python_soft_keywords_are_renamed_only_where_a_name_is_needed() {
     let grammar = load("tree-sitter-python");
     let parser = bonsai::parse::Parser::new(&grammar);
     let text = "def print(self):\n    return self.match\nprint(y)\nif x:\n    pass\n";
-    let options = bonsai::parse::ParseOptions { rename_pools: true };
+    let options = bonsai::parse::ParseOptions::renaming_words();
     let parsed = parser
         .parse_with(text, options)
         .unwrap_or_else(|e| panic!("{}", e.message));
@@ -417,4 +417,92 @@ fn python_soft_keywords_are_renamed_only_where_a_name_is_needed() {
     );
     let if_as_name = "if = 1\n";
     assert!(parser.parse_with(if_as_name, options).is_err());
+}
+
+/// Issue 13: a real file's own names are kept, not renamed. A file that names things `total`
+/// and `scale` (not values of the identifier pool) imports exactly by default: its choices
+/// record the pool values its names stand in for, so m counts its distinct names, and carry
+/// the names themselves, so the replay is the file byte for byte. Operators are read as a
+/// lexer reads them: `**` is one operator (a derivation as `*` `*` would replay as `* *`,
+/// another program), while `from ...pkg import x`, where only `.` is expected, is three dots.
+#[test]
+fn python_names_of_a_real_file_are_kept_and_operators_read_longest_first() {
+    let file = "from ...pkg import total\nscale = total ** 2 * total\nprint(scale)\n";
+    let grammar = load("tree-sitter-python");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let error = parser.parse(file).unwrap_err();
+    assert!(
+        error.message.contains("'pkg' is not a value"),
+        "{}",
+        error.message
+    );
+    let parsed = parser
+        .parse_with(file, bonsai::parse::ParseOptions::keeping_words())
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let words: Vec<&str> = parsed
+        .words
+        .as_slice()
+        .iter()
+        .map(|w| w.word.as_str())
+        .collect();
+    assert_eq!(words, ["pkg", "total", "scale"]);
+    assert!(parsed.renames.is_empty());
+    assert_eq!(parsed.bounds.idents, 3, "one pool value per distinct name");
+    // The layout writes the relative import's dots apart; everything else is the file's.
+    assert_eq!(
+        bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words),
+        file.replace("from ...", "from. . .")
+    );
+    let operators: Vec<&str> = parsed
+        .tree
+        .nodes()
+        .iter()
+        .filter_map(|node| match node.kind {
+            bonsai::tree::NodeKind::Terminal { terminal, .. } => match grammar.terminal(terminal) {
+                Terminal::Literal(op) if op.starts_with(['*', '.']) => Some(op.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(operators, [".", ".", ".", "**", "*"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    let file = "import total\nscale = total ** 2 * total\nprint(scale)\n";
+    std::fs::write(seeds.join("names.py"), file).unwrap();
+    let corpus = dir.path().join("corpus");
+    let json = grammar_json("tree-sitter-python");
+    let (code, _, stderr) = bonsai(&[
+        "import".as_ref(),
+        json.as_os_str(),
+        seeds.as_os_str(),
+        "--out".as_ref(),
+        corpus.as_os_str(),
+    ]);
+    let report = std::fs::read_to_string(corpus.join("import-report.txt"))
+        .unwrap_or_else(|_| panic!("{stderr}"));
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        report.contains("names.py: accepted as 000000 (exact, bounds 2,")
+            && report.contains("; 2 words of its own"),
+        "{report}"
+    );
+    let (code, replayed, stderr) = bonsai(&[
+        "generate".as_ref(),
+        json.as_os_str(),
+        "--replay".as_ref(),
+        corpus.join("000000.choices").as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(replayed.strip_suffix('\n').unwrap_or(&replayed), file);
+
+    // Renaming stays available, and says what it changed.
+    let renamed = parser
+        .parse_with(file, bonsai::parse::ParseOptions::renaming_words())
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(renamed.words.is_empty());
+    assert_eq!(renamed.renames.len(), 2);
+    assert_ne!(bonsai::text::render(&grammar, &renamed.tree), file);
 }

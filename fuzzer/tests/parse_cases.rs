@@ -171,7 +171,7 @@ fn renaming_pool_words_is_consistent_and_avoids_used_values() {
     let grammar = shipped("chocopy");
     let parser = Parser::new(&grammar);
     let text = "total = a\nb = total + count\n";
-    let options = ParseOptions { rename_pools: true };
+    let options = ParseOptions::renaming_words();
     let parsed = parser.parse_with(text, options).unwrap();
     let renamed = bonsai::text::render(&grammar, &parsed.tree);
     assert_eq!(renamed, "c = a\nb = c + d\n");
@@ -294,7 +294,7 @@ fn words_that_begin_with_a_keyword_are_one_name_in_native_grammars() {
     );
     let grammar = shipped("chocopy");
     let parser = Parser::new(&grammar);
-    let options = ParseOptions { rename_pools: true };
+    let options = ParseOptions::renaming_words();
     let text = "iffy = notable\nif iffy:\n    format = not iffy\n";
     let parsed = parser
         .parse_with(text, options)

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use bonsai::grammar::Grammar;
 use bonsai::parse::{ParseOptions, Parser};
 use bonsai::sampler::{Bounds, Sample, Sampler};
-use bonsai::text::render;
+use bonsai::text::{render, render_words};
 use common::{SHIPPED, shipped};
 use libafl_bolts::rands::StdRand;
 use proptest::prelude::*;
@@ -62,21 +62,22 @@ fn apply(text: &mut Vec<u8>, edit: &Edit) {
 }
 
 /// Parsing must return, and an error must point inside the text (or at its end).
-fn check(grammar: &Grammar, bytes: &[u8], rename: bool) -> Result<(), TestCaseError> {
+fn check(grammar: &Grammar, bytes: &[u8], mode: u8) -> Result<(), TestCaseError> {
     let parser = Parser::new(grammar);
-    match parser.parse_bytes(
-        bytes,
-        ParseOptions {
-            rename_pools: rename,
-        },
-    ) {
+    let options = match mode % 3 {
+        0 => ParseOptions::default(),
+        1 => ParseOptions::renaming_words(),
+        _ => ParseOptions::keeping_words(),
+    };
+    match parser.parse_bytes(bytes, options) {
         Ok(parsed) => {
-            // Whatever was accepted replays to a text that parses to the same tree.
-            let text = render(grammar, &parsed.tree);
+            // Whatever was accepted replays to a text that parses to the same tree, own words
+            // and all.
+            let text = render_words(grammar, &parsed.tree, &parsed.words);
             let again = parser
-                .parse(&text)
+                .parse_with(&text, options)
                 .map_err(|e| TestCaseError::fail(format!("re-rendered {text:?} rejected: {e}")))?;
-            prop_assert_eq!(render(grammar, &again.tree), text);
+            prop_assert_eq!(render_words(grammar, &again.tree, &again.words), text);
         }
         Err(e) => prop_assert!(
             e.offset <= bytes.len(),
@@ -92,13 +93,13 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn random_bytes_never_panic(g in 0..SHIPPED.len(), bytes in proptest::collection::vec(any::<u8>(), 0..200), rename: bool) {
-        check(&GRAMMARS[g], &bytes, rename)?;
+    fn random_bytes_never_panic(g in 0..SHIPPED.len(), bytes in proptest::collection::vec(any::<u8>(), 0..200), mode: u8) {
+        check(&GRAMMARS[g], &bytes, mode)?;
     }
 
     #[test]
     fn edited_generated_texts_never_panic(
-        g in 0..SHIPPED.len(), seed: u64, rename: bool,
+        g in 0..SHIPPED.len(), seed: u64, mode: u8,
         edits in proptest::collection::vec(edit(), 1..6),
     ) {
         let grammar = &GRAMMARS[g];
@@ -109,6 +110,6 @@ proptest! {
         for e in &edits {
             apply(&mut text, e);
         }
-        check(grammar, &text, rename)?;
+        check(grammar, &text, mode)?;
     }
 }

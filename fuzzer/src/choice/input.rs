@@ -6,7 +6,7 @@ use libafl::inputs::Input;
 use libafl_bolts::HasLen;
 use serde::{Deserialize, Serialize};
 
-use super::ChoiceSequence;
+use super::{ChoiceSequence, OwnWords};
 use crate::bounds::Bounds;
 
 /// What LibAFL stores, schedules and mutates. The text is not part of it: the text is a
@@ -23,6 +23,9 @@ pub struct ChoiceInput {
     /// The bounds the sequence was generated under; `None` only for a default input, which
     /// consumers read under the campaign's own bounds.
     pub bounds: Option<Bounds>,
+    /// Words of its own that the text says instead of some pool values (an imported seed's
+    /// names); empty for generated inputs. Mutants inherit them with the choices.
+    pub words: OwnWords,
 }
 
 impl ChoiceInput {
@@ -31,14 +34,22 @@ impl ChoiceInput {
         Self {
             choices,
             bounds: Some(bounds),
+            words: OwnWords::default(),
         }
+    }
+
+    /// The same input speaking `words` for the pool values they stand in for.
+    pub fn with_words(mut self, words: OwnWords) -> Self {
+        self.words = words;
+        self
     }
 }
 
-/// Two inputs are the same input when they make the same decisions.
+/// Two inputs are the same input when they make the same decisions in the same words.
 impl Hash for ChoiceInput {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.choices.hash(state);
+        self.words.hash(state);
     }
 }
 

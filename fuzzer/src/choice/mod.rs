@@ -4,6 +4,7 @@
 
 mod cursor;
 mod input;
+mod own_words;
 mod saved;
 mod sequence;
 
@@ -11,5 +12,6 @@ pub use cursor::{
     Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED, UNIFORM_COUNTS, count_from_raw,
 };
 pub use input::ChoiceInput;
+pub use own_words::{OwnWord, OwnWords};
 pub use saved::{ChoicesFileError, SavedChoices};
 pub use sequence::ChoiceSequence;

@@ -4,13 +4,16 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::ChoiceSequence;
+use super::{ChoiceSequence, OwnWords};
 use crate::bounds::Bounds;
 use crate::diagnostic::Diagnostic;
 
 /// Files start with this, so that a truncated or foreign file is recognised as such instead of
-/// being decoded into garbage.
+/// being decoded into garbage. The last byte is the version: 1 holds no own words, 2 does. A
+/// file without words is still written as version 1, so every file that earlier releases
+/// could read, they still can.
 const MAGIC: &[u8; 8] = b"BONSAIC\x01";
+const MAGIC_WITH_WORDS: &[u8; 8] = b"BONSAIC\x02";
 
 /// Why bytes are not a `.choices` file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,24 +52,54 @@ pub struct SavedChoices {
     pub bounds: Bounds,
     /// The normalized decisions.
     pub choices: ChoiceSequence,
+    /// Words the text says instead of some pool values (an imported seed's own names).
+    pub words: OwnWords,
+}
+
+/// Version 1 of the file body: no words.
+#[derive(Serialize, Deserialize)]
+struct Body<'a> {
+    grammar: u64,
+    bounds: Bounds,
+    choices: std::borrow::Cow<'a, ChoiceSequence>,
 }
 
 impl SavedChoices {
     /// The file's bytes: the magic number, then the postcard encoding. Infallible.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend(postcard::to_stdvec(self).expect("serializing plain data cannot fail"));
+        let encoded = if self.words.is_empty() {
+            let body = Body {
+                grammar: self.grammar,
+                bounds: self.bounds,
+                choices: std::borrow::Cow::Borrowed(&self.choices),
+            };
+            (MAGIC, postcard::to_stdvec(&body))
+        } else {
+            (MAGIC_WITH_WORDS, postcard::to_stdvec(self))
+        };
+        let mut bytes = encoded.0.to_vec();
+        bytes.extend(encoded.1.expect("serializing plain data cannot fail"));
         bytes
     }
 
     /// Decodes a `.choices` file, rejecting a missing magic number, a body that does not decode and
     /// trailing bytes, so a damaged file never replays as some other input.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ChoicesFileError> {
-        let body = bytes
-            .strip_prefix(MAGIC.as_slice())
-            .ok_or(ChoicesFileError::NotAChoicesFile)?;
-        let (saved, rest): (SavedChoices, _) = postcard::take_from_bytes(body)
-            .map_err(|e| ChoicesFileError::Corrupt(e.to_string()))?;
+        let corrupt = |e: postcard::Error| ChoicesFileError::Corrupt(e.to_string());
+        let (saved, rest) = if let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) {
+            let (body, rest): (Body, _) = postcard::take_from_bytes(body).map_err(corrupt)?;
+            let saved = SavedChoices {
+                grammar: body.grammar,
+                bounds: body.bounds,
+                choices: body.choices.into_owned(),
+                words: OwnWords::default(),
+            };
+            (saved, rest)
+        } else if let Some(body) = bytes.strip_prefix(MAGIC_WITH_WORDS.as_slice()) {
+            postcard::take_from_bytes::<SavedChoices>(body).map_err(corrupt)?
+        } else {
+            return Err(ChoicesFileError::NotAChoicesFile);
+        };
         if !rest.is_empty() {
             return Err(ChoicesFileError::TrailingBytes(rest.len()));
         }
@@ -97,8 +130,10 @@ mod tests {
             grammar: 42,
             bounds: Bounds::new(2, 3, 4).unwrap(),
             choices: ChoiceSequence(vec![0, 1, 300, 7]),
+            words: OwnWords::default(),
         };
         let bytes = saved.to_bytes();
+        assert_eq!(bytes[..8], *MAGIC);
         assert_eq!(SavedChoices::from_bytes(&bytes).unwrap(), saved);
         assert!(matches!(
             SavedChoices::from_bytes(&bytes[..bytes.len() - 1]),
@@ -114,5 +149,26 @@ mod tests {
             SavedChoices::from_bytes(&extra),
             Err(ChoicesFileError::TrailingBytes(1))
         );
+    }
+
+    #[test]
+    fn words_round_trip_in_version_two_and_damage_is_still_caught() {
+        let saved = SavedChoices {
+            grammar: 7,
+            bounds: Bounds::new(3, 1, 2).unwrap(),
+            choices: ChoiceSequence(vec![2, 0]),
+            words: OwnWords::new(vec![crate::choice::OwnWord {
+                pool: crate::grammar::PoolId(0),
+                value: 2,
+                word: "total".into(),
+            }]),
+        };
+        let bytes = saved.to_bytes();
+        assert_eq!(bytes[..8], *MAGIC_WITH_WORDS);
+        assert_eq!(SavedChoices::from_bytes(&bytes).unwrap(), saved);
+        assert!(matches!(
+            SavedChoices::from_bytes(&bytes[..bytes.len() - 2]),
+            Err(ChoicesFileError::Corrupt(_))
+        ));
     }
 }

@@ -58,6 +58,7 @@ pub fn run(args: CoverArgs) -> Result<(), Failure> {
             grammar: fingerprint,
             bounds: word.bounds,
             choices: word.choices.clone(),
+            words: Default::default(),
         }
         .write(&stem.with_extension("choices"))?;
         characters += word.text.chars().count();

@@ -13,7 +13,7 @@ use crate::coverage::Criterion;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::sampler::{Bounds, Sample, Sampler};
-use crate::text::{Renderer, render_into};
+use crate::text::{Renderer, render_words_into};
 
 /// How `bonsai generate` produces inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +129,7 @@ pub fn run(args: GenerateArgs) -> Result<(), Failure> {
             grammar: grammar.fingerprint(),
             bounds,
             choices: sample.choices.clone(),
+            words: Default::default(),
         })?;
     }
     sink.finish()
@@ -179,6 +180,7 @@ fn by_coverage(
             grammar: grammar.fingerprint(),
             bounds: Bounds::required_by(grammar, &sample.tree),
             choices: sample.tree.choices(grammar),
+            words: Default::default(),
         })?;
         i += 1;
     }
@@ -207,7 +209,7 @@ fn replay(grammar: &Grammar, path: &Path, args: &GenerateArgs) -> Result<(), Fai
         )
         .map_err(|e| Failure::Negative(format!("{}: {e} (bounds {bounds})", path.display())))?;
     let mut text = String::new();
-    render_into(grammar, &sample.tree, &mut text);
+    render_words_into(grammar, &sample.tree, &saved.words, &mut text);
     let mut sink = Sink::new(args.out.as_deref(), args.null)?;
     sink.write(0, &text)?;
     sink.finish()

@@ -15,11 +15,11 @@ use serde::Serialize;
 
 use super::Failure;
 use super::load::load_grammar;
-use super::seed::read_seed;
+use super::seed::{PoolWordsArg, read_seed};
 use crate::corpus::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT};
 use crate::diagnostic::Diagnostic;
+use crate::parse::Parser;
 use crate::parse::with_large_stack;
-use crate::parse::{ParseOptions, Parser};
 
 #[derive(Args)]
 pub struct ImportArgs {
@@ -30,9 +30,15 @@ pub struct ImportArgs {
     /// The corpus directory to create; it must not exist or be empty.
     #[arg(long, value_name = "CORPUS")]
     out: PathBuf,
-    /// Accept identifiers that are not values of their pool, renamed consistently to unused
-    /// values. This changes the seed's text; the report lists every renaming.
-    #[arg(long)]
+    /// Identifiers (words of a pool's language) that are not values of their pool: kept as
+    /// the seed's own words, which its choices carry so that the text replays unchanged (the
+    /// pool value each one stands in for counts toward the bound m); renamed consistently to
+    /// unused pool values, which changes the text (the report lists every renaming); or
+    /// rejected.
+    #[arg(long, value_enum, default_value = "keep", value_name = "HOW")]
+    pool_words: PoolWordsArg,
+    /// The same as `--pool-words rename`.
+    #[arg(long, conflicts_with = "pool_words")]
     rename_pools: bool,
 }
 
@@ -61,6 +67,10 @@ struct FileReport {
     bounds: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     renames: Vec<RenameReport>,
+    /// How many of the seed's identifiers are its own words, not pool values (kept, so the
+    /// text is unchanged).
+    #[serde(skip_serializing_if = "is_zero")]
+    own_words: usize,
     /// The located error of a rejected or unreadable file.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -93,9 +103,7 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
     } = walk;
     prepare_corpus(&args.out)?;
 
-    let options = ParseOptions {
-        rename_pools: args.rename_pools,
-    };
+    let options = args.pool_words.options(args.rename_pools);
     let mut reports = with_large_stack(|| -> Result<Vec<FileReport>, Diagnostic> {
         let parser = Parser::new(&grammar);
         let mut reports = Vec::new();
@@ -129,6 +137,7 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
                                     to: r.to.clone(),
                                 })
                                 .collect(),
+                            own_words: seed.saved.words.len(),
                             error: None,
                             why: None,
                         }
@@ -183,6 +192,10 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
     }
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 fn failed(path: &Path, status: &'static str, error: String) -> FileReport {
     let error = if error.starts_with(&path.display().to_string()) {
         error
@@ -196,6 +209,7 @@ fn failed(path: &Path, status: &'static str, error: String) -> FileReport {
         text: None,
         bounds: None,
         renames: Vec::new(),
+        own_words: 0,
         error: Some(error),
         why: None,
     }
@@ -301,6 +315,7 @@ fn skipped(path: &Path, why: String) -> FileReport {
         text: None,
         bounds: None,
         renames: Vec::new(),
+        own_words: 0,
         error: None,
         why: Some(why),
     }
@@ -337,6 +352,10 @@ fn text_report(report: &Report) -> String {
                     file.text.unwrap_or("exact"),
                     file.bounds.as_deref().unwrap_or("?")
                 ));
+                if file.own_words > 0 {
+                    let plural = if file.own_words == 1 { "" } else { "s" };
+                    out.push_str(&format!("; {} word{plural} of its own", file.own_words));
+                }
                 for r in &file.renames {
                     out.push_str(&format!("; {} {} -> {}", r.pool, r.from, r.to));
                 }

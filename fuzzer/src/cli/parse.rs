@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::Failure;
 use super::load::load_grammar;
-use super::seed::read_seed;
+use super::seed::{PoolWordsArg, read_seed};
 use crate::diagnostic::Diagnostic;
 use crate::parse::with_large_stack;
 use crate::parse::{ParseOptions, Parser};
@@ -25,9 +25,15 @@ pub struct ParseArgs {
     /// Write the .choices files into this directory instead of next to each input.
     #[arg(long, value_name = "DIR", requires = "to_choices")]
     out: Option<PathBuf>,
-    /// Accept identifiers that are not values of their pool, renamed consistently to unused
-    /// values (the saved choices then replay to the renamed text).
-    #[arg(long)]
+    /// Identifiers (words of a pool's language) that are not values of their pool: kept as
+    /// the seed's own words, which its choices carry so that the text replays unchanged (the
+    /// pool value each one stands in for counts toward the bound m); renamed consistently to
+    /// unused pool values, which changes the text (the report lists every renaming); or
+    /// rejected.
+    #[arg(long, value_enum, default_value = "keep", value_name = "HOW")]
+    pool_words: PoolWordsArg,
+    /// The same as `--pool-words rename`.
+    #[arg(long, conflicts_with = "pool_words")]
     rename_pools: bool,
 }
 
@@ -36,9 +42,7 @@ pub fn run(args: ParseArgs) -> Result<(), Failure> {
     if let Some(dir) = &args.out {
         crate::create_dir(dir)?;
     }
-    let options = ParseOptions {
-        rename_pools: args.rename_pools,
-    };
+    let options = args.pool_words.options(args.rename_pools);
     let (rejected, unusable) = with_large_stack(|| {
         let parser = Parser::new(&grammar);
         let mut rejected = 0;
@@ -92,6 +96,11 @@ fn parse_file(
     let seed = read_seed(parser, &bytes, options)
         .map_err(|e| Outcome::Rejected(e.diagnostic(file, &String::from_utf8_lossy(&bytes))))?;
     let mut report = String::new();
+    if !seed.saved.words.is_empty() {
+        let count = seed.saved.words.len();
+        let plural = if count == 1 { "" } else { "s" };
+        report.push_str(&format!(", {count} word{plural} of its own"));
+    }
     for rename in &seed.renames {
         report.push_str(&format!(", renamed {} to {}", rename.from, rename.to));
     }

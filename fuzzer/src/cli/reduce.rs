@@ -235,14 +235,15 @@ fn reduce(
         Input::Text(text) if args.reducer == Strategy::Ddmin => (text.len(), None, text),
         Input::Text(text) => {
             let parser = Parser::new(grammar);
-            let seed =
-                read_seed(&parser, text.as_bytes(), ParseOptions::default()).map_err(|e| {
+            let seed = read_seed(&parser, text.as_bytes(), ParseOptions::keeping_words()).map_err(
+                |e| {
                     let mut diagnostic = e.diagnostic(&args.input, &text);
                     diagnostic.message.push_str(
                         " (HDD reduces sentences of the grammar; --reducer ddmin reduces any text)",
                     );
                     diagnostic
-                })?;
+                },
+            )?;
             match seed.fidelity {
                 Fidelity::Layout => eprintln!(
                     "note: {} is reduced as the grammar lays it out; only whitespace differs",
@@ -267,6 +268,7 @@ fn reduce(
             }
             let bounds = args.bounds.unwrap_or(saved.bounds);
             let original = Hdd::new(grammar, bounds)?
+                .with_words(saved.words.clone())
                 .replay(saved.choices.as_slice())
                 .map_err(|e| {
                     Diagnostic::error(format!("{e} (bounds {bounds})")).in_file(&args.input)
@@ -296,7 +298,7 @@ fn reduce(
         });
     };
     let bounds = args.bounds.unwrap_or(saved.bounds);
-    let mut hdd = Hdd::new(grammar, bounds)?;
+    let mut hdd = Hdd::new(grammar, bounds)?.with_words(saved.words.clone());
     let reduced = args
         .reducer
         .reduce(&mut hdd, saved.choices.as_slice(), &mut judge)
@@ -306,6 +308,7 @@ fn reduce(
             grammar: grammar.fingerprint(),
             bounds,
             choices: derivation.choices.clone(),
+            words: saved.words.clone(),
         }
         .write(path)?,
         (Some(path), None) => eprintln!(

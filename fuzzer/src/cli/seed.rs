@@ -2,14 +2,14 @@
 //! by replaying its choices through the sampler, as the fuzzer will.
 
 use crate::choice::SavedChoices;
-use crate::parse::{ParseError, ParseOptions, Parser, Rename};
+use crate::parse::{ParseError, ParseOptions, Parser, PoolWords, Rename};
 use crate::sampler::{StrictReplayError, replay_strict};
-use crate::text::render;
+use crate::text::render_words;
 
 /// How the re-rendered text compares with the seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fidelity {
-    /// Byte for byte the seed.
+    /// Byte for byte the seed (with its own words, if it has any: see `ReadSeed::saved`).
     Exact,
     /// The same tokens; only whitespace between them differs (the grammar's layout is applied).
     Layout,
@@ -27,6 +27,30 @@ impl Fidelity {
             Fidelity::Comments => "comments and layout differ",
             Fidelity::Renamed => "pool words renamed",
         }
+    }
+}
+
+/// `--pool-words`, shared by the commands that read seeds.
+#[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
+pub enum PoolWordsArg {
+    /// Keep them as the seed's own words: the text replays unchanged.
+    #[default]
+    Keep,
+    /// Rename them consistently to unused pool values: the text changes.
+    Rename,
+    /// Reject the file at the first one.
+    Reject,
+}
+
+impl PoolWordsArg {
+    /// The parse options for this choice; `rename_pools` (the older flag) means `Rename`.
+    pub fn options(self, rename_pools: bool) -> ParseOptions {
+        let pool_words = match (self, rename_pools) {
+            (_, true) | (PoolWordsArg::Rename, _) => PoolWords::Rename,
+            (PoolWordsArg::Keep, false) => PoolWords::Keep,
+            (PoolWordsArg::Reject, false) => PoolWords::Reject,
+        };
+        ParseOptions { pool_words }
     }
 }
 
@@ -53,7 +77,7 @@ pub fn read_seed(
                 message: format!("internal error: the parsed choices do not replay: {e}"),
             },
         })?;
-    let text = render(grammar, &replayed.tree);
+    let text = render_words(grammar, &replayed.tree, &parsed.words);
     if replayed.tree != parsed.tree {
         return Err(ParseError {
             offset: 0,
@@ -100,6 +124,7 @@ pub fn read_seed(
             grammar: grammar.fingerprint(),
             bounds: parsed.bounds,
             choices: parsed.choices,
+            words: parsed.words,
         },
         text,
         fidelity,

@@ -19,7 +19,7 @@ use super::DIRECTORIES;
 use crate::choice::{Replay, SavedChoices};
 use crate::grammar::Grammar;
 use crate::layout::QUEUE_DIR;
-use crate::parse::{Parser, with_large_stack};
+use crate::parse::{ParseOptions, Parser, with_large_stack};
 use crate::sampler::{Bounds, Sample, Sampler};
 use crate::text::{SavedReplayError, replay_saved};
 
@@ -93,7 +93,9 @@ fn parse_choices(text_path: &Path, parser: &Parser<'_>, bounds: Bounds) -> Resul
     let grammar = parser.grammar();
     let text = std::fs::read_to_string(text_path).map_err(|e| format!("cannot read: {e}"))?;
     // Extraction recurses as deep as the text nests.
-    let parsed = with_large_stack(|| parser.parse(&text)).map_err(|e| e.message)?;
+    // An imported seed's own words parse back as words of its own.
+    let parsed = with_large_stack(|| parser.parse_with(&text, ParseOptions::keeping_words()))
+        .map_err(|e| e.message)?;
     if !parsed.bounds.within(&bounds) {
         return Err(format!(
             "its text needs bounds {}, beyond the run's {bounds}",
@@ -111,13 +113,14 @@ fn parse_choices(text_path: &Path, parser: &Parser<'_>, bounds: Bounds) -> Resul
         )
     })
     .map_err(|e| e.to_string())?;
-    if crate::text::render(grammar, &sample.tree) != text {
+    if crate::text::render_words(grammar, &sample.tree, &parsed.words) != text {
         return Err("its text does not parse back to the same text".into());
     }
     let saved = SavedChoices {
         grammar: grammar.fingerprint(),
         bounds,
         choices: sample.choices,
+        words: parsed.words,
     };
     crate::write_atomic_unsynced(&text_path.with_extension("choices"), &saved.to_bytes())
         .map_err(|d| d.message)
@@ -143,6 +146,7 @@ mod tests {
             grammar: grammar.fingerprint(),
             bounds,
             choices: ChoiceSequence(vec![2, 0, 1]),
+            words: Default::default(),
         }
         .write(&queue.join("000000.choices"))
         .unwrap();

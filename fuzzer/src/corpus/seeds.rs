@@ -133,12 +133,13 @@ impl Seeds {
                 continue;
             }
             let mut text = String::new();
-            crate::text::render_into(grammar, &sample.tree, &mut text);
+            crate::text::render_words_into(grammar, &sample.tree, &saved.words, &mut text);
             let existing = own
                 .then(|| path.file_stem()?.to_str()?.parse::<u32>().ok())
                 .flatten();
             seeds.seeds.push(Seed {
-                input: ChoiceInput::new(sample.choices.clone(), bounds),
+                input: ChoiceInput::new(sample.choices.clone(), bounds)
+                    .with_words(saved.words.clone()),
                 path: path.clone(),
                 size: text.len(),
                 existing,
@@ -151,7 +152,7 @@ impl Seeds {
             .sort_by(|a, b| (a.size, &a.path).cmp(&(b.size, &b.path)));
         seeds
             .seeds
-            .dedup_by(|a, b| a.input.choices == b.input.choices);
+            .dedup_by(|a, b| a.input.choices == b.input.choices && a.input.words == b.input.words);
         Ok(seeds)
     }
 }
@@ -181,6 +182,7 @@ mod tests {
                 grammar: fingerprint,
                 bounds: bounds.parse().unwrap(),
                 choices: ChoiceSequence(choices),
+                words: Default::default(),
             }
             .write(&dir.path().join(name))
             .unwrap();

@@ -111,6 +111,7 @@ impl DiskCorpus {
                 .bounds
                 .ok_or_else(|| Error::illegal_state("corpus entry without bounds"))?,
             choices: input.choices.clone(),
+            words: input.words.clone(),
         };
         let directory = self.directory(&info);
         let number = self.take_number(directory);
@@ -156,6 +157,7 @@ impl DiskCorpus {
                 .bounds
                 .ok_or_else(|| Error::illegal_state("corpus entry without bounds"))?,
             choices: input.choices.clone(),
+            words: input.words.clone(),
         };
         let base = self
             .root

@@ -51,7 +51,7 @@ pub fn derivation(
     let bytes = std::fs::read(file)
         .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(file))?;
     parser
-        .parse_bytes(&bytes, ParseOptions::default())
+        .parse_bytes(&bytes, ParseOptions::keeping_words())
         .map(|parsed| parsed.tree)
         .map_err(|e| e.diagnostic(file, &String::from_utf8_lossy(&bytes)))
 }

@@ -310,7 +310,10 @@ where
             .get(&self.replay)
             .ok_or_else(|| Error::key_not_found("replay observer"))?
             .replay();
-        *testcase.input_mut() = Some(ChoiceInput::new(replay.sample.choices.clone(), self.bounds));
+        *testcase.input_mut() = Some(
+            ChoiceInput::new(replay.sample.choices.clone(), self.bounds)
+                .with_words(replay.words.clone()),
+        );
         let edges = observers
             .get(&self.edges)
             .map_or(0, EdgeObserver::edge_count);

@@ -350,7 +350,10 @@ where
         let edges = observers
             .get(&self.edges)
             .ok_or_else(|| Error::key_not_found("edge observer"))?;
-        *testcase.input_mut() = Some(ChoiceInput::new(replay.sample.choices.clone(), self.bounds));
+        *testcase.input_mut() = Some(
+            ChoiceInput::new(replay.sample.choices.clone(), self.bounds)
+                .with_words(replay.words.clone()),
+        );
         let k = self.grammar_paths.unwrap_or(super::DEFAULT_QUEUE_PATHS_K);
         state
             .metadata_or_insert_with(|| super::QueuePaths::new(k))

@@ -13,15 +13,15 @@ use crate::grammar::Grammar;
 use crate::observer::{ExecutionClass, LastExecution};
 use crate::sampler::{Bounds, Sampler};
 use crate::target::{LinkedTarget, Target, Verdict, memory_limit};
-use crate::text::render_into;
+use crate::text::Renderer;
 
 /// Replays an input in repairing mode (mutants are raw values until the sampler has decided
 /// what they mean), renders it into a reused buffer, and runs the target under
 /// `catch_unwind` with the memory limit armed. What it replayed and the verdict go into the
 /// shared [`LastExecution`] record for the feedbacks; nothing is sampled twice.
 pub struct Harness {
-    grammar: &'static Grammar,
     sampler: Sampler<'static>,
+    renderer: Renderer<'static>,
     /// Draws the fresh choices past the end of a mutant (and all of them for a generated
     /// input, which is an empty sequence).
     rng: StdRand,
@@ -48,8 +48,8 @@ impl Harness {
         max_len: usize,
     ) -> Result<Self, crate::diagnostic::Diagnostic> {
         Ok(Self {
-            grammar,
             sampler: Sampler::new(grammar, bounds)?,
+            renderer: Renderer::new(grammar),
             rng: StdRand::with_seed(seed),
             replay,
             linked,
@@ -72,7 +72,11 @@ impl Harness {
                 &mut self.rng,
                 &mut replay.sample,
             );
-            render_into(self.grammar, &replay.sample.tree, &mut replay.text);
+            if replay.words != input.words {
+                replay.words = input.words.clone();
+            }
+            self.renderer
+                .render_words_into(&replay.sample.tree, &replay.words, &mut replay.text);
             if replay.text.len() > self.max_len && !self.running_seeds.get() {
                 replay.validity = ExecutionClass::TooLong;
                 return ExitKind::Ok;

@@ -132,8 +132,7 @@ enum Ran {
 /// Runs `choices` once in-process through the fuzzer's executor and reads what the observers
 /// saw.
 fn execute<E, EM, S, Z>(
-    choices: &[u32],
-    bounds: Bounds,
+    candidate: ChoiceInput,
     (edges, replay): &(Handle<EdgeObserver>, Handle<ReplayObserver>),
     fuzzer: &mut Z,
     executor: &mut E,
@@ -145,7 +144,6 @@ where
     E::Observers: MatchNameRef,
     Z: ExecutesInput<E, EM, ChoiceInput, S>,
 {
-    let candidate = ChoiceInput::new(choices.to_vec().into(), bounds);
     if fuzzer.execute_input(state, executor, manager, &candidate)? != ExitKind::Ok {
         return Ok(Ran::Faulted(candidate));
     }
@@ -304,6 +302,10 @@ impl Trimmer {
         };
         let bounds = input.bounds.unwrap_or(self.bounds);
         let handles = (self.edges.clone(), self.replay.clone());
+        // Every candidate speaks the entry's own words.
+        let candidate_of = |choices: &[u32]| {
+            ChoiceInput::new(choices.to_vec().into(), bounds).with_words(input.words.clone())
+        };
         // The entry once more, as it is: an edge it brought only because of what ran before it
         // in this process (a cache, a hash seed's collisions) cannot be asked of a candidate,
         // so only the edges it brings again are required, as the fuzz-then-reduce baseline
@@ -311,8 +313,7 @@ impl Trimmer {
         let mut goal = goal;
         let mut tests = 1;
         let keeps_something = match execute(
-            input.choices.as_slice(),
-            bounds,
+            input.clone(),
             &handles,
             fuzzer,
             executor,
@@ -343,7 +344,14 @@ impl Trimmer {
                     return false;
                 }
                 let choices = derivation.choices.as_slice();
-                match execute(choices, bounds, &handles, fuzzer, executor, state, manager) {
+                match execute(
+                    candidate_of(choices),
+                    &handles,
+                    fuzzer,
+                    executor,
+                    state,
+                    manager,
+                ) {
                     Ok(Ran::Finished { verdict, edges }) => goal.holds(verdict, &edges),
                     Ok(Ran::Faulted(input)) => {
                         faulted.get_or_insert(input);
@@ -356,6 +364,7 @@ impl Trimmer {
                 }
             };
             let mut judge = Judge::new(criterion).with_max_tests(self.max_tests);
+            self.hdd.set_words(input.words.clone());
             let reduced = self.hdd.reduce(input.choices.as_slice(), &mut judge);
             tests += judge.tests();
             drop(judge);
@@ -375,9 +384,14 @@ impl Trimmer {
                     // longer keeps the criterion leaves the entry as found.
                     tests += 1;
                     let choices = sample.choices.as_slice();
-                    if let Ran::Finished { verdict, edges } =
-                        execute(choices, bounds, &handles, fuzzer, executor, state, manager)?
-                        && goal.holds(verdict, &edges)
+                    if let Ran::Finished { verdict, edges } = execute(
+                        candidate_of(choices),
+                        &handles,
+                        fuzzer,
+                        executor,
+                        state,
+                        manager,
+                    )? && goal.holds(verdict, &edges)
                     {
                         let valid = verdict == ExecutionClass::Valid;
                         replacement = Some((sample, text, before, valid, edges));
@@ -387,7 +401,8 @@ impl Trimmer {
         }
         if let Some((sample, text, before, valid, edges)) = replacement {
             let mut testcase = state.corpus().get(id)?.borrow().clone();
-            *testcase.input_mut() = Some(ChoiceInput::new(sample.choices, bounds));
+            *testcase.input_mut() =
+                Some(ChoiceInput::new(sample.choices, bounds).with_words(input.words.clone()));
             let info = testcase.metadata_mut::<EntryInfo>()?;
             info.trimmed_from = Some(info.trimmed_from.unwrap_or(before));
             info.text = text;

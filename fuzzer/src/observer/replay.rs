@@ -8,6 +8,7 @@ use libafl::observers::Observer;
 use libafl_bolts::{Error, Named};
 use serde::{Deserialize, Serialize};
 
+use crate::choice::OwnWords;
 use crate::sampler::Sample;
 
 /// The verdict class of one execution; the message of `Invalid` is not kept because nothing
@@ -33,6 +34,8 @@ pub enum ExecutionClass {
 #[derive(Debug, Default)]
 pub struct LastExecution {
     pub sample: Sample,
+    /// The executed input's own words, which the text says and a saved entry must keep.
+    pub words: OwnWords,
     pub text: String,
     pub validity: ExecutionClass,
 }

@@ -56,6 +56,7 @@ pub(crate) fn recognize(
         longest: vec![(0, 0); scanner.grammar().pools.len()],
         soft: vec![Vec::new(); terminal_count],
         deferred: Vec::new(),
+        held_operators: Vec::new(),
         unknown: Vec::new(),
         accepted: false,
         skipped: false,
@@ -140,7 +141,15 @@ pub(crate) fn recognize(
                         if end as usize == position {
                             state.add(&mut chart, table, item.dot + 1, item.origin);
                         } else {
-                            pending.push(position, end as usize, item.dot + 1, item.origin);
+                            step.advance(
+                                t,
+                                dot.whole,
+                                end,
+                                item.dot + 1,
+                                item.origin,
+                                &mut state,
+                                &mut pending,
+                            );
                         }
                     }
                     step.defer(t, dot.whole, item.dot + 1, item.origin, &mut state);
@@ -153,6 +162,7 @@ pub(crate) fn recognize(
             }
         }
         step.settle_soft_words(&mut state, &mut chart, &mut pending);
+        step.settle_operators(&mut state, &mut pending);
         // A stretch with a comment that an item skipped between tokens (never one inside a
         // lexical rule, such as a string's content): the extraction may skip it too.
         if state.skipped && (position..space_end).any(|p| !input.is_space(p)) {
@@ -215,6 +225,9 @@ struct State {
     /// Items that read such a word, held back until the set is complete: (word, dot, origin,
     /// pool).
     deferred: Vec<(SoftWord, u32, u32, PoolId)>,
+    /// Items that read an operator where a longer one also matches, held back until the set
+    /// is complete: (operator, end, dot, origin).
+    held_operators: Vec<(TerminalId, u32, u32, u32)>,
     accepted: bool,
     /// An item of the current set skipped whitespace (and comments) to the next token.
     skipped: bool,
@@ -264,10 +277,11 @@ impl Step<'_, '_> {
             match dot.next {
                 Next::Terminal(t) => {
                     let count = self.scan(t, dot.whole, state, chart);
-                    for &end in &state.ends(t, dot.whole)[..count] {
+                    for k in 0..count {
+                        let end = state.ends(t, dot.whole)[k];
                         // A zero-width match advances to a dot the closure already holds.
                         if end as usize != self.position {
-                            pending.push(self.position, end as usize, d + 1, origin);
+                            self.advance(t, dot.whole, end, d + 1, origin, state, pending);
                         }
                     }
                     self.defer(t, dot.whole, d + 1, origin, state);
@@ -351,6 +365,52 @@ impl Step<'_, '_> {
                 if starts.last() != Some(&(self.position as u32)) {
                     starts.push(self.position as u32);
                 }
+            }
+        }
+    }
+
+    /// Moves the item (`dot`, `origin`) over `terminal`'s match up to `end`, unless the
+    /// terminal is an operator that a longer one matching here may take the place of: that
+    /// is decided once the set is complete (see [`Step::settle_operators`]).
+    #[allow(clippy::too_many_arguments)]
+    fn advance(
+        &self,
+        terminal: TerminalId,
+        whole: bool,
+        end: u32,
+        dot: u32,
+        origin: u32,
+        state: &mut State,
+        pending: &mut ScanQueue,
+    ) {
+        if whole
+            && self
+                .scanner
+                .longer_operators_here(terminal, self.units, self.position)
+                .next()
+                .is_some()
+        {
+            state.held_operators.push((terminal, end, dot, origin));
+        } else {
+            pending.push(self.position, end as usize, dot, origin);
+        }
+    }
+
+    /// An operator is read where no longer operator that matches here is expected here, as
+    /// tree-sitter's lexer takes the longest of the tokens valid in its state: `**` is one
+    /// operator where an expression goes on, while `from ...x import y` reads three dots where
+    /// only `.` is expected.
+    fn settle_operators(&self, state: &mut State, pending: &mut ScanQueue) {
+        for (terminal, end, dot, origin) in std::mem::take(&mut state.held_operators) {
+            let longer_expected = self
+                .scanner
+                .longer_operators_here(terminal, self.units, self.position)
+                .any(|longer| {
+                    state.scan_stamp[longer.index()] == self.stamp
+                        && !state.scan_ends[longer.index()].is_empty()
+                });
+            if !longer_expected {
+                pending.push(self.position, end as usize, dot, origin);
             }
         }
     }

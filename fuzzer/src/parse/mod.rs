@@ -40,7 +40,7 @@ mod table;
 pub use extract::MAX_NESTING;
 pub use input::ParseInput;
 pub use parse_error::ParseError;
-pub use parser::{ParseOptions, Parsed, Parser};
+pub use parser::{ParseOptions, Parsed, Parser, PoolWords};
 pub use pool_renamer::Rename;
 pub use table::ParseTable;
 

@@ -7,18 +7,47 @@ use super::pool_renamer::{PoolRenamer, Rename};
 use super::rejection::explain;
 use super::scanner::Scanner;
 use super::{ParseError, ParseTable};
-use crate::choice::ChoiceSequence;
+use crate::choice::{ChoiceSequence, OwnWord, OwnWords};
 use crate::grammar::{Grammar, LayoutToken, Separator, Symbol, Terminal};
 use crate::sampler::Bounds;
 use crate::tree::DerivationTree;
 
 /// How tolerant [`Parser::parse_with`] is; the default accepts only texts the grammar derives
-/// as they are.
+/// from pool values as they are.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ParseOptions {
-    /// Accept words of a pool's language that are not among its values, renaming them
-    /// consistently to unused values (see `pool_renamer`). Changes the text.
-    pub rename_pools: bool,
+    /// What to do with a word of a pool's language that is not among the pool's values.
+    pub pool_words: PoolWords,
+}
+
+/// What a parse does with a word of a pool's language that is not one of the pool's values (a
+/// real seed's `total` where the pool holds `a`, `b`, ...).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PoolWords {
+    /// Reject the text there: only what the grammar generates is accepted.
+    #[default]
+    Reject,
+    /// Keep the word as the input's own (see [`OwnWords`]): the choices record an unused pool
+    /// value, the same one for every occurrence, and the text replays unchanged.
+    Keep,
+    /// Replace the word by that unused pool value in the text (see `pool_renamer`).
+    Rename,
+}
+
+impl ParseOptions {
+    /// Options that keep a seed's own words: what importing real files needs.
+    pub fn keeping_words() -> Self {
+        Self {
+            pool_words: PoolWords::Keep,
+        }
+    }
+
+    /// Options that rename a seed's own words to pool values, changing its text.
+    pub fn renaming_words() -> Self {
+        Self {
+            pool_words: PoolWords::Rename,
+        }
+    }
 }
 
 /// An accepted text: its derivation and the choices that replay to it.
@@ -31,8 +60,10 @@ pub struct Parsed {
     pub choices: ChoiceSequence,
     /// The smallest bounds the choices replay under.
     pub bounds: Bounds,
-    /// Words renamed with [`ParseOptions::rename_pools`], in order of first occurrence.
+    /// Words renamed with [`PoolWords::Rename`], in order of first occurrence.
     pub renames: Vec<Rename>,
+    /// Words kept with [`PoolWords::Keep`], each for the pool value the choices record.
+    pub words: OwnWords,
     /// Byte ranges of the text, between tokens, that hold comments (with whitespace around
     /// them): what the replayed text leaves out besides layout.
     pub comments: Vec<std::ops::Range<usize>>,
@@ -96,7 +127,8 @@ impl<'g> Parser<'g> {
     /// texts so ambiguous that the chart outgrows its limit.
     pub fn parse_with(&self, text: &str, options: ParseOptions) -> Result<Parsed, ParseError> {
         let mut input = self.input(text)?;
-        let recognition = recognize(&self.table, &self.scanner, &input, options.rename_pools);
+        let unknown_words = options.pool_words != PoolWords::Reject;
+        let recognition = recognize(&self.table, &self.scanner, &input, unknown_words);
         if let Some(at) = recognition.exhausted {
             return Err(ParseError::at(
                 input.offset(at),
@@ -143,11 +175,23 @@ impl<'g> Parser<'g> {
             .chain(input.comment_lines.iter().cloned())
             .collect();
         comments.sort_by_key(|range| range.start);
+        let (renames, words) = match options.pool_words {
+            PoolWords::Keep => {
+                let words = renamer.renames.into_iter().map(|rename| OwnWord {
+                    pool: rename.pool,
+                    value: rename.value,
+                    word: rename.from,
+                });
+                (Vec::new(), OwnWords::new(words.collect()))
+            }
+            PoolWords::Reject | PoolWords::Rename => (renamer.renames, OwnWords::default()),
+        };
         Ok(Parsed {
             tree,
             choices,
             bounds,
-            renames: renamer.renames,
+            renames,
+            words,
             comments,
         })
     }

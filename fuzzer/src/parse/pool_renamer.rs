@@ -4,7 +4,9 @@
 //! m counts (`a`, `b`, `c`, ...). Renaming maps each unknown word, in the order it first occurs
 //! in the text, to the first value of the pool that the seed neither uses itself nor has
 //! already given to another word. The same word always gets the same value, so the seed keeps
-//! its meaning (a variable declared and then used stays one variable), but its text changes.
+//! its meaning (a variable declared and then used stays one variable), but its text changes,
+//! unless the input keeps the word as its own (see [`crate::choice::OwnWords`]): then the value
+//! is only the index the choices record, and the text says the word.
 
 use ahash::AHashMap;
 
@@ -19,6 +21,8 @@ pub struct Rename {
     pub from: String,
     /// The pool value every occurrence of `from` was replaced with.
     pub to: String,
+    /// That value's index in the pool, which the choices record.
+    pub value: u32,
 }
 
 pub(crate) struct PoolRenamer {
@@ -70,6 +74,7 @@ impl PoolRenamer {
             pool,
             from: word.to_string(),
             to,
+            value: free as u32,
         });
         Ok(free as u32)
     }

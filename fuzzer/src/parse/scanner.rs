@@ -37,6 +37,12 @@ pub(crate) struct Scanner<'g> {
     /// terminal is a whole token it must end where the longest word of each of these pools
     /// ends.
     word_pools: Vec<Vec<PoolId>>,
+    /// Per terminal, for an operator literal (punctuation only) that is a whole token: the
+    /// longer operators that begin with it, where the layout would have separated the two
+    /// tokens it would otherwise be read as. Where one of them matches, a lexer takes it
+    /// (maximal munch, as Python's and C's tokenizers do): `**` is one operator, never `*`
+    /// followed by `*`, which the layout writes `* *`.
+    longer_operators: Vec<Vec<(TerminalId, &'g [u8])>>,
 }
 
 /// Where [`Scanner::scan`] appends what it finds.
@@ -172,7 +178,44 @@ impl<'g> Scanner<'g> {
             empty,
             indented,
             word_pools: Vec::new(),
+            longer_operators: Vec::new(),
         };
+        let operators: Vec<(TerminalId, &str)> = grammar
+            .terminals
+            .iter()
+            .enumerate()
+            .filter_map(|(t, terminal)| match terminal {
+                Terminal::Literal(s)
+                    if all.contains(s.as_str())
+                        && !s.is_empty()
+                        && s.bytes().all(|b| b.is_ascii_punctuation()) =>
+                {
+                    Some((TerminalId(t as u32), s.as_str()))
+                }
+                _ => None,
+            })
+            .collect();
+        scanner.longer_operators = grammar
+            .terminals
+            .iter()
+            .map(|terminal| match terminal {
+                Terminal::Literal(s) if operators.iter().any(|&(_, o)| o == s) => {
+                    let last = s.chars().next_back().unwrap_or(' ');
+                    operators
+                        .iter()
+                        .filter(|(_, longer)| {
+                            let next = longer[s.len().min(longer.len())..].chars().next();
+                            longer.len() > s.len()
+                                && longer.starts_with(s.as_str())
+                                && next
+                                    .is_some_and(|next| crate::text::needs_space(last, next, false))
+                        })
+                        .map(|&(t, longer)| (t, longer.as_bytes()))
+                        .collect()
+                }
+                _ => Vec::new(),
+            })
+            .collect();
         scanner.word_pools = grammar
             .terminals
             .iter()
@@ -186,6 +229,21 @@ impl<'g> Scanner<'g> {
             })
             .collect();
         scanner
+    }
+
+    /// The operators longer than `terminal` that match at `pos`: where the grammar expects
+    /// one of them, a lexer would not read `terminal` there (see `longer_operators`).
+    pub fn longer_operators_here<'a>(
+        &'a self,
+        terminal: TerminalId,
+        units: &'a [u8],
+        pos: usize,
+    ) -> impl Iterator<Item = TerminalId> + 'a {
+        let rest = units.get(pos..).unwrap_or_default();
+        self.longer_operators[terminal.index()]
+            .iter()
+            .filter(move |(_, longer)| rest.starts_with(longer))
+            .map(|&(t, _)| t)
     }
 
     /// The pools whose words `terminal` must not cut short where it is a whole token.

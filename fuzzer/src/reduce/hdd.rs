@@ -31,11 +31,11 @@ use libafl_bolts::rands::StdRand;
 use super::places::Places;
 use super::splice::{self, Splice};
 use super::{Candidate, Criterion, Judge, ReductionError, ddmin};
-use crate::choice::{Replay, UNBOUNDED};
+use crate::choice::{OwnWords, Replay, UNBOUNDED};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{Grammar, RuleId, Symbol};
 use crate::sampler::{Bounds, MinimalDerivations, OutOfBounds, Sample, Sampler};
-use crate::text::render_into;
+use crate::text::render_words_into;
 use crate::tree::{DerivationTree, NodeId, NodeKind};
 
 /// Which of the HDD refinements run. All on by default; the others exist to measure what each
@@ -110,6 +110,8 @@ pub struct Hdd<'g> {
     /// only shrinks since), or accepted and thus no smaller than the best input now. ddmin
     /// proposes the same configurations again and again; this skips their replays.
     attempted: AHashSet<Box<[u32]>>,
+    /// The input's own words, which every candidate keeps (see [`OwnWords`]).
+    words: OwnWords,
 }
 
 impl<'g> Hdd<'g> {
@@ -126,7 +128,19 @@ impl<'g> Hdd<'g> {
             choices: Vec::new(),
             above: Vec::new(),
             attempted: AHashSet::new(),
+            words: OwnWords::default(),
         })
+    }
+
+    /// Candidates speak `words` (the reduced input's own words), as the input does.
+    pub fn with_words(mut self, words: OwnWords) -> Self {
+        self.set_words(words);
+        self
+    }
+
+    /// [`Hdd::with_words`] for a reducer kept across inputs, as the in-loop trim keeps one.
+    pub fn set_words(&mut self, words: OwnWords) {
+        self.words = words;
     }
 
     /// Replaces the default options (hoisting and fixpoint on, any context length).
@@ -140,7 +154,7 @@ impl<'g> Hdd<'g> {
         self.sampler
             .sample(choices, Replay::Strict, &mut self.rng, &mut self.scratch)?;
         let mut text = String::new();
-        render_into(self.grammar, &self.scratch.tree, &mut text);
+        render_words_into(self.grammar, &self.scratch.tree, &self.words, &mut text);
         Ok(text)
     }
 
@@ -155,7 +169,7 @@ impl<'g> Hdd<'g> {
         self.sampler
             .sample(choices, Replay::Strict, &mut self.rng, &mut best.sample)
             .map_err(ReductionError::OutOfBounds)?;
-        render_into(self.grammar, &best.sample.tree, &mut best.text);
+        render_words_into(self.grammar, &best.sample.tree, &self.words, &mut best.text);
         if !judge.holds(&Candidate::derived(&best.text, &best.sample)) {
             return Err(ReductionError::NotInteresting);
         }
@@ -446,7 +460,12 @@ impl<'g> Hdd<'g> {
             // derivation: not the candidate the edit described.
             return false;
         }
-        render_into(self.grammar, &self.scratch.tree, &mut self.text);
+        render_words_into(
+            self.grammar,
+            &self.scratch.tree,
+            &self.words,
+            &mut self.text,
+        );
         let smaller = (self.text.len(), choices.len(), choices)
             < (
                 best.text.len(),

@@ -6,7 +6,7 @@ use crate::choice::SavedChoices;
 use crate::grammar::Grammar;
 use crate::parse::{ParseOptions, Parser};
 use crate::sampler::replay_strict;
-use crate::text::render;
+use crate::text::render_words;
 
 /// A reduced input, ready to be written beside the original.
 #[derive(Clone, Debug)]
@@ -28,7 +28,9 @@ pub fn reduce_recorded<C: Criterion>(
     judge: &mut Judge<C>,
     parser: Option<&Parser<'_>>,
 ) -> Result<Reproducer, ReproducerError> {
-    let mut hdd = Hdd::new(grammar, saved.bounds).map_err(ReproducerError::Grammar)?;
+    let mut hdd = Hdd::new(grammar, saved.bounds)
+        .map_err(ReproducerError::Grammar)?
+        .with_words(saved.words.clone());
     let reduced = strategy
         .reduce(&mut hdd, saved.choices.as_slice(), judge)
         .map_err(ReproducerError::Reduction)?;
@@ -37,6 +39,7 @@ pub fn reduce_recorded<C: Criterion>(
             grammar: grammar.fingerprint(),
             bounds: saved.bounds,
             choices: derivation.choices.clone(),
+            words: saved.words.clone(),
         }),
         None => parser.and_then(|p| choices_of_text(grammar, p, &reduced.text)),
     };
@@ -49,12 +52,13 @@ pub fn reduce_recorded<C: Criterion>(
 /// The choices of `text` when it parses and its derivation renders back to exactly `text`.
 pub fn choices_of_text(grammar: &Grammar, parser: &Parser<'_>, text: &str) -> Option<SavedChoices> {
     let parsed = parser
-        .parse_bytes(text.as_bytes(), ParseOptions::default())
+        .parse_bytes(text.as_bytes(), ParseOptions::keeping_words())
         .ok()?;
     let sample = replay_strict(grammar, parsed.bounds, parsed.choices.as_slice()).ok()?;
-    (render(grammar, &sample.tree) == text).then(|| SavedChoices {
+    (render_words(grammar, &sample.tree, &parsed.words) == text).then(|| SavedChoices {
         grammar: grammar.fingerprint(),
         bounds: parsed.bounds,
         choices: parsed.choices,
+        words: parsed.words,
     })
 }

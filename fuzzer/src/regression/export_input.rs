@@ -151,6 +151,7 @@ mod tests {
                 grammar: grammar.fingerprint(),
                 bounds: "1,3,1".parse().unwrap(),
                 choices: ChoiceSequence(choices),
+                words: Default::default(),
             }
             .to_bytes()
         };

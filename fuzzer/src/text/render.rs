@@ -1,7 +1,8 @@
 //! The layout pass: from a derivation tree to text.
 
 use super::spacing::{is_control_keyword, needs_space};
-use crate::grammar::{CharClass, Grammar, LayoutToken, Separator, Terminal};
+use crate::choice::OwnWords;
+use crate::grammar::{CharClass, Grammar, LayoutToken, PoolId, Separator, Terminal};
 use crate::tree::{DerivationTree, NodeKind};
 
 /// Renders derivation trees of one grammar. Building it looks up once, per rule, terminal and
@@ -17,6 +18,8 @@ pub struct Renderer<'g> {
     texts: Vec<Text<'g>>,
     /// Per terminal: what a terminal without `values` does.
     others: Vec<Other<'g>>,
+    /// Per terminal: the pool it draws from, where an input's own words may stand in.
+    pools: Vec<Option<PoolId>>,
     separator: &'g Separator,
     indent: &'g str,
 }
@@ -58,6 +61,7 @@ impl<'g> Renderer<'g> {
         let mut texts = Vec::new();
         let mut values = Vec::with_capacity(grammar.terminals.len());
         let mut others = Vec::with_capacity(grammar.terminals.len());
+        let mut pools = Vec::with_capacity(grammar.terminals.len());
         for terminal in &grammar.terminals {
             let start = texts.len() as u32;
             let other = match terminal {
@@ -75,12 +79,17 @@ impl<'g> Renderer<'g> {
             };
             values.push(matches!(other, Other::Values).then(|| (start, texts.len() as u32)));
             others.push(other);
+            pools.push(match terminal {
+                Terminal::Pool(pool) => Some(*pool),
+                _ => None,
+            });
         }
         Self {
             lexical: grammar.rules.iter().map(|rule| rule.lexical).collect(),
             values,
             texts,
             others,
+            pools,
             separator: &grammar.layout.separator,
             indent: &grammar.layout.indent,
         }
@@ -91,6 +100,12 @@ impl<'g> Renderer<'g> {
     /// goes between tokens on one line, `NEWLINE`/`INDENT`/`DEDENT` produce line breaks and
     /// indentation, and `GLUE` suppresses the separator before the next token.
     pub fn render_into(&self, tree: &DerivationTree, out: &mut String) {
+        self.render_words_into(tree, &OwnWords::default(), out);
+    }
+
+    /// [`Renderer::render_into`] for an input with words of its own: each stands in for its
+    /// pool value wherever the tree draws that value.
+    pub fn render_words_into(&self, tree: &DerivationTree, words: &OwnWords, out: &mut String) {
         out.clear();
         let mut state = Layout {
             separator: self.separator,
@@ -117,7 +132,13 @@ impl<'g> Renderer<'g> {
                 }
                 NodeKind::Terminal { terminal, value } => {
                     // Literals and pool values, most terminals, take one branch-free lookup.
-                    let text = if let Some((start, _)) = self.values[terminal.index()] {
+                    let own = match self.pools[terminal.index()] {
+                        Some(pool) if !words.is_empty() => words.get(pool, value),
+                        _ => None,
+                    };
+                    let text = if let Some(word) = own {
+                        Text::new(word, false)
+                    } else if let Some((start, _)) = self.values[terminal.index()] {
                         let text = self.texts[(start + value) as usize];
                         Text {
                             keyword: text.keyword && !inside_token,
@@ -167,6 +188,23 @@ pub fn render_into(grammar: &Grammar, tree: &DerivationTree, out: &mut String) {
 /// Renders one tree; a loop over many trees should keep a [`Renderer`].
 pub fn render(grammar: &Grammar, tree: &DerivationTree) -> String {
     Renderer::new(grammar).render(tree)
+}
+
+/// Renders one tree of an input with words of its own (see [`OwnWords`]).
+pub fn render_words(grammar: &Grammar, tree: &DerivationTree, words: &OwnWords) -> String {
+    let mut out = String::new();
+    Renderer::new(grammar).render_words_into(tree, words, &mut out);
+    out
+}
+
+/// [`render_words`] into the caller's buffer, which is cleared first.
+pub fn render_words_into(
+    grammar: &Grammar,
+    tree: &DerivationTree,
+    words: &OwnWords,
+    out: &mut String,
+) {
+    Renderer::new(grammar).render_words_into(tree, words, out);
 }
 
 struct Layout<'a> {

@@ -28,5 +28,5 @@ pub fn replay_saved(grammar: &Grammar, saved: &SavedChoices) -> Result<String, S
             StrictReplayError::Sampler(message) => SavedReplayError::Bounds(message),
             StrictReplayError::OutOfBounds(e) => SavedReplayError::Replay(e.to_string()),
         })?;
-    Ok(super::render(grammar, &sample.tree))
+    Ok(super::render_words(grammar, &sample.tree, &saved.words))
 }

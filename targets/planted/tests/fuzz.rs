@@ -1374,3 +1374,105 @@ fn the_coverage_log_counts_the_queue_s_grammar_paths() {
         "{report}"
     );
 }
+
+/// Issue 13: a seed's own names survive import, fuzzing and export. With identifiers that are
+/// words of `[a-z]+` rather than the pool's first values, the import is exact, the saved queue
+/// entries (the seeds and the mutants made from them) speak the seeds' names, and every entry's
+/// choices replay, strictly and under its bounds, to its text, names included.
+#[test]
+fn a_seeds_own_names_are_kept_through_fuzzing() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar_file = dir.path().join("planted-words.ebnf");
+    let planted = std::fs::read_to_string(grammar_path()).unwrap();
+    let with_words = planted.replace("%pool ID = /[a-z]/ ;", "%pool ID = /[a-z]+/ ;");
+    assert_ne!(
+        planted, with_words,
+        "the planted grammar's identifier pool moved"
+    );
+    std::fs::write(&grammar_file, with_words).unwrap();
+    let grammar_arg = grammar_file.to_str().unwrap();
+    let texts = dir.path().join("texts");
+    std::fs::create_dir(&texts).unwrap();
+    std::fs::write(
+        texts.join("a.txt"),
+        "let total = 1; let count = total + 2; print count * total;",
+    )
+    .unwrap();
+    std::fs::write(
+        texts.join("b.txt"),
+        "let width = 3; while width { print width; }",
+    )
+    .unwrap();
+    let seeds = dir.path().join("seeds");
+    let imported = bonsai(&[
+        "import",
+        grammar_arg,
+        texts.to_str().unwrap(),
+        "--out",
+        seeds.to_str().unwrap(),
+    ]);
+    assert!(imported.status.success(), "{imported:?}");
+    let report = std::fs::read_to_string(seeds.join("import-report.txt")).unwrap();
+    assert!(
+        report.contains("a.txt: accepted as 000000 (exact, bounds 2,"),
+        "{report}"
+    );
+    assert!(report.contains("; 2 words of its own"), "{report}");
+    let imported_text = std::fs::read_to_string(seeds.join("000000.txt")).unwrap();
+    assert_eq!(
+        imported_text,
+        "let total = 1; let count = total + 2; print count * total;"
+    );
+
+    let out = dir.path().join("out");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bonsai-planted"))
+        .args(["fuzz", "--target", "planted", "--grammar", grammar_arg])
+        .args(["--bounds", "3,3,4", "--execs", "400", "--timeout-ms", "200"])
+        .args(["--seeds", seeds.to_str().unwrap(), "--json", "--out"])
+        .arg(&out)
+        .env("BONSAI_LOG", "warn")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let summary = summary_of(&output.stdout);
+    assert_eq!(summary["seeds_loaded"], 2, "{summary}");
+
+    let grammar = Grammar::from_file(&grammar_file).unwrap();
+    let queue = out.join("queue");
+    let mut with_names = 0;
+    let mut mutants_with_names = 0;
+    for (stem, _) in entries(&queue) {
+        let saved = SavedChoices::read(&queue.join(format!("{stem}.choices"))).unwrap();
+        let text = std::fs::read_to_string(queue.join(format!("{stem}.txt"))).unwrap();
+        assert_eq!(
+            bonsai::text::replay_saved(&grammar, &saved).unwrap(),
+            text,
+            "{stem}: its choices replay to another text"
+        );
+        let named = ["total", "count", "width"]
+            .iter()
+            .any(|name| text.contains(name));
+        if named {
+            with_names += 1;
+            assert!(
+                !saved.words.is_empty(),
+                "{stem}: names without words: {text}"
+            );
+            let seed_texts = [
+                imported_text.as_str(),
+                "let width = 3; while width { print width; }",
+            ];
+            if !seed_texts.contains(&text.as_str()) {
+                mutants_with_names += 1;
+            }
+        }
+    }
+    assert!(
+        with_names >= 2,
+        "the seeds' names are in {with_names} entries"
+    );
+    assert!(
+        mutants_with_names >= 1,
+        "no mutant of a seed kept the seed's names"
+    );
+}

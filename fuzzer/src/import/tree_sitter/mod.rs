@@ -598,6 +598,20 @@ impl<'v, 'a> Importer<'v, 'a> {
         {
             return Expr::Regex(quote.content.to_string(), span);
         }
+        if self.style.is_some() && self.is_lone_backslash(name) {
+            // A backslash that starts no escape (Python keeps `\d` as it is) is a token of its
+            // own to tree-sitter, which its lexer takes only where no escape matches: a longer
+            // token wins. Read as a bare backslash, it would let `\"` close the string (`"a\"
+            // # b"` as a string and a comment). So it takes the character after it along, one
+            // that no escape begins with.
+            return Expr::Seq(
+                vec![
+                    Expr::Literal("\\".to_string(), span),
+                    Expr::Regex(NOT_AN_ESCAPE.to_string(), span),
+                ],
+                span,
+            );
+        }
         if let Some(&external) = self.externals.get(name) {
             if let External::Layout(tokens) = external {
                 let items = tokens
@@ -611,6 +625,26 @@ impl<'v, 'a> Importer<'v, 'a> {
             }
         }
         Expr::Name(self.native(name), span)
+    }
+
+    /// Whether rule `name` is a token of one lone backslash (tree-sitter-python's
+    /// `_not_escape_sequence`).
+    fn is_lone_backslash(&self, name: &str) -> bool {
+        let Some(Ok((kind, object))) = self.rule_body(name).map(|body| node(self.source, body))
+        else {
+            return false;
+        };
+        if !matches!(kind, "TOKEN" | "IMMEDIATE_TOKEN") {
+            return false;
+        }
+        let Some(Ok(("STRING", content))) =
+            object.get("content").map(|c| node(self.source, &c.value))
+        else {
+            return false;
+        };
+        content
+            .get_string("value")
+            .is_some_and(|value| value.value == "\\")
     }
 
     /// The external that `value` refers to, if it is one, and its role in a string.
@@ -984,6 +1018,11 @@ impl<'v, 'a> Importer<'v, 'a> {
         })
     }
 }
+
+/// What may follow a backslash that starts no escape in a Python string: a printable character
+/// or tab that is neither a quote nor a backslash nor the first character of an escape
+/// (`\n`, `\x41`, `\N{...}`, `\u0041`, octal digits; all digits, to keep one reading).
+const NOT_AN_ESCAPE: &str = r#"[\t -~--["'\\abfnrtvxNuU0-9]]"#;
 
 /// Whether a token ends by taking the rest of the line (`/#!.*/`, `//.*`): its last piece
 /// repeats a class holding every printable character but no newline. Whatever follows such a
