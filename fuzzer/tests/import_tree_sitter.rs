@@ -506,3 +506,33 @@ fn python_names_of_a_real_file_are_kept_and_operators_read_longest_first() {
     assert_eq!(renamed.renames.len(), 2);
     assert_ne!(bonsai::text::render(&grammar, &renamed.tree), file);
 }
+
+/// Issue 13: `\"` inside a Python string is an escape, never a backslash that starts no escape
+/// followed by the closing quote. Read the second way, `"a\" # b"` was a string and a comment,
+/// and a real file replayed as another program (`"<a href=\"%s#..."` lost its tail).
+#[test]
+fn python_backslash_quote_never_closes_a_string() {
+    let grammar = load("tree-sitter-python");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let options = bonsai::parse::ParseOptions::keeping_words();
+    let text = "x = \"a\\\" # b\"\n";
+    let parsed = parser
+        .parse_with(text, options)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert!(parsed.comments.is_empty(), "{:?}", parsed.comments);
+    assert_eq!(
+        bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words),
+        text
+    );
+    let unterminated = "x = \"a\\\"\n";
+    assert!(parser.parse_with(unterminated, options).is_err());
+    // A backslash that starts no escape is the file's, as Python keeps it.
+    let kept = "x = \"\\d+\\\\\" + r\"\\w\"\n";
+    let parsed = parser
+        .parse_with(kept, options)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert_eq!(
+        bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words),
+        kept
+    );
+}

@@ -127,9 +127,14 @@ fn import_accounts_for_every_file() {
         lines[1].ends_with("b.json: accepted as 000001 (layout differs, bounds 1,1,2)"),
         "{report}"
     );
+    // A key that is not a value of the KEY pool is the file's own word: kept, not renamed.
     assert!(
-        report.contains("c.json:1:2: error: '\"name\"' is not a value of pool KEY"),
+        report.contains("c.json: accepted as 000002 (exact, bounds 1,1,2); 1 word of its own"),
         "{report}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(corpus.join("000002.txt")).unwrap(),
+        "{\"name\": 1}"
     );
     assert!(
         report.contains("d.json:1:4: error: unexpected ','"),
@@ -147,14 +152,18 @@ fn import_accounts_for_every_file() {
         replay(json, &corpus.join("000001.choices")),
         "{\"a\": true}"
     );
-    assert!(!corpus.join("000002.txt").exists());
+    assert_eq!(
+        replay(json, &corpus.join("000002.choices")),
+        "{\"name\": 1}"
+    );
 
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(corpus.join("import-report.json")).unwrap()).unwrap();
     let files = report["files"].as_array().unwrap();
     assert_eq!(files.len(), lines.len());
-    assert_eq!(report["accepted"], 2);
-    assert_eq!(report["rejected"], 2);
+    assert_eq!(report["accepted"], 3);
+    assert_eq!(report["rejected"], 1);
+    assert_eq!(files[3]["own_words"], 1, "{report}");
 
     // Importing into the same, now non-empty, corpus is refused rather than mixed.
     let out = bonsai(&["import", json, path(&seeds), "--out", path(&corpus)]);
@@ -179,6 +188,23 @@ fn import_accounts_for_every_file() {
         "{report}"
     );
     assert_eq!(replay(json, &renamed.join("000002.choices")), "{\"a\": 1}");
+
+    // Rejecting them stops the file at its first unknown key, where it is.
+    let strict = dir.path().join("strict");
+    bonsai(&[
+        "import",
+        json,
+        path(&seeds),
+        "--out",
+        path(&strict),
+        "--pool-words",
+        "reject",
+    ]);
+    let report = std::fs::read_to_string(strict.join("import-report.txt")).unwrap();
+    assert!(
+        report.contains("c.json:1:2: error: '\"name\"' is not a value of pool KEY"),
+        "{report}"
+    );
 }
 
 #[test]

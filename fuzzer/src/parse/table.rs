@@ -180,8 +180,11 @@ enum Item {
 
 struct Builder<'g> {
     grammar: &'g Grammar,
-    ids: HashMap<(Origin, bool), u32>,
-    keys: Vec<(Origin, bool)>,
+    /// Per nonterminal: where it comes from, whether it is inside a token, and whether it
+    /// stands right after `GLUE`, so that no whitespace may come before its first token
+    /// (see `intern_glued`).
+    ids: HashMap<(Origin, bool, bool), u32>,
+    keys: Vec<(Origin, bool, bool)>,
     /// Productions per nonterminal, as (alternative, symbols).
     bodies: Vec<Vec<(u32, Vec<Item>)>>,
 }
@@ -202,35 +205,58 @@ impl<'g> Builder<'g> {
     }
 
     fn intern(&mut self, origin: Origin, token: bool) -> u32 {
-        if let Some(&id) = self.ids.get(&(origin, token)) {
+        self.intern_glued(origin, token, false)
+    }
+
+    /// The nonterminal for `origin` in mode `token`, glued or not. `GLUE` before a rule forbids
+    /// whitespace before the rule's first token, which lies in the rule's own productions (or
+    /// deeper), where a dot cannot see the `GLUE` of its caller: so a glued use gets its own
+    /// copy, whose productions skip no whitespace before their first symbol and pass the glue
+    /// on to it. Inside a token nothing is skipped anyway.
+    fn intern_glued(&mut self, origin: Origin, token: bool, glued: bool) -> u32 {
+        let key = (origin, token, glued && !token);
+        if let Some(&id) = self.ids.get(&key) {
             return id;
         }
         let id = self.keys.len() as u32;
-        self.ids.insert((origin, token), id);
-        self.keys.push((origin, token));
+        self.ids.insert(key, id);
+        self.keys.push(key);
         self.bodies.push(Vec::new());
         id
     }
 
     /// The nonterminal for rule `rule` used from a context in mode `token`.
     fn rule(&mut self, rule: RuleId, token: bool) -> u32 {
-        let lexical = self.grammar.rule(rule).lexical;
-        self.intern(Origin::Rule(rule), token || lexical)
+        self.rule_glued(rule, token, false)
     }
 
-    fn symbol(&mut self, symbol: &Symbol, token: bool) -> Item {
+    fn rule_glued(&mut self, rule: RuleId, token: bool, glued: bool) -> u32 {
+        let lexical = self.grammar.rule(rule).lexical;
+        self.intern_glued(Origin::Rule(rule), token || lexical, glued)
+    }
+
+    fn symbol(&mut self, symbol: &Symbol, token: bool, glued: bool) -> Item {
         match *symbol {
             Symbol::Terminal(t) => Item::Terminal(t),
-            Symbol::Rule(r) => Item::Nonterminal(self.rule(r, token)),
-            Symbol::Optional(body) => Item::Nonterminal(self.intern(Origin::Optional(body), token)),
-            Symbol::Repeat { body, min, max } => {
-                Item::Nonterminal(self.intern(Origin::Repeat { body, min, max }, token))
+            Symbol::Rule(r) => Item::Nonterminal(self.rule_glued(r, token, glued)),
+            Symbol::Optional(body) => {
+                Item::Nonterminal(self.intern_glued(Origin::Optional(body), token, glued))
             }
+            Symbol::Repeat { body, min, max } => Item::Nonterminal(self.intern_glued(
+                Origin::Repeat { body, min, max },
+                token,
+                glued,
+            )),
         }
     }
 
+    fn is_glue_symbol(&self, symbol: &Symbol) -> bool {
+        matches!(symbol, Symbol::Terminal(t)
+            if self.grammar.terminal(*t) == &crate::grammar::Terminal::Layout(LayoutToken::Glue))
+    }
+
     fn expand(&mut self, id: u32) {
-        let (origin, token) = self.keys[id as usize];
+        let (origin, token, glued) = self.keys[id as usize];
         let grammar = self.grammar;
         let bodies = match origin {
             Origin::Root => {
@@ -249,7 +275,15 @@ impl<'g> Builder<'g> {
                         let mut symbols: Vec<Item> = alternative
                             .symbols
                             .iter()
-                            .map(|s| self.symbol(s, token))
+                            .enumerate()
+                            .map(|(i, s)| {
+                                let after_glue = if i == 0 {
+                                    glued
+                                } else {
+                                    self.is_glue_symbol(&alternative.symbols[i - 1])
+                                };
+                                self.symbol(s, token, after_glue)
+                            })
                             .collect();
                         if is_binary(rule, &alternative.symbols) {
                             let last = symbols.len() - 1;
@@ -262,7 +296,7 @@ impl<'g> Builder<'g> {
                     .collect()
             }
             Origin::Optional(body) => {
-                let body = self.rule(body, token);
+                let body = self.rule_glued(body, token, glued);
                 vec![(0, vec![]), (1, vec![Item::Nonterminal(body)])]
             }
             // `body*` is its own left-recursive list, one nonterminal less per item.
@@ -277,14 +311,24 @@ impl<'g> Builder<'g> {
             Origin::Repeat { body, min, max } => {
                 let item = Item::Nonterminal(self.rule(body, token));
                 let mut symbols = vec![item; min as usize];
+                if let Some(first) = symbols.first_mut() {
+                    *first = Item::Nonterminal(self.rule_glued(body, token, glued));
+                }
+                let rest_glued = glued && min == 0;
                 match max {
                     Some(max) if max <= min => {}
                     Some(max) if max - min <= UPTO_LIMIT => {
-                        symbols.push(Item::Nonterminal(
-                            self.intern(Origin::Upto(body, max - min), token),
-                        ));
+                        symbols.push(Item::Nonterminal(self.intern_glued(
+                            Origin::Upto(body, max - min),
+                            token,
+                            rest_glued,
+                        )));
                     }
-                    _ => symbols.push(Item::Nonterminal(self.intern(Origin::Star(body), token))),
+                    _ => symbols.push(Item::Nonterminal(self.intern_glued(
+                        Origin::Star(body),
+                        token,
+                        rest_glued,
+                    ))),
                 }
                 vec![(0, symbols)]
             }
@@ -293,7 +337,7 @@ impl<'g> Builder<'g> {
                 vec![(0, vec![]), (1, vec![Item::Nonterminal(id), item])]
             }
             Origin::Upto(body, k) => {
-                let item = Item::Nonterminal(self.rule(body, token));
+                let item = Item::Nonterminal(self.rule_glued(body, token, glued));
                 let mut more = vec![item];
                 if k > 1 {
                     more.push(Item::Nonterminal(
@@ -318,7 +362,7 @@ impl<'g> Builder<'g> {
         let mut productions = Vec::new();
         let mut dots = Vec::new();
         for (id, bodies) in self.bodies.iter().enumerate() {
-            let (origin, token) = self.keys[id];
+            let (origin, token, glued_key) = self.keys[id];
             let first = productions.len() as u32;
             let first_dot = dots.len() as u32;
             for (alternative, symbols) in bodies {
@@ -347,7 +391,10 @@ impl<'g> Builder<'g> {
                     dots.push(Dot {
                         production: p,
                         next,
-                        skippable: !token && starts_token && !glued,
+                        skippable: !token
+                            && starts_token
+                            && !glued
+                            && !(position == 0 && glued_key),
                         whole: !token && matches!(next, Next::Terminal(_)),
                         waits_for: match next {
                             Next::Nonterminal(n) => n,

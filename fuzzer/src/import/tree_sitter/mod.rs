@@ -94,6 +94,10 @@ struct Importer<'v, 'a> {
     comments: Vec<Comment>,
     /// The quote style of the paired string being imported, if any (see `external`).
     style: Option<Quote>,
+    /// The closing quote of the quoted run being imported, if any (see `is_quoted_run`): a
+    /// content external inside it is one character that is neither that quote nor a
+    /// backslash.
+    run_quote: Option<char>,
     /// Rules that derive a string's content token other than through a nested string: their
     /// bodies are read in line with the string's middle, where the content token is one
     /// character of the string's quote style.
@@ -131,6 +135,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             errors: Vec::new(),
             comments: Vec::new(),
             style: None,
+            run_quote: None,
             reaches_content: HashSet::new(),
             inlined: HashSet::new(),
             string_rules: Vec::new(),
@@ -502,11 +507,29 @@ impl<'v, 'a> Importer<'v, 'a> {
                 if self.is_paired_string(members) {
                     return self.paired_string(members, span);
                 }
+                let quoted = self.is_quoted_run(members);
+                let outer_run = self.run_quote;
+                if quoted {
+                    self.run_quote = members[0]
+                        .as_object()
+                        .and_then(|o| o.get_string("value"))
+                        .and_then(|v| v.value.chars().next());
+                }
                 let mut items = Vec::new();
                 for (i, member) in members.iter().enumerate() {
                     let before_dedent = members.get(i + 1).is_some_and(|next| self.is_dedent(next));
-                    items.push(self.seq_member(member, before_dedent)?);
+                    let item = self.seq_member(member, before_dedent);
+                    let Some(item) = item else {
+                        self.run_quote = outer_run;
+                        return None;
+                    };
+                    if quoted && i > 0 {
+                        items.push(glued_throughout(item, span));
+                    } else {
+                        items.push(item);
+                    }
                 }
+                self.run_quote = outer_run;
                 Expr::Seq(items, span)
             }
             "CHOICE" => {
@@ -598,6 +621,15 @@ impl<'v, 'a> Importer<'v, 'a> {
         {
             return Expr::Regex(quote.content.to_string(), span);
         }
+        if let Some(quote) = self.run_quote
+            && self.externals.contains_key(name)
+            && StringRole::of(name) == Some(StringRole::Content)
+        {
+            // A template's text: any character but the closing quote and the backslash that
+            // starts an escape (line breaks included, as in a template literal).
+            let quote = regex_syntax::escape(&quote.to_string());
+            return Expr::Regex(format!(r"[\t\n -~--[{quote}\\]]"), span);
+        }
         if self.style.is_some() && self.is_lone_backslash(name) {
             // A backslash that starts no escape (Python keeps `\d` as it is) is a token of its
             // own to tree-sitter, which its lexer takes only where no escape matches: a longer
@@ -625,6 +657,53 @@ impl<'v, 'a> Importer<'v, 'a> {
             }
         }
         Expr::Name(self.native(name), span)
+    }
+
+    /// A quoted run: `'` (fragments, escapes and substitutions)* `'`, the same literal at both
+    /// ends and between them pieces of which some are immediate tokens (string fragments,
+    /// escapes, or a scanner's content). Tree-sitter reads it as one run of text: a fragment
+    /// takes the spaces in it, so nothing stands between its pieces or before the closing
+    /// quote. Laid out as separate tokens, `'./a'` would be written `'./a '`, another string.
+    fn is_quoted_run(&self, members: &[Value]) -> bool {
+        let quote = |value: &Value| match node(self.source, value) {
+            Ok(("STRING", object)) => object.get_string("value").map(|v| v.value.to_string()),
+            _ => None,
+        };
+        members.len() >= 3
+            && quote(&members[0]).is_some()
+            && quote(&members[0]) == quote(&members[members.len() - 1])
+            && members[1..members.len() - 1]
+                .iter()
+                .all(|member| self.holds_immediate(member, 4))
+    }
+
+    /// Whether `value` (looked into through choices, repetitions, wrappers and up to `depth`
+    /// rule references) holds an immediate token or a string content external.
+    fn holds_immediate(&self, value: &Value, depth: u32) -> bool {
+        let Ok((kind, object)) = node(self.source, value) else {
+            return false;
+        };
+        match kind {
+            "IMMEDIATE_TOKEN" => true,
+            "CHOICE" => object
+                .get("members")
+                .and_then(|m| m.value.as_array())
+                .is_some_and(|list| list.elements.iter().any(|m| self.holds_immediate(m, depth))),
+            "REPEAT" | "REPEAT1" | "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT"
+            | "PREC_DYNAMIC" | "ALIAS" => object
+                .get("content")
+                .is_some_and(|c| self.holds_immediate(&c.value, depth)),
+            "SYMBOL" => object.get_string("name").is_some_and(|name| {
+                let name = name.value.as_ref();
+                (self.externals.contains_key(name)
+                    && StringRole::of(name) == Some(StringRole::Content))
+                    || (depth > 0
+                        && self
+                            .rule_body(name)
+                            .is_some_and(|body| self.holds_immediate(body, depth - 1)))
+            }),
+            _ => false,
+        }
     }
 
     /// Whether rule `name` is a token of one lone backslash (tree-sitter-python's
@@ -1020,9 +1099,11 @@ impl<'v, 'a> Importer<'v, 'a> {
 }
 
 /// What may follow a backslash that starts no escape in a Python string: a printable character
-/// or tab that is neither a quote nor a backslash nor the first character of an escape
-/// (`\n`, `\x41`, `\N{...}`, `\u0041`, octal digits; all digits, to keep one reading).
-const NOT_AN_ESCAPE: &str = r#"[\t -~--["'\\abfnrtvxNuU0-9]]"#;
+/// or tab that is neither a quote nor a backslash (which would let the string end elsewhere)
+/// nor one that always starts an escape (`\n`, octal digits). `x`, `N`, `u` and `U` start one
+/// only with the right characters after them (`b"\user"` keeps its backslash), so they may
+/// follow: where both readings exist, the text is the same.
+const NOT_AN_ESCAPE: &str = r#"[\t -~--["'\\abfnrtv0-7]]"#;
 
 /// Whether a token ends by taking the rest of the line (`/#!.*/`, `//.*`): its last piece
 /// repeats a class holding every printable character but no newline. Whatever follows such a
@@ -1045,6 +1126,20 @@ fn runs_to_line_end(hir: &Hir) -> bool {
 
 fn glue(span: Span) -> Expr {
     Expr::Name(LayoutToken::Glue.name().to_string(), span)
+}
+
+/// `item` with no separator before it, nor before each of its items if it is a repetition.
+fn glued_throughout(item: Expr, span: Span) -> Expr {
+    match item {
+        Expr::Quantified {
+            inner,
+            min,
+            max,
+            optional,
+            span: at,
+        } => quantified(Expr::Seq(vec![glue(span), *inner], at), min, max, optional, at),
+        other => Expr::Seq(vec![glue(span), other], span),
+    }
 }
 
 fn quantified(inner: Expr, min: u32, max: Option<u32>, optional: bool, span: Span) -> Expr {
