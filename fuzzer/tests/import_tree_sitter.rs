@@ -536,3 +536,43 @@ fn python_backslash_quote_never_closes_a_string() {
         kept
     );
 }
+
+/// Issue 13, on tree-sitter-javascript: a string is one run of text (`'./a b'` is not written
+/// `'./a b '`), a template keeps the spaces around its substitutions, and a statement that ends
+/// at a line break, where the scanner inserts the semicolon, is read. Each replays to a text
+/// that differs from the file in layout only.
+#[test]
+fn javascript_strings_templates_and_line_end_semicolons_keep_their_meaning() {
+    let grammar = load("tree-sitter-javascript");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let options = bonsai::parse::ParseOptions::keeping_words();
+    let file =
+        "var m = require('./a b')\nvar t = `x ${m + 1} y`\nfunction f() {\n  return \"\"\n}\n";
+    let parsed = parser
+        .parse_with(file, options)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let text = bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words);
+    assert!(text.contains("require('./a b')"), "{text}");
+    assert!(text.contains("`x ${m + 1} y`"), "{text}");
+    assert!(text.contains("return \"\""), "{text}");
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    assert_eq!(squeeze(&text), squeeze(file), "{text}");
+    // Generated strings and templates close right after their last piece: GLUE stands
+    // before every closing quote.
+    let glue = |symbol: &bonsai::grammar::Symbol| {
+        matches!(symbol, bonsai::grammar::Symbol::Terminal(t)
+            if *grammar.terminal(*t) == Terminal::Layout(bonsai::grammar::LayoutToken::Glue))
+    };
+    for name in ["string", "template_string"] {
+        let rule = grammar
+            .rules
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or_else(|| panic!("no rule {name}"));
+        for alternative in &rule.alternatives {
+            let symbols = &alternative.symbols;
+            assert!(symbols.len() >= 3, "{name}: {symbols:?}");
+            assert!(glue(&symbols[symbols.len() - 2]), "{name}: {symbols:?}");
+        }
+    }
+}

@@ -312,20 +312,15 @@ impl Trimmer {
         // requires only what two runs agree on.
         let mut goal = goal;
         let mut tests = 1;
-        let keeps_something = match execute(
-            input.clone(),
-            &handles,
-            fuzzer,
-            executor,
-            state,
-            manager,
-        )? {
-            Ran::Faulted(_) => false,
-            Ran::Finished { verdict, edges } => {
-                goal.edges.retain(|e| edges.binary_search(e).is_ok());
-                !goal.edges.is_empty() && (!goal.must_be_valid || verdict == ExecutionClass::Valid)
-            }
-        };
+        let keeps_something =
+            match execute(input.clone(), &handles, fuzzer, executor, state, manager)? {
+                Ran::Faulted(_) => false,
+                Ran::Finished { verdict, edges } => {
+                    goal.edges.retain(|e| edges.binary_search(e).is_ok());
+                    !goal.edges.is_empty()
+                        && (!goal.must_be_valid || verdict == ExecutionClass::Valid)
+                }
+            };
         let mut faulted = None;
         let mut failure = None;
         let mut replacement = None;

@@ -9,7 +9,7 @@
 //! | `newline` | `NEWLINE` |
 //! | `indent` | `NEWLINE INDENT` (the scanner emits it at the start of the deeper line) |
 //! | `dedent` | `DEDENT` (the line before it already ended with a newline) |
-//! | contains `semicolon` (automatic semicolon insertion) | `";"` |
+//! | contains `semicolon` (automatic semicolon insertion) | `";"`, or a line break where the scanner inserts it at a line's end |
 //! | contains `string` and ends in `_start`, `_begin`, `_open` | `"\""` |
 //! | contains `string` and ends in `_end`, `_close` | `"\""`, glued to what precedes |
 //! | contains `content`, `chars`, `fragment`, `body` or `text` | `"a"`, glued to what precedes |
@@ -34,7 +34,14 @@ use crate::grammar::LayoutToken;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum External {
     Layout(&'static [LayoutToken]),
-    Text { text: &'static str, glued: bool },
+    /// A semicolon the scanner inserts where a line ends a statement (JavaScript's automatic
+    /// semicolon insertion): `";"` or `NEWLINE`, so that a seed's statements that end at a
+    /// line break are read as the scanner reads them.
+    AutomaticSemicolon,
+    Text {
+        text: &'static str,
+        glued: bool,
+    },
     Unknown,
 }
 
@@ -49,10 +56,7 @@ impl External {
             _ => {}
         }
         if key.contains("semicolon") {
-            External::Text {
-                text: ";",
-                glued: false,
-            }
+            External::AutomaticSemicolon
         } else if key.contains("string") && ends(&["_start", "_begin", "_open"]) {
             External::Text {
                 text: "\"",
@@ -174,10 +178,7 @@ mod tests {
         assert!(External::classify("_dedent").is_dedent());
         assert_eq!(
             External::classify("_automatic_semicolon"),
-            External::Text {
-                text: ";",
-                glued: false
-            }
+            External::AutomaticSemicolon
         );
         assert!(External::classify("string_end").glued());
         assert!(External::classify("_string_content").glued());

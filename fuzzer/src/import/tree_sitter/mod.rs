@@ -367,6 +367,13 @@ impl<'v, 'a> Importer<'v, 'a> {
                     items.push(Expr::Literal(text.into(), span));
                     Expr::Seq(items, span)
                 }
+                External::AutomaticSemicolon => Expr::Alt(
+                    vec![
+                        Expr::Literal(";".into(), span),
+                        Expr::Name(LayoutToken::Newline.name().into(), span),
+                    ],
+                    span,
+                ),
                 External::Unknown | External::Layout(_) => {
                     self.warnings.push(self.source.warning(
                         span,
@@ -1137,7 +1144,13 @@ fn glued_throughout(item: Expr, span: Span) -> Expr {
             max,
             optional,
             span: at,
-        } => quantified(Expr::Seq(vec![glue(span), *inner], at), min, max, optional, at),
+        } => quantified(
+            Expr::Seq(vec![glue(span), *inner], at),
+            min,
+            max,
+            optional,
+            at,
+        ),
         other => Expr::Seq(vec![glue(span), other], span),
     }
 }
