@@ -386,15 +386,14 @@ impl<'g> Builder<'g> {
                         Next::Complete => false,
                     };
                     // GLUE forbids whitespace on both of its sides.
+                    // So does a glued use of the nonterminal before its first symbol.
                     let glued = symbols.get(position).is_some_and(|s| self.is_glue(s))
-                        || (position > 0 && self.is_glue(&symbols[position - 1]));
+                        || (position > 0 && self.is_glue(&symbols[position - 1]))
+                        || (position == 0 && glued_key);
                     dots.push(Dot {
                         production: p,
                         next,
-                        skippable: !token
-                            && starts_token
-                            && !glued
-                            && !(position == 0 && glued_key),
+                        skippable: !token && starts_token && !glued,
                         whole: !token && matches!(next, Next::Terminal(_)),
                         waits_for: match next {
                             Next::Nonterminal(n) => n,
