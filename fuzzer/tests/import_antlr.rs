@@ -199,3 +199,42 @@ fn unsupported_grammar_options_are_warned_about() {
         "{messages:?}"
     );
 }
+
+/// Issue 13: an indentation-sensitive grammar in grammars-v4's convention, where the lexer's
+/// target code emits INDENT and DEDENT (declared as tokens, without rules) around NEWLINE, reads
+/// a file's lines as Python does, and the start is the rule that reads a whole file (the
+/// first one ending with EOF), not the first rule.
+#[test]
+fn declared_indent_and_dedent_tokens_read_blocks_and_the_eof_rule_starts() {
+    let imported = from_text(
+        r#"grammar Blocks;
+tokens { INDENT, DEDENT }
+single : stmt NEWLINE ;
+program : ( NEWLINE | stmt )* EOF ;
+stmt : 'pass' NEWLINE | 'if' ID ':' block ;
+block : NEWLINE INDENT stmt+ DEDENT ;
+NEWLINE : ( '\r'? '\n' ) ' '* { this.onNewLine(); } ;
+ID : [a-z]+ ;
+WS : [ \t]+ -> skip ;
+"#,
+    );
+    let grammar = imported.grammar;
+    assert_eq!(grammar.rule(grammar.start).name, "program");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let text = "if ready:\n    pass\n    if done:\n        pass\npass\n";
+    let parsed = parser
+        .parse_with(text, bonsai::parse::ParseOptions::keeping_words())
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert_eq!(
+        bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words),
+        text
+    );
+    // A dedent where the grammar has none is refused at the line that dedents.
+    let error = parser.parse("if ready:\n    pass\n  pass\n").unwrap_err();
+    assert_eq!(
+        error.line_col("if ready:\n    pass\n  pass\n").0,
+        3,
+        "{}",
+        error.message
+    );
+}

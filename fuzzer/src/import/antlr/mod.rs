@@ -6,8 +6,13 @@
 //!   convention is the native one, so lexer rules render as single tokens. `fragment` rules
 //!   are ordinary lexical rules. A rule named like a native layout token (`NEWLINE`,
 //!   `INDENT`, `DEDENT`, `GLUE`) gets a trailing `_`.
-//! - The start is the first parser rule. A lexer grammar alone generates token streams: a
-//!   synthetic start rule `tokens = ( T1 | T2 | ... )*` over its non-fragment rules.
+//! - The start is the first parser rule that ends with `EOF` (the rule a whole file is read
+//!   with, as grammars-v4's `file_input`), else the first parser rule. A lexer grammar alone
+//!   generates token streams: a synthetic start rule `tokens = ( T1 | T2 | ... )*` over its
+//!   non-fragment rules.
+//! - A grammar that declares `INDENT` and `DEDENT` tokens without rules and has a `NEWLINE`
+//!   rule (Python's grammars-v4 convention, where target code in the lexer emits them) reads
+//!   its lines as Python does: in parser rules the three are the native layout tokens.
 //! - Literals, `'a'..'z'` ranges, `[...]` sets and `~` negations become literals and classes;
 //!   classes are narrowed to printable characters (`narrow`), and `.` in a lexer rule is
 //!   printable ASCII. In a parser rule `.` means any token: a choice of every lexer token.
@@ -176,7 +181,16 @@ struct Converter<'a> {
     typed: HashMap<String, Vec<String>>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
+    /// `NEWLINE`, `INDENT` and `DEDENT` are the layout tokens (see the module's notes).
+    indented: bool,
 }
+
+/// The token names of the indentation convention and the layout token each becomes.
+const LAYOUT_TOKENS: [(&str, LayoutToken); 3] = [
+    ("NEWLINE", LayoutToken::Newline),
+    ("INDENT", LayoutToken::Indent),
+    ("DEDENT", LayoutToken::Dedent),
+];
 
 impl<'a> Converter<'a> {
     fn new(source: &'a SourceFile, spec: &'a GrammarSpec) -> Self {
@@ -199,7 +213,14 @@ impl<'a> Converter<'a> {
             typed,
             warnings: Vec::new(),
             errors: Vec::new(),
+            indented: false,
         };
+        // INDENT and DEDENT as tokens without rules: target code emits them, as Python's
+        // lexer base class does. A grammar whose rules spell them (Bonsai's own ANTLR export,
+        // with marker characters) keeps its rules.
+        let ruled = |name: &str| spec.rules.iter().any(|r| r.name == name);
+        let bare = |name: &str| spec.tokens.iter().any(|(t, _)| t == name) && !ruled(name);
+        converter.indented = bare("INDENT") && bare("DEDENT") && ruled("NEWLINE");
         converter.assign_names();
         converter
     }
@@ -226,6 +247,17 @@ impl<'a> Converter<'a> {
             };
             self.names.insert(name, native);
         }
+    }
+
+    /// The layout token that `name` stands for under the indentation convention.
+    fn layout_token(&self, name: &str) -> Option<LayoutToken> {
+        if !self.indented {
+            return None;
+        }
+        LAYOUT_TOKENS
+            .iter()
+            .find(|(token, _)| *token == name)
+            .map(|&(_, layout)| layout)
     }
 
     fn native(&self, name: &str) -> String {
@@ -286,7 +318,15 @@ impl<'a> Converter<'a> {
             });
             name
         } else {
-            let first = self.spec.rules.iter().find(|r| !r.is_lexer());
+            let ends_with_eof = |rule: &&Rule| {
+                rule.alternatives.iter().any(|alt| {
+                    matches!(alt.elements.last(), Some(Element::Ref(name, _)) if name == "EOF")
+                })
+            };
+            let parser_rules = || self.spec.rules.iter().filter(|r| !r.is_lexer());
+            let first = parser_rules()
+                .find(ends_with_eof)
+                .or_else(|| parser_rules().next());
             first.map_or_else(String::new, |r| r.name.clone())
         };
         let spec = self.spec;
@@ -365,7 +405,7 @@ impl<'a> Converter<'a> {
         }
         // Declared tokens with no rule of their own.
         for (token, span) in &self.spec.tokens {
-            if self.by_name.contains_key(token.as_str()) {
+            if self.by_name.contains_key(token.as_str()) || self.layout_token(token).is_some() {
                 continue;
             }
             let body = match self.typed.get(token) {
@@ -384,7 +424,7 @@ impl<'a> Converter<'a> {
                 body,
             });
         }
-        if !synthetic_start && self.spec.rules.first().is_some_and(Rule::is_lexer) {
+        if !synthetic_start {
             file.start = Some((self.native(&start_name), Span::default()));
         }
         if let Some((value, span)) = self.spec.option("caseInsensitive")
@@ -535,7 +575,10 @@ impl<'a> Converter<'a> {
         match element {
             Element::Literal(text, _) => Expr::Literal(text.clone(), span),
             Element::Ref(name, _) if name == "EOF" => Expr::Seq(Vec::new(), span),
-            Element::Ref(name, _) => Expr::Name(self.native(name), span),
+            Element::Ref(name, _) => match self.layout_token(name).filter(|_| !lexer) {
+                Some(token) => Expr::Name(token.name().to_string(), span),
+                None => Expr::Name(self.native(name), span),
+            },
             Element::Block(alts, _) => self.alternatives(alts, lexer),
             Element::Suffix(inner, op, _) => {
                 let inner = self.element(inner, lexer);
