@@ -576,3 +576,41 @@ fn javascript_strings_templates_and_line_end_semicolons_keep_their_meaning() {
         }
     }
 }
+
+/// Issue 13: tree-sitter takes a keyword only where the parse state expects it, unless the
+/// grammar's global `reserved` set says otherwise. tree-sitter-starlark has none, so its
+/// `eq` (from `assert.eq`), `type` and `_` are names elsewhere: these Starlark lines from real
+/// test files import with their text kept.
+#[test]
+fn starlark_literals_are_names_where_the_grammar_does_not_expect_them() {
+    let grammar = load("tree-sitter-starlark");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let text = "asserts.eq(x.type, 2)\n_, b = c\n";
+    let parsed = parser
+        .parse_with(text, bonsai::parse::ParseOptions::keeping_words())
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let words: Vec<&str> = parsed
+        .words
+        .as_slice()
+        .iter()
+        .map(|w| w.word.as_str())
+        .collect();
+    for name in ["asserts", "eq", "type"] {
+        assert!(words.contains(&name), "{name} is not a name: {words:?}");
+    }
+    let rendered = bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words);
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    assert_eq!(squeeze(&rendered), squeeze(text), "{rendered}");
+    // Where the grammar expects the literal, it is the literal.
+    let statement = "if eq:\n    pass\n";
+    let parsed = parser
+        .parse_with(statement, bonsai::parse::ParseOptions::keeping_words())
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let words: Vec<&str> = parsed
+        .words
+        .as_slice()
+        .iter()
+        .map(|w| w.word.as_str())
+        .collect();
+    assert_eq!(words, ["eq"]);
+}

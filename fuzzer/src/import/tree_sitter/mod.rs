@@ -294,9 +294,12 @@ impl<'v, 'a> Importer<'v, 'a> {
             ));
         }
         file.rules.append(&mut self.string_rules);
-        if self.word_pool.is_some() {
-            file.reserved = self.reserved_words(top);
-        }
+        // Tree-sitter takes a keyword (with a `word` token or without) only where the parse
+        // state expects it; only the words of its global `reserved` set are keywords
+        // everywhere. A grammar without that set reserves nothing: tree-sitter-starlark's
+        // `asserts.eq(...)` and `x.type` are names, though `assert.eq` and `type X = Y` are
+        // its syntax.
+        file.reserved = Some(self.reserved_words(top).unwrap_or_default());
         self.fallback_rules(&mut file);
         file.layout = Some(self.layout(extras));
         file.comments = std::mem::take(&mut self.comments);
@@ -1257,6 +1260,7 @@ mod tests {
             rules(&imported),
             r##"%layout auto;
 %comment "#";
+%reserved;
 module = stmt* ;
 stmt = "if" identifier ":" NEWLINE INDENT block | string heredoc? NEWLINE ;
 block = stmt+ DEDENT ;
