@@ -116,7 +116,7 @@ fn constructs_map_to_native_ebnf() {
 %comment "#";
 
 tokens = ( A | B | NEWLINE_ | C )* ;
-A = [a-c] [ -\\\^-`{-\~] [ -\~] ;
+A = [a-c] [\x{A} -\\\^-`{-\~] [ -\~] ;
 B = ( "x" | "yz" )+ "q"? ;
 F = [0-9] ;
 NEWLINE_ = "\n" ;

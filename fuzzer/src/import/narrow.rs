@@ -2,8 +2,8 @@
 //! must accept: `[^"\\]` in a string, `.` in a comment, `\p{XID_Start}` for an identifier.
 //! Drawn uniformly, such a class yields a code point out of a million, nearly always a CJK or
 //! unassigned one, and the inputs become unreadable (Zest's most common complaint). So every
-//! class of an imported regex is narrowed: to printable ASCII (space to `~`) where the class
-//! has any, else left whole. Identifier pools are narrowed further, to ASCII letters, digits
+//! class of an imported regex is narrowed: to printable ASCII (space to `~`, and the line
+//! break where the class has it) where the class has any, else left whole. Identifier pools are narrowed further, to ASCII letters, digits
 //! and `_`, so that they read `a`, `b`, `c` rather than `!`, `$`, `?`.
 //!
 //! Narrowing only removes characters, so every generated input is still one the original
@@ -58,8 +58,15 @@ pub fn narrow(hir: Hir, preference: Preference) -> Narrowed {
     }
 }
 
+/// Printable ASCII, with the line break where the class allows it: a Python long string's
+/// `~'\\'` holds line breaks in real files, and a seed must be read as it is. Not the tab:
+/// grammars loose about control characters (tree-sitter-json's `[^\\"\n]` in a string, which
+/// JSON forbids) would generate them.
 fn printable() -> ClassUnicode {
-    ClassUnicode::new([ClassUnicodeRange::new(' ', '~')])
+    ClassUnicode::new([
+        ClassUnicodeRange::new('\n', '\n'),
+        ClassUnicodeRange::new(' ', '~'),
+    ])
 }
 
 fn word() -> ClassUnicode {
