@@ -538,16 +538,16 @@ fn python_backslash_quote_never_closes_a_string() {
 }
 
 /// Issue 13, on tree-sitter-javascript: a string is one run of text (`'./a b'` is not written
-/// `'./a b '`), a template keeps the spaces around its substitutions, and a statement that ends
-/// at a line break, where the scanner inserts the semicolon, is read. Each replays to a text
+/// `'./a b '`), a template keeps the spaces around its substitutions, a statement that ends
+/// at a line break, where the scanner inserts the semicolon, is read, and so is a reserved word
+/// where the grammar's reserved context allows it (`exports.default`). Each replays to a text
 /// that differs from the file in layout only.
 #[test]
 fn javascript_strings_templates_and_line_end_semicolons_keep_their_meaning() {
     let grammar = load("tree-sitter-javascript");
     let parser = bonsai::parse::Parser::new(&grammar);
     let options = bonsai::parse::ParseOptions::keeping_words();
-    let file =
-        "var m = require('./a b')\nvar t = `x ${m + 1} y`\nfunction f() {\n  return \"\"\n}\n";
+    let file = "var m = require('./a b')\nvar t = `x ${m + 1} y`\nfunction f() {\n  return \"\"\n}\nexports.default = {if: m.if}\n";
     let parsed = parser
         .parse_with(file, options)
         .unwrap_or_else(|e| panic!("{}", e.message));
@@ -555,6 +555,9 @@ fn javascript_strings_templates_and_line_end_semicolons_keep_their_meaning() {
     assert!(text.contains("require('./a b')"), "{text}");
     assert!(text.contains("`x ${m + 1} y`"), "{text}");
     assert!(text.contains("return \"\""), "{text}");
+    // A reserved word is a property name where the grammar's `properties` set does not reserve
+    // it.
+    assert!(text.contains("exports.default = {if: m.if}"), "{text}");
     let squeeze = |s: &str| s.split_whitespace().collect::<String>();
     assert_eq!(squeeze(&text), squeeze(file), "{text}");
     // Generated strings and templates close right after their last piece: GLUE stands

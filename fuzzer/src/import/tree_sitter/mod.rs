@@ -98,6 +98,9 @@ struct Importer<'v, 'a> {
     /// content external inside it is one character that is neither that quote nor a
     /// backslash.
     run_quote: Option<char>,
+    /// The words of the global `reserved` set that a named reserved context (tree-sitter's
+    /// `reserved('properties', ...)`) does not reserve, per context.
+    unreserved_in: HashMap<String, Vec<String>>,
     /// Rules that derive a string's content token other than through a nested string: their
     /// bodies are read in line with the string's middle, where the content token is one
     /// character of the string's quote style.
@@ -136,6 +139,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             comments: Vec::new(),
             style: None,
             run_quote: None,
+            unreserved_in: HashMap::new(),
             reaches_content: HashSet::new(),
             inlined: HashSet::new(),
             string_rules: Vec::new(),
@@ -227,6 +231,7 @@ impl<'v, 'a> Importer<'v, 'a> {
     fn grammar_file(&mut self, top: &'v Object<'a>) -> GrammarFile {
         self.assign_names();
         self.find_content_rules();
+        self.read_reserved_contexts(top);
         let start = self.rules.properties[0].name.as_str().to_string();
         let extras = top.get("extras").map(|p| &p.value);
         let from_start = self.reachable([start.clone()]);
@@ -334,6 +339,43 @@ impl<'v, 'a> Importer<'v, 'a> {
                 self.error(span_of(body), format!("invalid regex: {}", fault.message));
                 None
             }
+        }
+    }
+
+    /// For each named set of `reserved` other than the global one, the global words it leaves
+    /// out.
+    fn read_reserved_contexts(&mut self, top: &'v Object<'a>) {
+        let Some(sets) = top.get("reserved").and_then(|s| s.value.as_object()) else {
+            return;
+        };
+        let words = |this: &Self, value: &Value| -> Vec<String> {
+            value.as_array().map_or_else(Vec::new, |list| {
+                list.elements
+                    .iter()
+                    .filter_map(|word| match node(this.source, word) {
+                        Ok(("STRING", object)) => {
+                            object.get_string("value").map(|v| v.value.to_string())
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            })
+        };
+        let Some(global) = sets.get("global").map(|g| words(self, &g.value)) else {
+            return;
+        };
+        for property in &sets.properties {
+            let name = property.name.as_str();
+            if name == "global" {
+                continue;
+            }
+            let reserved_here = words(self, &property.value);
+            let unreserved: Vec<String> = global
+                .iter()
+                .filter(|w| !reserved_here.contains(w))
+                .cloned()
+                .collect();
+            self.unreserved_in.insert(name.to_string(), unreserved);
         }
     }
 
@@ -573,7 +615,24 @@ impl<'v, 'a> Importer<'v, 'a> {
                     _ => quantified(inner, 0, Some(1), true, span),
                 }
             }
-            "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC" | "RESERVED" => {
+            "RESERVED" => {
+                let content = self.content(object)?;
+                let inner = self.expr(content)?;
+                let context = object
+                    .get_string("context_name")
+                    .map(|n| n.value.to_string());
+                match context.and_then(|c| self.unreserved_in.get(&c)) {
+                    // Where fewer words are reserved (JavaScript's `x.default`), the others
+                    // are read and written as their literals.
+                    Some(words) if !words.is_empty() => {
+                        let mut alts = vec![inner];
+                        alts.extend(words.iter().map(|w| Expr::Literal(w.clone(), span)));
+                        Expr::Alt(alts, span)
+                    }
+                    _ => inner,
+                }
+            }
+            "FIELD" | "PREC" | "PREC_LEFT" | "PREC_RIGHT" | "PREC_DYNAMIC" => {
                 let content = self.content(object)?;
                 self.expr(content)?
             }
