@@ -39,6 +39,8 @@ pub struct NewCampaign {
     pub trim_tests: u64,
     /// `bonsai fuzz --grammar-feedback kpath:K` in every node.
     pub grammar_feedback: Option<usize>,
+    /// The user's seed directories (see `CampaignState::seeds`).
+    pub seeds: Vec<PathBuf>,
 }
 
 /// Either start `DIR` afresh or continue the campaign recorded in `DIR/campaign.json`.

@@ -63,6 +63,32 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
     for sub in [NODES_DIR, SEEDS_DIR, LOGS_DIR] {
         crate::create_dir(&dir.join(sub))?;
     }
+    let (user_seeds, unusable) =
+        super::seed_merge::user_seeds(&state.seeds, &state.grammar_fingerprint)?;
+    if !state.seeds.is_empty() {
+        let top = lattice.top().bounds;
+        let beyond: Vec<&super::seed_merge::UserSeed> = user_seeds
+            .iter()
+            .filter(|s| !s.bounds.within(&top))
+            .collect();
+        log.event(&format!(
+            "{} seeds given, {} within the top node's bounds {top}, {} beyond them, {} unusable",
+            user_seeds.len() + unusable.len(),
+            user_seeds.len() - beyond.len(),
+            beyond.len(),
+            unusable.len()
+        ));
+        for seed in beyond {
+            log.event(&format!(
+                "seed {} needs bounds {}: no node of the lattice admits it",
+                seed.seed.source.display(),
+                seed.bounds
+            ));
+        }
+        for why in &unusable {
+            log.event(&format!("seed {why}: not used"));
+        }
+    }
     log.event("working");
     signal::install();
     let worklist = WorkList {
@@ -73,6 +99,7 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
         jobs,
         log,
         view: LatticeView::new(config.show_progress),
+        user_seeds,
     };
     let (state, outcome) = worklist.drive()?;
     let mut log = CampaignLog::open(dir)?;
@@ -152,6 +179,7 @@ fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Dia
         save_on: new.save_on,
         trim_tests: new.trim_tests,
         grammar_feedback: new.grammar_feedback,
+        seeds: new.seeds.clone(),
         created_unix: unix_now(),
         nodes: CampaignState::nodes_of(&lattice),
         top: lattice.top().slug(),

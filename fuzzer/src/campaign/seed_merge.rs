@@ -1,10 +1,69 @@
-//! A node's seeds: its predecessors' queues merged into one directory.
+//! A node's seeds: its predecessors' queues merged into one directory, with the user's seeds
+//! that the node's bounds admit.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::choice::SavedChoices;
 use crate::diagnostic::Diagnostic;
 use crate::layout::QUEUE_DIR;
+use crate::sampler::Bounds;
+
+/// One of the user's seeds (`bonsai campaign --seeds`): a `.choices` file, the bounds it was
+/// recorded under, and its text.
+#[derive(Clone, Debug)]
+pub struct UserSeed {
+    pub bounds: Bounds,
+    pub seed: MergedSeed,
+}
+
+/// The seeds of the user's directories (each `NNNNNN.choices` beside its `.txt`, in a
+/// directory or its `queue/`) recorded with this grammar. The others are returned apart, each
+/// with why it cannot be used, for the campaign's log.
+pub fn user_seeds(
+    dirs: &[PathBuf],
+    fingerprint: &str,
+) -> Result<(Vec<UserSeed>, Vec<String>), Diagnostic> {
+    let mut seeds = Vec::new();
+    let mut unusable = Vec::new();
+    for dir in dirs {
+        let dir = crate::corpus::input_directory(dir);
+        let entries = std::fs::read_dir(&dir).map_err(|e| {
+            Diagnostic::error(format!("cannot read the seed directory: {e}")).in_file(&dir)
+        })?;
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "choices"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let text = std::fs::read_to_string(path.with_extension("txt"));
+            let bytes = std::fs::read(&path);
+            let (Ok(text), Ok(bytes)) = (text, bytes) else {
+                unusable.push(format!("{}: no readable .txt beside it", path.display()));
+                continue;
+            };
+            match SavedChoices::from_bytes(&bytes) {
+                Ok(saved) if format!("{:016x}", saved.grammar) == fingerprint => {
+                    seeds.push(UserSeed {
+                        bounds: saved.bounds,
+                        seed: MergedSeed {
+                            text,
+                            choices: bytes,
+                            source: path,
+                        },
+                    })
+                }
+                Ok(_) => {
+                    unusable.push(format!("{}: recorded with another grammar", path.display()))
+                }
+                Err(e) => unusable.push(format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    Ok((seeds, unusable))
+}
 
 /// One saved input of a predecessor: its rendered text and its `.choices` file's bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,10 +99,25 @@ fn queue_entries(queue: &Path) -> Result<Vec<MergedSeed>, Diagnostic> {
 /// The union of the queues under `node_dirs`, deduplicated by rendered text and sorted
 /// smallest first (text length, then text). Among inputs with the same text the first found
 /// is kept: predecessors are given in lattice order, so the choice is reproducible.
-pub fn merge(node_dirs: &[PathBuf]) -> Result<Vec<MergedSeed>, Diagnostic> {
+///
+/// The user's seeds that `bounds` admit join them (after the predecessors', so a text a
+/// predecessor kept is kept in its form).
+pub fn merge_with(
+    node_dirs: &[PathBuf],
+    user: &[UserSeed],
+    bounds: Option<Bounds>,
+) -> Result<Vec<MergedSeed>, Diagnostic> {
     let mut by_text: BTreeMap<(usize, String), MergedSeed> = BTreeMap::new();
     for dir in node_dirs {
         for seed in queue_entries(&dir.join(QUEUE_DIR))? {
+            by_text
+                .entry((seed.text.len(), seed.text.clone()))
+                .or_insert(seed);
+        }
+    }
+    for user_seed in user {
+        if bounds.is_some_and(|b| user_seed.bounds.within(&b)) {
+            let seed = user_seed.seed.clone();
             by_text
                 .entry((seed.text.len(), seed.text.clone()))
                 .or_insert(seed);
@@ -96,7 +170,7 @@ mod tests {
         put(&b, 1, "let a = 1;", b"b1", true);
         put(&b, 2, "aa;", b"b2", true);
         put(&b, 3, "half written", b"b3", false);
-        let merged = merge(&[a.clone(), b, dir.path().join("missing")]).unwrap();
+        let merged = merge_with(&[a.clone(), b, dir.path().join("missing")], &[], None).unwrap();
         let texts: Vec<&str> = merged.iter().map(|s| s.text.as_str()).collect();
         assert_eq!(texts, ["x;", "aa;", "print 10;", "let a = 1;"]);
         // The duplicate "x;" comes from the first predecessor.

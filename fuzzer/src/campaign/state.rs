@@ -96,6 +96,10 @@ pub struct CampaignState {
     /// before the option existed did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grammar_feedback: Option<usize>,
+    /// The user's seed directories: each seed joins the seeds of every node whose bounds
+    /// admit it. Campaigns recorded before the option existed had none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<PathBuf>,
     pub created_unix: f64,
     pub nodes: Vec<NodeState>,
     pub top: String,
@@ -233,6 +237,7 @@ mod tests {
             save_on: CoverageGrain::Edges,
             trim_tests: 100,
             grammar_feedback: None,
+            seeds: Vec::new(),
             created_unix: 0.0,
             nodes: CampaignState::nodes_of(&lattice),
             top: lattice.top().slug(),

@@ -242,6 +242,7 @@ mod tests {
             save_on: crate::feedback::CoverageGrain::Edges,
             trim_tests: 0,
             grammar_feedback: None,
+            seeds: Vec::new(),
             created_unix: 0.0,
             nodes: CampaignState::nodes_of(&lattice),
             top: lattice.top().slug(),

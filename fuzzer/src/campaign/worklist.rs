@@ -49,6 +49,8 @@ pub struct WorkList<'a> {
     pub jobs: usize,
     pub log: CampaignLog,
     pub view: LatticeView,
+    /// The user's seeds (`--seeds`), each merged into every node whose bounds admit it.
+    pub user_seeds: Vec<seed_merge::UserSeed>,
 }
 
 impl WorkList<'_> {
@@ -307,10 +309,16 @@ impl WorkList<'_> {
             .iter()
             .map(|p| self.dir.join(NODES_DIR).join(p.slug()))
             .collect();
-        let seeds_dir = (!predecessors.is_empty()).then(|| self.dir.join(SEEDS_DIR).join(&name));
+        let admitted = self
+            .user_seeds
+            .iter()
+            .any(|s| s.bounds.within(&node.bounds));
+        let seeds_dir =
+            (!predecessors.is_empty() || admitted).then(|| self.dir.join(SEEDS_DIR).join(&name));
         let mut seed_count = 0;
         if let Some(seeds_dir) = &seeds_dir {
-            let merged = seed_merge::merge(&predecessors)?;
+            let merged =
+                seed_merge::merge_with(&predecessors, &self.user_seeds, Some(node.bounds))?;
             seed_count = merged.len();
             seed_merge::write(seeds_dir, &merged)?;
         }

@@ -13,7 +13,7 @@ use crate::fuzz::parse_duration;
 use crate::layout::QUEUE_DIR;
 use crate::sampler::Bounds;
 
-const NEW: [&str; 13] = [
+const NEW: [&str; 14] = [
     "target",
     "grammar",
     "max_bounds",
@@ -27,6 +27,7 @@ const NEW: [&str; 13] = [
     "save_on",
     "trim_tests",
     "grammar_feedback",
+    "seeds",
 ];
 
 #[derive(Args)]
@@ -85,6 +86,12 @@ pub struct CampaignArgs {
     /// earlier execution of that node derived (`bonsai fuzz --grammar-feedback`).
     #[arg(long, value_name = "kpath:K", value_parser = super::fuzz::parse_grammar_feedback)]
     grammar_feedback: Option<usize>,
+    /// Seed directories (`bonsai import` output, or any queue): each seed enters the lattice at
+    /// every node whose bounds admit the bounds it was recorded under, and goes up from there
+    /// with the corpora; a seed no node admits is listed in campaign.log with the bounds it
+    /// needs.
+    #[arg(long, value_name = "DIR")]
+    seeds: Vec<PathBuf>,
     /// The campaign directory: campaign.json, campaign.log, nodes/<node>/.
     #[arg(long, value_name = "DIR", required_unless_present = "resume")]
     out: Option<PathBuf>,
@@ -143,6 +150,13 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                     .in_file(&grammar)
                     .into());
             }
+            for seeds in &args.seeds {
+                if !seeds.is_dir() {
+                    return Err(Diagnostic::error("seed directory not found")
+                        .in_file(seeds)
+                        .into());
+                }
+            }
             let new = NewCampaign {
                 target,
                 grammar,
@@ -160,6 +174,7 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                 save_on: args.save_on,
                 trim_tests: args.trim_tests,
                 grammar_feedback: args.grammar_feedback,
+                seeds: args.seeds,
             };
             (out, CampaignMode::New(new))
         }

@@ -668,3 +668,100 @@ fn grammar_feedback_reaches_every_node() {
         );
     }
 }
+
+/// Issue 13: imported seeds enter the lattice where they fit. Each seed joins the seeds of
+/// every node whose bounds admit the bounds it was imported with (so the bottom node starts
+/// from the smallest and they rise with the corpora); a seed beyond the top node is named in
+/// campaign.log with the bounds it needs.
+#[test]
+fn user_seeds_enter_the_nodes_whose_bounds_admit_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts = dir.path().join("texts");
+    std::fs::create_dir(&texts).unwrap();
+    let small = "let a = 1;";
+    let deeper = "print 1 + 2;";
+    let wide = "let a = 1; let b = 2; let c = 3; let d = 4;";
+    for (name, text) in [("s1.txt", small), ("s2.txt", deeper), ("s3.txt", wide)] {
+        std::fs::write(texts.join(name), text).unwrap();
+    }
+    let seeds = dir.path().join("seeds");
+    let imported = bonsai(&[
+        "import",
+        grammar_path().to_str().unwrap(),
+        texts.to_str().unwrap(),
+        "--out",
+        seeds.to_str().unwrap(),
+    ]);
+    assert!(imported.status.success(), "{imported:?}");
+    let report = std::fs::read_to_string(seeds.join("import-report.txt")).unwrap();
+    assert!(
+        report.contains("s1.txt: accepted as 000000 (exact, bounds 1,1,1)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("s2.txt: accepted as 000001 (exact, bounds 1,1,2)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("s3.txt: accepted as 000002 (exact, bounds 4,4,1)"),
+        "{report}"
+    );
+
+    let out = dir.path().join("camp");
+    let args = new_campaign_args(
+        &out,
+        &[
+            "--max-bounds",
+            "1,1,2",
+            "--node-execs",
+            "200",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = bonsai(&args);
+    assert!(output.status.success(), "{output:?}");
+    let state = state(&out);
+    assert_eq!(state["seeds"][0], seeds.to_str().unwrap(), "{state}");
+    let log = std::fs::read_to_string(out.join("campaign.log")).unwrap();
+    assert!(
+        log.contains("3 seeds given, 2 within the top node's bounds 1,1,2, 1 beyond them"),
+        "{log}"
+    );
+    assert!(log.contains("000002.choices needs bounds 4,4,1"), "{log}");
+    // Every node's seeds hold exactly the user's seeds its bounds admit (and what its
+    // predecessors kept).
+    for node in nodes(&state) {
+        let name = node["name"].as_str().unwrap();
+        let texts: Vec<String> = queue_like_texts(&out.join("seeds").join(name));
+        let depth: u32 = node["bounds"]
+            .as_str()
+            .unwrap()
+            .rsplit(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(texts.iter().any(|t| t == small), "{name}: {texts:?}");
+        assert_eq!(
+            texts.iter().any(|t| t == deeper),
+            depth >= 2,
+            "{name}: {texts:?}"
+        );
+        assert!(!texts.iter().any(|t| t == wide), "{name}: {texts:?}");
+    }
+}
+
+/// The texts of the `.txt` files of a directory (a node's merged seeds).
+fn queue_like_texts(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
