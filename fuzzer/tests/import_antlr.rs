@@ -238,3 +238,42 @@ WS : [ \t]+ -> skip ;
         error.message
     );
 }
+
+/// Issue 13: `caseInsensitive = true` is honoured: `SELECT FOO FROM bar;` and `select foo from
+/// BAR;` are both sentences of a grammar that spells its keywords in upper case and its names
+/// in lower case, and both import exactly; without the option, lower-case keywords are refused.
+#[test]
+fn case_insensitive_grammars_read_words_in_either_case() {
+    let grammar_text = |option: &str| {
+        format!(
+            "grammar Q;\noptions {{ caseInsensitive = {option}; }}\nq : 'SELECT' ID 'FROM' ID ';' EOF ;\nID : [a-z_]+ ;\nWS : [ \\t\\n]+ -> skip ;\n"
+        )
+    };
+    let imported = from_text(&grammar_text("true"));
+    assert!(imported.warnings.is_empty(), "{:?}", imported.warnings);
+    let grammar = imported.grammar;
+    let parser = bonsai::parse::Parser::new(&grammar);
+    for text in [
+        "SELECT FOO FROM bar;",
+        "select foo from BAR;",
+        "Select Foo From Bar;",
+    ] {
+        let parsed = parser
+            .parse_with(text, bonsai::parse::ParseOptions::keeping_words())
+            .unwrap_or_else(|e| panic!("{text}: {}", e.message));
+        assert_eq!(
+            bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words),
+            text
+        );
+    }
+    let strict = from_text(&grammar_text("false")).grammar;
+    let parser = bonsai::parse::Parser::new(&strict);
+    assert!(
+        parser
+            .parse_with(
+                "select foo from bar;",
+                bonsai::parse::ParseOptions::keeping_words()
+            )
+            .is_err()
+    );
+}

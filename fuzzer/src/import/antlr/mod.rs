@@ -28,6 +28,8 @@
 //!   warning.
 //! - `options { tokenVocab = L; }` in a parser grammar reads `L.g4` from the same directory,
 //!   and `import G;` reads `G.g4`, so split grammars import as one.
+//! - `caseInsensitive = true` (here or in the `tokenVocab` lexer): literals, ranges and sets
+//!   match either case.
 //! - Actions, predicates, labels, arguments, return values and element options are dropped
 //!   (`parser`).
 
@@ -73,8 +75,8 @@ pub fn import(source: &SourceFile) -> Result<Foreign, Diagnostics> {
     })
 }
 
-/// Grammar options the importer acts on (`tokenVocab`, `caseInsensitive`, which it warns
-/// about) or that only concern ANTLR's generated code and do not change the language.
+/// Grammar options the importer acts on (`tokenVocab`, `caseInsensitive`) or that only concern
+/// ANTLR's generated code and do not change the language.
 const UNDERSTOOD_OPTIONS: &[&str] = &[
     "tokenVocab",
     "caseInsensitive",
@@ -118,6 +120,13 @@ fn merge_companions(
         }
         crate::grammar::lower::lower(file, &companion_source, companion.name.clone())?;
         warnings.extend(companion_warnings);
+        // A parser grammar's words are its lexer's: a case-insensitive lexer makes them so.
+        if let Some((value, _)) = companion.option("caseInsensitive")
+            && spec.option("caseInsensitive").is_none()
+        {
+            spec.options
+                .push(("caseInsensitive".to_string(), value.to_string(), span));
+        }
         let defined: HashSet<String> = spec.rules.iter().map(|r| r.name.clone()).collect();
         for mut rule in companion.rules {
             // Rules of the importing grammar override imported ones, as in ANTLR.
@@ -183,6 +192,8 @@ struct Converter<'a> {
     errors: Vec<Diagnostic>,
     /// `NEWLINE`, `INDENT` and `DEDENT` are the layout tokens (see the module's notes).
     indented: bool,
+    /// `options { caseInsensitive = true; }`: literals and sets match either case.
+    case_insensitive: bool,
 }
 
 /// The token names of the indentation convention and the layout token each becomes.
@@ -214,6 +225,9 @@ impl<'a> Converter<'a> {
             warnings: Vec::new(),
             errors: Vec::new(),
             indented: false,
+            case_insensitive: spec
+                .option("caseInsensitive")
+                .is_some_and(|(value, _)| value == "true"),
         };
         // INDENT and DEDENT as tokens without rules: target code emits them, as Python's
         // lexer base class does. A grammar whose rules spell them (Bonsai's own ANTLR export,
@@ -427,14 +441,6 @@ impl<'a> Converter<'a> {
         if !synthetic_start {
             file.start = Some((self.native(&start_name), Span::default()));
         }
-        if let Some((value, span)) = self.spec.option("caseInsensitive")
-            && value == "true"
-        {
-            self.warn(
-                span,
-                "caseInsensitive is ignored: literals are generated as written",
-            );
-        }
         let unknown: Vec<(String, Span)> = self
             .spec
             .options
@@ -573,6 +579,19 @@ impl<'a> Converter<'a> {
     fn element(&mut self, element: &Element, lexer: bool) -> Expr {
         let span = element.span();
         match element {
+            Element::Literal(text, _)
+                if self.case_insensitive && text.chars().any(|c| c.is_ascii_alphabetic()) =>
+            {
+                // Written as the grammar spells it (so it stays a keyword that pools avoid),
+                // or in any case.
+                Expr::Alt(
+                    vec![
+                        Expr::Literal(text.clone(), span),
+                        Expr::Regex(format!("(?i:{})", regex_syntax::escape(text)), span),
+                    ],
+                    span,
+                )
+            }
             Element::Literal(text, _) => Expr::Literal(text.clone(), span),
             Element::Ref(name, _) if name == "EOF" => Expr::Seq(Vec::new(), span),
             Element::Ref(name, _) => match self.layout_token(name).filter(|_| !lexer) {
@@ -644,7 +663,12 @@ impl<'a> Converter<'a> {
     }
 
     fn class(&mut self, class: &str, span: Span) -> Expr {
-        match parse_narrowed(class, Preference::Printable) {
+        let class = if self.case_insensitive {
+            format!("(?i:{class})")
+        } else {
+            class.to_string()
+        };
+        match parse_narrowed(&class, Preference::Printable) {
             Ok(narrowed) => Expr::Regex(regex_text(&narrowed.hir), span),
             Err(fault) => {
                 self.error(span, format!("invalid set: {}", fault.message));
@@ -747,12 +771,21 @@ impl<'a> Converter<'a> {
 
     fn element_regex(&self, element: &Element, visiting: &mut Vec<String>) -> Option<String> {
         Some(match element {
+            Element::Literal(text, _) if self.case_insensitive => {
+                format!("(?i:{})", regex_syntax::escape(text))
+            }
             Element::Literal(text, _) => regex_syntax::escape(text),
             Element::Ref(name, _) => {
                 let rule = self.by_name.get(name.as_str())?;
                 self.rule_regex(rule, visiting)?
             }
+            Element::Range(a, b, _) if self.case_insensitive => {
+                format!("(?i:[{}-{}])", hex(*a), hex(*b))
+            }
             Element::Range(a, b, _) => format!("[{}-{}]", hex(*a), hex(*b)),
+            Element::Set(raw, span) if self.case_insensitive => {
+                format!("(?i:[{}])", set_members(self.source, raw, *span).ok()?)
+            }
             Element::Set(raw, span) => format!("[{}]", set_members(self.source, raw, *span).ok()?),
             Element::Not(inner, span) => {
                 let members = match &**inner {
