@@ -211,17 +211,28 @@ fn declared_indent_and_dedent_tokens_read_blocks_and_the_eof_rule_starts() {
 tokens { INDENT, DEDENT }
 single : stmt NEWLINE ;
 program : ( NEWLINE | stmt )* EOF ;
-stmt : 'pass' NEWLINE | 'if' ID ':' block ;
+stmt : 'pass' NEWLINE | 'if' name ':' block | name '=' name ( STAR STAR? | POW ) name NEWLINE ;
 block : NEWLINE INDENT stmt+ DEDENT ;
+name : NAME | '_' ;
 NEWLINE : ( '\r'? '\n' ) ' '* { this.onNewLine(); } ;
-ID : [a-z]+ ;
+NAME : [a-z]+ ;
+STAR : '*' ;
+POW : '**' ;
 WS : [ \t]+ -> skip ;
 "#,
     );
     let grammar = imported.grammar;
     assert_eq!(grammar.rule(grammar.start).name, "program");
+    let pools: Vec<&str> = grammar.pools.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        pools,
+        ["NAME"],
+        "only the token is a pool; the parser rule keeps its '_'"
+    );
     let parser = bonsai::parse::Parser::new(&grammar);
-    let text = "if ready:\n    pass\n    if done:\n        pass\npass\n";
+    // `name`, a parser rule, chooses between the NAME pool and `_`; `**` is one operator (a
+    // lexer takes the longest), never `*` followed by `*`.
+    let text = "if ready:\n    pass\n    if done:\n        _ = x ** y\npass\n";
     let parsed = parser
         .parse_with(text, bonsai::parse::ParseOptions::keeping_words())
         .unwrap_or_else(|e| panic!("{}", e.message));

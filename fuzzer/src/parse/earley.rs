@@ -143,7 +143,7 @@ pub(crate) fn recognize(
                         } else {
                             step.advance(
                                 t,
-                                dot.whole,
+                                dot.operator,
                                 end,
                                 item.dot + 1,
                                 item.origin,
@@ -281,7 +281,7 @@ impl Step<'_, '_> {
                         let end = state.ends(t, dot.whole)[k];
                         // A zero-width match advances to a dot the closure already holds.
                         if end as usize != self.position {
-                            self.advance(t, dot.whole, end, d + 1, origin, state, pending);
+                            self.advance(t, dot.operator, end, d + 1, origin, state, pending);
                         }
                     }
                     self.defer(t, dot.whole, d + 1, origin, state);
@@ -376,14 +376,14 @@ impl Step<'_, '_> {
     fn advance(
         &self,
         terminal: TerminalId,
-        whole: bool,
+        operator: bool,
         end: u32,
         dot: u32,
         origin: u32,
         state: &mut State,
         pending: &mut ScanQueue,
     ) {
-        if whole
+        if operator
             && self
                 .scanner
                 .longer_operators_here(terminal, self.units, self.position)

@@ -106,6 +106,10 @@ pub(crate) struct Dot {
     /// `iffy` as `if` and `fy`. Pieces of a lexical rule may (the `e` of `1e5`, the `a` of
     /// `0xab`), so a lexical rule's literals, even a lone one, are left alone.
     pub whole: bool,
+    /// The terminal after the dot is an operator a lexer reads as a token of its own: a whole
+    /// token, or the one literal of a token rule (ANTLR's `COLON : ':' ;`), so that a longer
+    /// operator expected at the same place wins (see `Step::advance`).
+    pub operator: bool,
     /// The nonterminal after the dot, or [`NONE`]; the chart sorts by it so that completion
     /// finds waiting items with one binary search.
     pub waits_for: u32,
@@ -395,6 +399,8 @@ impl<'g> Builder<'g> {
                         next,
                         skippable: !token && starts_token && !glued,
                         whole: !token && matches!(next, Next::Terminal(_)),
+                        operator: matches!(next, Next::Terminal(_))
+                            && (!token || (position == 0 && symbols.len() == 1)),
                         waits_for: match next {
                             Next::Nonterminal(n) => n,
                             _ => NONE,

@@ -465,7 +465,10 @@ impl<'a> Converter<'a> {
             rule.name.to_ascii_uppercase().as_str(),
             "ID" | "IDENT" | "IDENTIFIER" | "NAME"
         );
+        // A parser rule of that name (grammars-v4 Python's `name : NAME | '_' | 'match'`)
+        // chooses among tokens: its literals would be lost in a pool.
         if !conventional
+            || !rule.is_lexer()
             || rule.fragment
             || rule.is_skipped()
             || self.typed.contains_key(&rule.name)
