@@ -116,7 +116,7 @@ fn constructs_map_to_native_ebnf() {
 %comment "#";
 
 tokens = ( A | B | NEWLINE_ | C )* ;
-A = [a-c] [\x{A} -\\\^-`{-\~] [ -\~] ;
+A = [a-c] [^\]a-z] [\x{0}-\x{10FFFF}] ;
 B = ( "x" | "yz" )+ "q"? ;
 F = [0-9] ;
 NEWLINE_ = "\n" ;

@@ -617,3 +617,40 @@ fn starlark_literals_are_names_where_the_grammar_does_not_expect_them() {
         .collect();
     assert_eq!(words, ["eq"]);
 }
+
+/// Issue 13: a seed's non-ASCII characters in strings are read and kept (`ß`, `一月`, `–`),
+/// while generation still draws printable ASCII: a class holds every character a parser
+/// must accept, and fresh draws (and havoc's raw values) pick its printable ones.
+#[test]
+fn non_ascii_string_contents_are_kept_and_never_generated() {
+    for (package, text) in [
+        (
+            "tree-sitter-python",
+            "x = 'Straße – 一月'\ny = \"\"\"ü\n\"\"\"\n",
+        ),
+        ("tree-sitter-javascript", "var m = 'Straße – 一月';\n"),
+    ] {
+        let grammar = load(package);
+        let parser = bonsai::parse::Parser::new(&grammar);
+        let parsed = parser
+            .parse_with(text, bonsai::parse::ParseOptions::keeping_words())
+            .unwrap_or_else(|e| panic!("{package}: {}", e.message));
+        let rendered = bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words);
+        let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+        assert_eq!(squeeze(&rendered), squeeze(text), "{package}");
+        let bounds: Bounds = "3,4,6".parse().unwrap();
+        let mut sampler = bonsai::sampler::Sampler::new(&grammar, bounds).unwrap();
+        let mut rng = libafl_bolts::rands::StdRand::with_seed(3);
+        let mut sample = bonsai::sampler::Sample::default();
+        for _ in 0..300 {
+            sampler.generate(&mut rng, &mut sample);
+            let text = bonsai::text::render(&grammar, &sample.tree);
+            assert!(text.is_ascii(), "{package}: {text:?}");
+        }
+        // Raw values as havoc writes them replay to printable characters too.
+        let raw: Vec<u32> = (0..400u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        let _ = sampler.sample(&raw, bonsai::choice::Replay::Repair, &mut rng, &mut sample);
+        let text = bonsai::text::render(&grammar, &sample.tree);
+        assert!(text.is_ascii(), "{package}: {text:?}");
+    }
+}

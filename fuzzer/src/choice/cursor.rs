@@ -28,6 +28,14 @@ pub enum Allowed<'a> {
     /// `0..limit` items of a repetition: like `Below`, but a raw value is repaired toward few
     /// items when the limit is large (see [`count_from_raw`]).
     Count(u32),
+    /// `0..limit`, but a raw value beyond it is repaired to one of `preferred` (a character
+    /// class's printable characters: see `CharClass`); never empty.
+    Preferring {
+        /// The decision's values are `0..limit`.
+        limit: u32,
+        /// What a raw value at or beyond `limit` becomes, and what fresh draws choose among.
+        preferred: &'a [u32],
+    },
 }
 
 /// Item counts up to this many choices are drawn and repaired uniformly, as any decision; the
@@ -66,7 +74,9 @@ pub fn count_from_raw(raw: u32, limit: u32) -> u32 {
 impl Allowed<'_> {
     fn contains(self, value: u32) -> bool {
         match self {
-            Allowed::Below(limit) | Allowed::Count(limit) => value < limit,
+            Allowed::Below(limit) | Allowed::Count(limit) | Allowed::Preferring { limit, .. } => {
+                value < limit
+            }
             Allowed::Among(values) => values.contains(&value),
         }
     }
@@ -76,6 +86,7 @@ impl Allowed<'_> {
             Allowed::Below(limit) => value % limit.max(1),
             Allowed::Count(limit) => count_from_raw(value, limit),
             Allowed::Among(values) => values[value as usize % values.len()],
+            Allowed::Preferring { preferred, .. } => preferred[value as usize % preferred.len()],
         }
     }
 }

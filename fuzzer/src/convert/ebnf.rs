@@ -429,9 +429,9 @@ fn quote(text: &str) -> String {
 }
 
 /// One character inside a regex: escaped if regex-syntax or the `/` delimiter would read it
-/// otherwise, `\x{..}` if it is invisible.
+/// otherwise, `\x{..}` if it is invisible (or, beyond ASCII, no letter or digit).
 fn regex_char(c: char) -> String {
-    if c.is_control() {
+    if c.is_control() || (!c.is_ascii() && !c.is_alphanumeric()) {
         format!("\\x{{{:X}}}", c as u32)
     } else if c == '/' {
         "\\/".to_string()
@@ -446,7 +446,10 @@ fn class_text(class: &CharClass, in_regex: bool) -> String {
         match c {
             '\\' | ']' | '[' | '-' | '^' | '&' | '~' => format!("\\{c}"),
             '/' if in_regex => "\\/".to_string(),
-            c if c.is_control() || (c.is_whitespace() && c != ' ') => {
+            c if c.is_control()
+                || (c.is_whitespace() && c != ' ')
+                || (!c.is_ascii() && !c.is_alphanumeric()) =>
+            {
                 format!("\\x{{{:X}}}", c as u32)
             }
             c => c.to_string(),

@@ -136,7 +136,14 @@ impl Desugar<'_> {
                 let Terminal::Class(class) = g.terminal(t) else {
                     unreachable!("class origins are made from class terminals")
                 };
-                (0..class.size().min(CLASS_CAPACITY))
+                // A class whose fresh draws are its printable characters offers those.
+                let offsets: Vec<u32> = if class.preferred().is_empty() {
+                    (0..class.size().min(CLASS_CAPACITY)).collect()
+                } else {
+                    class.preferred().to_vec()
+                };
+                offsets
+                    .into_iter()
                     .map(|i| vec![Item::Value(class.nth(i).to_string())])
                     .collect()
             }

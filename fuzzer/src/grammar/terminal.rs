@@ -61,17 +61,50 @@ impl LayoutToken {
 /// A set of characters as sorted, disjoint, inclusive ranges. A draw from the class is an
 /// offset into the concatenation of its ranges, so the same offset always means the same
 /// character.
+///
+/// A class that holds printable ASCII characters and others (`[^"\\]`, `.`, an identifier's
+/// `\p{XID_Start}`) draws fresh characters from its printable ASCII ones only: drawn
+/// uniformly, such a class yields a code point out of a million, nearly always a CJK or
+/// unassigned one, and inputs become unreadable. The other characters still belong to it: a
+/// seed's `ß` or `一月` is read, kept and replayed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CharClass {
     ranges: Vec<(char, char)>,
     size: u32,
+    /// The offsets of the printable ASCII characters (space to `~`; failing those, the ASCII
+    /// ones) when the class also holds others; empty when every draw is fine.
+    preferred: Vec<u32>,
 }
 
 impl CharClass {
     /// Ranges must be sorted and disjoint, as regex-syntax produces them.
     pub fn new(ranges: Vec<(char, char)>) -> Self {
         let size = ranges.iter().map(|&(a, b)| range_len(a, b)).sum();
-        Self { ranges, size }
+        let mut class = Self {
+            ranges,
+            size,
+            preferred: Vec::new(),
+        };
+        let mut preferred: Vec<u32> = (' '..='~').filter_map(|c| class.offset_of(c)).collect();
+        if preferred.is_empty() {
+            // No printable character (a line break class `[\n\u{2028}\u{2029}]`): ASCII ones.
+            preferred = ('\0'..='\x7f').filter_map(|c| class.offset_of(c)).collect();
+        }
+        if !preferred.is_empty() && preferred.len() < size as usize {
+            class.preferred = preferred;
+        }
+        class
+    }
+
+    /// The offsets fresh draws choose among: the printable ASCII characters of a class that
+    /// also holds others, or empty for any offset below [`Self::size`].
+    pub fn preferred(&self) -> &[u32] {
+        &self.preferred
+    }
+
+    /// The offset a shortest derivation uses: the first preferred character, else the first.
+    pub fn first_preferred(&self) -> u32 {
+        self.preferred.first().copied().unwrap_or(0)
     }
 
     /// Number of characters in the class; a draw is an offset below it.

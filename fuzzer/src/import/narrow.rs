@@ -1,10 +1,9 @@
 //! Imported grammars are written for parsing, so their character classes say what a parser
 //! must accept: `[^"\\]` in a string, `.` in a comment, `\p{XID_Start}` for an identifier.
-//! Drawn uniformly, such a class yields a code point out of a million, nearly always a CJK or
-//! unassigned one, and the inputs become unreadable (Zest's most common complaint). So every
-//! class of an imported regex is narrowed: to printable ASCII (space to `~`, and the line
-//! break where the class has it) where the class has any, else left whole. Identifier pools are narrowed further, to ASCII letters, digits
-//! and `_`, so that they read `a`, `b`, `c` rather than `!`, `$`, `?`.
+//! Such classes are kept whole, so that a seed's `ß` or tab is read and kept; generation draws
+//! from their printable ASCII part (see `CharClass`). Identifier pools are narrowed, to ASCII
+//! letters, digits and `_`, so that their values read `a`, `b`, `c` rather than `!`, `$`, `?`
+//! (a seed's other names are its own words).
 //!
 //! Narrowing only removes characters, so every generated input is still one the original
 //! grammar accepts. Anchors and word boundaries (`^`, `$`, `\b`) are dropped: a generated
@@ -16,7 +15,7 @@ use regex_syntax::hir::{
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Preference {
-    /// Printable ASCII.
+    /// The class whole: generation draws from its printable ASCII part (see `CharClass`).
     Printable,
     /// ASCII letters, digits and `_`, else printable ASCII.
     Word,
@@ -58,15 +57,8 @@ pub fn narrow(hir: Hir, preference: Preference) -> Narrowed {
     }
 }
 
-/// Printable ASCII, with the line break where the class allows it: a Python long string's
-/// `~'\\'` holds line breaks in real files, and a seed must be read as it is. Not the tab:
-/// grammars loose about control characters (tree-sitter-json's `[^\\"\n]` in a string, which
-/// JSON forbids) would generate them.
 fn printable() -> ClassUnicode {
-    ClassUnicode::new([
-        ClassUnicodeRange::new('\n', '\n'),
-        ClassUnicodeRange::new(' ', '~'),
-    ])
+    ClassUnicode::new([ClassUnicodeRange::new(' ', '~')])
 }
 
 fn word() -> ClassUnicode {
@@ -87,13 +79,12 @@ fn intersect(class: &ClassUnicode, with: ClassUnicode) -> Option<ClassUnicode> {
 fn walk(hir: Hir, preference: Preference, dropped: &mut bool) -> Hir {
     match hir.into_kind() {
         HirKind::Class(Class::Unicode(class)) => {
-            let word_first = match preference {
-                Preference::Word => intersect(&class, word()),
-                Preference::Printable => None,
+            let narrowed = match preference {
+                Preference::Word => intersect(&class, word())
+                    .or_else(|| intersect(&class, printable()))
+                    .unwrap_or(class),
+                Preference::Printable => class,
             };
-            let narrowed = word_first
-                .or_else(|| intersect(&class, printable()))
-                .unwrap_or(class);
             Hir::class(Class::Unicode(narrowed))
         }
         HirKind::Look(_) => {
@@ -136,11 +127,11 @@ mod tests {
     }
 
     #[test]
-    fn negated_classes_keep_their_printable_part() {
-        assert_eq!(
-            narrowed(r#"[^"\\\n]"#, Preference::Printable),
-            r#"[ !\#-\[\]-\~]"#
-        );
+    fn classes_stay_whole_and_identifiers_are_narrowed() {
+        // A string's class keeps every character a seed may hold; generation picks printable
+        // ones (see `CharClass`).
+        let whole = regex_syntax::parse(r#"[^"\\\n]"#).unwrap().to_string();
+        assert_eq!(narrowed(r#"[^"\\\n]"#, Preference::Printable), whole);
         assert_eq!(narrowed(r"\p{XID_Start}", Preference::Word), "[A-Za-z]");
         assert_eq!(narrowed(r"[^\s\d]", Preference::Word), "[A-Z_a-z]");
         // A class with nothing printable stays as it is.

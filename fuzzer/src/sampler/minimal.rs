@@ -418,7 +418,7 @@ impl<'g> MinimalDerivations<'g> {
             Symbol::Terminal(t) => match grammar.terminal(t) {
                 Terminal::Class(class) => {
                     if class.size() > 1 {
-                        out.push(0);
+                        out.push(class.first_preferred());
                     }
                     Some(1)
                 }

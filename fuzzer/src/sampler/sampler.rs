@@ -429,9 +429,24 @@ impl<'g> Sampler<'g> {
                 tree.leaf(NodeKind::Terminal { terminal, value: 0 }, start, start);
             }
             TerminalStep::Class { terminal, size } => {
-                let value = cursor
-                    .decide(size, Allowed::Below(size), |rng| below(rng, size))
-                    .map_err(|e| self.stop(Bound::Items, e, Context::Class))?;
+                let preferred = match self.grammar.terminal(terminal) {
+                    crate::grammar::Terminal::Class(class) => class.preferred(),
+                    _ => &[],
+                };
+                let value = if preferred.is_empty() {
+                    cursor.decide(size, Allowed::Below(size), |rng| below(rng, size))
+                } else {
+                    // A recorded value is the character it names; a raw one beyond the class
+                    // (havoc's) becomes a printable one, as a fresh draw does.
+                    let allowed = Allowed::Preferring {
+                        limit: size,
+                        preferred,
+                    };
+                    cursor.decide(UNBOUNDED, allowed, |rng| {
+                        preferred[below(rng, preferred.len() as u32) as usize]
+                    })
+                }
+                .map_err(|e| self.stop(Bound::Items, e, Context::Class))?;
                 tree.leaf(NodeKind::Terminal { terminal, value }, start, start + 1);
             }
             TerminalStep::Pool {

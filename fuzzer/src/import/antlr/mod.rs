@@ -51,8 +51,9 @@ use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile, Span};
 use crate::grammar::LayoutToken;
 use crate::grammar::syntax::{Expr, GrammarFile, PoolDef, PoolSource, RuleDef};
 
-/// Printable ASCII: what `.` generates in a lexer rule.
-const ANY_CHARACTER: &str = "[ -~]";
+/// Any character: what `.` matches in a lexer rule (generation draws printable ASCII ones, see
+/// `CharClass`).
+const ANY_CHARACTER: &str = r"[\x{0}-\x{10FFFF}]";
 
 pub fn import(source: &SourceFile) -> Result<Foreign, Diagnostics> {
     let (mut spec, mut warnings) = parser::parse(source)?;

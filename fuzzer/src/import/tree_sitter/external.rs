@@ -119,8 +119,8 @@ impl StringRole {
 /// `string_end` are Python's family (tree-sitter-python, tree-sitter-starlark), whose strings
 /// open with an optional prefix and one of four quotes. Their text is known, so a seed's
 /// strings can be read in full: a content token becomes one character of the style's contents
-/// (printable ASCII, tab, and line breaks in a triple-quoted string; never the backslash that
-/// starts an escape, nor in a one-line string its quote). One character and not a run: the
+/// (printable ASCII, tab, non-ASCII characters, and line breaks in a triple-quoted string; never
+/// the backslash that starts an escape, nor in a one-line string its quote). One character and not a run: the
 /// string's middle repeats content, and an Earley parse of a repeated run reads a run of k
 /// characters in quadratically many ways where a scanner reads it once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,22 +138,22 @@ impl Quote {
         Quote {
             text: "\"",
             suffix: "dq",
-            content: r"[\t !#-\[\]-~]",
+            content: r"[\t !#-\[\]-~\x{80}-\x{10FFFF}]",
         },
         Quote {
             text: "'",
             suffix: "sq",
-            content: r"[\t -&(-\[\]-~]",
+            content: r"[\t -&(-\[\]-~\x{80}-\x{10FFFF}]",
         },
         Quote {
             text: "\"\"\"",
             suffix: "dq3",
-            content: r"[\t\n -\[\]-~]",
+            content: r"[\t\n -\[\]-~\x{80}-\x{10FFFF}]",
         },
         Quote {
             text: "'''",
             suffix: "sq3",
-            content: r"[\t\n -\[\]-~]",
+            content: r"[\t\n -\[\]-~\x{80}-\x{10FFFF}]",
         },
     ];
 
