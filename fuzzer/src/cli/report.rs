@@ -52,7 +52,8 @@ fn exporting_target(
     linked: Option<LinkedTarget>,
 ) -> Result<Option<LinkedTarget>, Failure> {
     if args.target.is_some() {
-        return super::recorded_target::resolve(&args.dir, args.target.as_deref(), linked).map(Some);
+        return super::recorded_target::resolve(&args.dir, args.target.as_deref(), linked)
+            .map(Some);
     }
     let Ok(name) = super::recorded_target::name(&args.dir) else {
         // Not a run at all, or one that never started: `report::write` says which.
