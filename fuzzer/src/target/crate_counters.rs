@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 
 use super::pc_table;
 
-/// The crates of the standard library, whose generic code the instrumented crates compile in.
-pub const STANDARD_LIBRARY: [&str; 3] = ["alloc", "core", "std"];
+/// The crates of the standard library, whose generic code the instrumented crates compile in
+/// (`hashbrown` is std's `HashMap`).
+pub const STANDARD_LIBRARY: [&str; 4] = ["alloc", "core", "hashbrown", "std"];
 
 /// Edge counters per crate, most first; `None` when the binary has no PC table to tell
 /// (built by a wrapper without `-sanitizer-coverage-pc-table`), one that does not match its
@@ -192,7 +193,7 @@ mod tests {
             "{lines:?}"
         );
         assert!(
-            lines[1].contains("alloc, core, std") && lines[1].contains(" 42 "),
+            lines[1].contains("alloc, core, hashbrown, std") && lines[1].contains(" 42 "),
             "{lines:?}"
         );
     }

@@ -1,0 +1,246 @@
+//! `cargo bonsai` end to end, as a user outside Bonsai's repository meets it: a fresh cargo
+//! project (toylang, a hand-written parser with a planted panic on lists nested three deep,
+//! in `tests/cargo_bonsai/toylang`) in a temporary directory, then `cargo bonsai init`,
+//! `build` and a 20-second `fuzz`, found by cargo's own subcommand lookup on PATH.
+//!
+//! Ignored by default: the harness builds the engine and LibAFL afresh in its own project
+//! (about two minutes of the 2-core CI machine). `scripts/cargo-bonsai-e2e` runs it; the
+//! build goes to `CARGO_TARGET_TMPDIR/cargo-bonsai-e2e`, so a second run rebuilds only the
+//! user's crate and the harness.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Instant;
+
+use serde_json::Value;
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_bonsai/toylang")
+}
+
+/// `cargo bonsai ARGS` in `dir`, with this build's cargo-bonsai first on PATH.
+fn cargo_bonsai(dir: &Path, args: &[&str]) -> Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_cargo-bonsai"))
+        .parent()
+        .unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cargo-bonsai-e2e");
+    let output = Command::new("cargo")
+        .arg("bonsai")
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("BONSAI_LOG", "warn")
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked at") || args[0] == "fuzz" || args[0] == "replay",
+        "cargo bonsai {args:?} panicked:\n{stderr}"
+    );
+    output
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn succeeded(output: Output) -> Output {
+    assert!(output.status.success(), "{}", text(&output));
+    output
+}
+
+/// The per-crate lines of `targets --target`: `(crate, counters)`.
+fn crates(stdout: &str) -> Vec<(String, usize)> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .map(|line| {
+            let count = line
+                .split_whitespace()
+                .find_map(|w| w.parse().ok())
+                .unwrap();
+            let name = line.trim().split("  ").next().unwrap().trim().to_string();
+            (name, count)
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "builds the engine afresh outside the workspace; run scripts/cargo-bonsai-e2e"]
+fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("toylang");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::copy(fixture().join("Cargo.toml.in"), project.join("Cargo.toml")).unwrap();
+    std::fs::copy(fixture().join("src/lib.rs"), project.join("src/lib.rs")).unwrap();
+    std::fs::copy(fixture().join("toylang.ebnf"), project.join("toylang.ebnf")).unwrap();
+
+    succeeded(cargo_bonsai(
+        &project,
+        &[
+            "init",
+            "--grammar",
+            "toylang.ebnf",
+            "--call",
+            "toylang::check",
+        ],
+    ));
+    let harness = project.join("bonsai");
+    for file in ["Cargo.toml", "src/main.rs", "toylang.ebnf", ".gitignore"] {
+        assert!(harness.join(file).is_file(), "{file} missing");
+    }
+    // A second init refuses to overwrite the first.
+    let again = cargo_bonsai(&project, &["init"]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+
+    let started = Instant::now();
+    let built = succeeded(cargo_bonsai(&project, &["build"]));
+    eprintln!(
+        "cargo bonsai build: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    // Exactly the user's crate is instrumented: no counter in the harness, the engine or LibAFL.
+    let listed = crates(&String::from_utf8_lossy(&built.stdout));
+    assert!(
+        listed.iter().any(|(c, n)| c == "toylang" && *n > 100),
+        "{}",
+        text(&built)
+    );
+    assert!(
+        listed
+            .iter()
+            .all(|(c, _)| !c.starts_with("bonsai") && !c.starts_with("libafl")),
+        "{}",
+        text(&built)
+    );
+
+    let started = Instant::now();
+    let fuzz = succeeded(cargo_bonsai(
+        &project,
+        &[
+            "fuzz", "--bounds", "3,3,4", "--time", "20s", "--seed", "1", "--out", "out/fuzz",
+            "--json",
+        ],
+    ));
+    eprintln!(
+        "cargo bonsai fuzz: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let summary: Value = serde_json::from_str(
+        String::from_utf8_lossy(&fuzz.stdout)
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    let out = project.join("out/fuzz");
+    // The edge count grows: coverage.csv starts at none and ends at the summary's.
+    let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    let edges: Vec<u64> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert!(edges.windows(2).all(|w| w[0] <= w[1]), "{csv}");
+    assert_eq!(edges.first(), Some(&0), "{csv}");
+    assert_eq!(edges.last().copied(), summary["edges"].as_u64(), "{csv}");
+    assert!(summary["edges"].as_u64() > Some(100), "{summary}");
+    assert!(summary["valid_share"].as_f64() > Some(0.0), "{summary}");
+
+    // The corpus is valid: every queue entry replays (its .choices to its text) and runs.
+    let replay = succeeded(cargo_bonsai(&project, &["replay", "out/fuzz"]));
+    let replayed = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        !replayed.lines().any(|l| l.contains(" error ")),
+        "{replayed}"
+    );
+    let total = replayed.lines().last().unwrap();
+    assert!(
+        total.contains(&format!("total: {} inputs", summary["corpus"])),
+        "{total} vs {summary}"
+    );
+
+    // The planted panic, saved with a reduced reproducer that still panics the same way.
+    let crashes = out.join("crashes");
+    let metas: Vec<PathBuf> = std::fs::read_dir(&crashes)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "meta"))
+        .collect();
+    let planted = metas
+        .iter()
+        .find(|m| {
+            std::fs::read_to_string(m)
+                .unwrap()
+                .contains("planted: a list nested 3 deep")
+        })
+        .unwrap_or_else(|| panic!("no planted panic among {metas:?}"));
+    let reproducer = planted.with_extension("min.txt");
+    let text_of = std::fs::read_to_string(&reproducer).unwrap();
+    assert!(text_of.matches('[').count() >= 3, "{text_of}");
+    let rerun = cargo_bonsai(&project, &["replay", reproducer.to_str().unwrap()]);
+    let rerun = String::from_utf8_lossy(&rerun.stdout);
+    assert!(
+        rerun.contains("panic") && rerun.contains("planted: a list nested 3 deep"),
+        "{rerun}"
+    );
+
+    // Export and report find the target in fuzz.json.
+    succeeded(cargo_bonsai(
+        &project,
+        &["export", "out/fuzz", "--out", "out/corpus"],
+    ));
+    assert!(project.join("out/corpus/manifest.json").is_file());
+    succeeded(cargo_bonsai(&project, &["report", "out/fuzz"]));
+    assert!(out.join("report.html").is_file());
+
+    // A harness that links toylang and never calls it covers nothing: the engine and LibAFL
+    // are not instrumented.
+    let main_rs = harness.join("src/main.rs");
+    let code = std::fs::read_to_string(&main_rs).unwrap().replace(
+        "match toylang::check(source) {",
+        "match toylang::check(if source == \"\\u{0}never\" { source } else { return Verdict::Valid }) {",
+    );
+    std::fs::write(&main_rs, code).unwrap();
+    succeeded(cargo_bonsai(&project, &["build"]));
+    let idle = succeeded(cargo_bonsai(
+        &project,
+        &[
+            "fuzz", "--bounds", "2,2,2", "--time", "3s", "--out", "out/idle", "--json",
+        ],
+    ));
+    let summary: Value = serde_json::from_str(
+        String::from_utf8_lossy(&idle.stdout)
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["edges"], 0, "{summary}");
+    assert!(summary["execs"].as_u64() > Some(100), "{summary}");
+
+    // Leaving the only member out leaves nothing to instrument, and says so.
+    let manifest = harness.join("Cargo.toml");
+    let toml = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("instrument = []", "instrument = [\"-toylang\"]");
+    std::fs::write(&manifest, toml).unwrap();
+    let none = cargo_bonsai(&project, &["build"]);
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none));
+    assert!(
+        text(&none).contains("no crate to instrument"),
+        "{}",
+        text(&none)
+    );
+}
