@@ -145,6 +145,10 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
     )
     .unwrap();
     let out = project.join("out/fuzz");
+    eprintln!(
+        "fuzz: {} edges, {} execs, corpus {}, crashes {}",
+        summary["edges"], summary["execs"], summary["corpus"], summary["crashes"]
+    );
     // The edge count grows: coverage.csv starts at none and ends at the summary's.
     let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
     let edges: Vec<u64> = csv
@@ -188,6 +192,14 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
         .unwrap_or_else(|| panic!("no planted panic among {metas:?}"));
     let reproducer = planted.with_extension("min.txt");
     let text_of = std::fs::read_to_string(&reproducer).unwrap();
+    eprintln!(
+        "planted panic: {}; reproducer {text_of:?}",
+        std::fs::read_to_string(planted)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+    );
     assert!(text_of.matches('[').count() >= 3, "{text_of}");
     let rerun = cargo_bonsai(&project, &["replay", reproducer.to_str().unwrap()]);
     let rerun = String::from_utf8_lossy(&rerun.stdout);

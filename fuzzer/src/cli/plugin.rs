@@ -101,7 +101,8 @@ pub fn forward(target: &str, args: &[OsString]) -> Diagnostic {
         let known = available();
         return Diagnostic::error(format!(
             "unknown target '{target}': no {} next to this binary or on PATH{}. Targets are built \
-             with `cargo build --release --workspace`",
+             with `cargo build --release --workspace` in Bonsai's workspace, or with `cargo bonsai \
+             build --release` in your crate's",
             executable_name(target),
             if known.is_empty() {
                 String::new()
