@@ -3,6 +3,9 @@
 //! in `tests/cargo_bonsai/toylang`) in a temporary directory, then `cargo bonsai init`,
 //! `build` and a 20-second `fuzz`, found by cargo's own subcommand lookup on PATH.
 //!
+//! The second test does the same with `--tree-sitter`: a JSON checker on serde_json, its
+//! grammar the `grammar.json` the tree-sitter-json crate ships.
+//!
 //! Ignored by default: the harness builds the engine and LibAFL afresh in its own project
 //! (about two minutes of the 2-core CI machine). `scripts/cargo-bonsai-e2e` runs it; the
 //! build goes to `CARGO_TARGET_TMPDIR/cargo-bonsai-e2e`, so a second run rebuilds only the
@@ -76,6 +79,19 @@ fn crates(stdout: &str) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// The workspace's Cargo.lock in a fresh project: its dependencies resolve to the versions
+/// already fetched for the workspace, offline too.
+fn reuse_lock(project: &Path) {
+    let lock = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
+    std::fs::copy(lock, project.join("Cargo.lock")).unwrap();
+}
+
+fn summary_of(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {stdout}"))
+}
+
 #[test]
 #[ignore = "builds the engine afresh outside the workspace; run scripts/cargo-bonsai-e2e"]
 fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
@@ -85,6 +101,7 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
     std::fs::copy(fixture().join("Cargo.toml.in"), project.join("Cargo.toml")).unwrap();
     std::fs::copy(fixture().join("src/lib.rs"), project.join("src/lib.rs")).unwrap();
     std::fs::copy(fixture().join("toylang.ebnf"), project.join("toylang.ebnf")).unwrap();
+    reuse_lock(&project);
 
     succeeded(cargo_bonsai(
         &project,
@@ -137,13 +154,7 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
         "cargo bonsai fuzz: {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    let summary: Value = serde_json::from_str(
-        String::from_utf8_lossy(&fuzz.stdout)
-            .lines()
-            .last()
-            .unwrap(),
-    )
-    .unwrap();
+    let summary = summary_of(&fuzz);
     let out = project.join("out/fuzz");
     eprintln!(
         "fuzz: {} edges, {} execs, corpus {}, crashes {}",
@@ -232,13 +243,7 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
             "fuzz", "--bounds", "2,2,2", "--time", "3s", "--out", "out/idle", "--json",
         ],
     ));
-    let summary: Value = serde_json::from_str(
-        String::from_utf8_lossy(&idle.stdout)
-            .lines()
-            .last()
-            .unwrap(),
-    )
-    .unwrap();
+    let summary = summary_of(&idle);
     assert_eq!(summary["edges"], 0, "{summary}");
     assert!(summary["execs"].as_u64() > Some(100), "{summary}");
 
@@ -255,4 +260,72 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
         "{}",
         text(&none)
     );
+}
+
+#[test]
+#[ignore = "builds the engine afresh outside the workspace; run scripts/cargo-bonsai-e2e"]
+fn a_tree_sitter_grammar_crate_drives_the_parser_it_describes() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("jsoncheck");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        "[package]\nname = \"jsoncheck\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+         [dependencies]\nserde_json = \"1\"\n\n[dev-dependencies]\ntree-sitter-json = \"0.24.8\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("src/lib.rs"),
+        "//! A JSON checker.\n\n/// Parses `source` as JSON.\npub fn check(source: &str) -> \
+         Result<serde_json::Value, serde_json::Error> {\n    serde_json::from_str(source)\n}\n",
+    )
+    .unwrap();
+    reuse_lock(&project);
+
+    succeeded(cargo_bonsai(
+        &project,
+        &[
+            "init",
+            "--tree-sitter",
+            "tree-sitter-json",
+            "--call",
+            "jsoncheck::check",
+        ],
+    ));
+    let harness = project.join("bonsai");
+    assert!(harness.join("tree-sitter-json.grammar.json").is_file());
+    // The parser is serde_json's, a dependency: the harness's list adds it.
+    let manifest = harness.join("Cargo.toml");
+    let toml = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("instrument = []", "instrument = [\"serde_json\"]");
+    std::fs::write(&manifest, toml).unwrap();
+
+    let started = Instant::now();
+    let built = succeeded(cargo_bonsai(&project, &["build"]));
+    eprintln!(
+        "cargo bonsai build: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let listed = crates(&String::from_utf8_lossy(&built.stdout));
+    assert!(
+        listed.iter().any(|(c, n)| c == "serde_json" && *n > 500),
+        "{}",
+        text(&built)
+    );
+
+    let fuzz = succeeded(cargo_bonsai(
+        &project,
+        &[
+            "fuzz", "--bounds", "3,3,4", "--time", "10s", "--seed", "1", "--out", "out", "--json",
+        ],
+    ));
+    let summary = summary_of(&fuzz);
+    eprintln!(
+        "fuzz: {} edges, valid share {}",
+        summary["edges"], summary["valid_share"]
+    );
+    assert!(summary["edges"].as_u64() > Some(200), "{summary}");
+    // The imported grammar's inputs are JSON that serde_json mostly accepts.
+    assert!(summary["valid_share"].as_f64() > Some(0.3), "{summary}");
 }

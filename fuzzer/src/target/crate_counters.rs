@@ -78,12 +78,13 @@ impl<'data> Symbols<'data> {
 /// The lines `bonsai targets --target T` prints under its total: one crate a line, the
 /// standard library's generic code summed apart.
 pub fn describe(crates: &[(String, usize)]) -> Vec<String> {
+    let standard_label = STANDARD_LIBRARY.join(", ");
     let width = crates
         .iter()
         .map(|(name, _)| name.len())
+        .chain([standard_label.len()])
         .max()
-        .unwrap_or(0)
-        .max(16);
+        .unwrap_or(0);
     let mut lines = Vec::new();
     let mut standard = 0;
     for (name, count) in crates {
@@ -95,8 +96,7 @@ pub fn describe(crates: &[(String, usize)]) -> Vec<String> {
     }
     if standard > 0 {
         lines.push(format!(
-            "  {:<width$} {standard:>8}  (the standard library's generic code, compiled into the crates above)",
-            STANDARD_LIBRARY.join(", ")
+            "  {standard_label:<width$} {standard:>8}  (the standard library's generic code, compiled into the crates above)"
         ));
     }
     lines
