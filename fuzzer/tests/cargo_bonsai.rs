@@ -329,3 +329,68 @@ fn a_tree_sitter_grammar_crate_drives_the_parser_it_describes() {
     // The imported grammar's inputs are JSON that serde_json mostly accepts.
     assert!(summary["valid_share"].as_f64() > Some(0.3), "{summary}");
 }
+
+/// What a user gets wrong before any build: each a located message and exit code 2.
+#[test]
+fn cargo_bonsai_refuses_bad_input_before_building() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("toylang");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::copy(fixture().join("Cargo.toml.in"), project.join("Cargo.toml")).unwrap();
+    std::fs::copy(fixture().join("src/lib.rs"), project.join("src/lib.rs")).unwrap();
+    reuse_lock(&project);
+    let refused = |dir: &Path, args: &[&str], needle: &str| {
+        let output = cargo_bonsai(dir, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
+        assert!(
+            text(&output).contains(needle),
+            "{args:?}: {}",
+            text(&output)
+        );
+    };
+
+    refused(temp.path(), &["init"], "no Cargo.toml here");
+    refused(
+        &project,
+        &["fuzz", "--time", "1s"],
+        "run `cargo bonsai init`",
+    );
+    std::fs::write(
+        project.join("bad.ebnf"),
+        "program = stmt ;\nstmt = \"x\" undefined ;\n",
+    )
+    .unwrap();
+    refused(&project, &["init", "--grammar", "bad.ebnf"], "bad.ebnf:2:");
+    refused(&project, &["init", "--antlr", "bad.ebnf"], "FILE.g4");
+    refused(
+        &project,
+        &["init", "--package", "nosuch"],
+        "no library package 'nosuch'",
+    );
+    refused(
+        &project,
+        &["init", "--tree-sitter", "tree-sitter-json"],
+        "not among this workspace's dependencies",
+    );
+    assert!(
+        !project.join("bonsai").exists(),
+        "nothing written on failure"
+    );
+
+    // A starter grammar, and a harness that is not built yet.
+    succeeded(cargo_bonsai(&project, &["init", "--name", "toy"]));
+    let main_rs = std::fs::read_to_string(project.join("bonsai/src/main.rs")).unwrap();
+    assert!(main_rs.contains("use toylang as _;") && main_rs.contains("target_main!(\"toy\""));
+    assert!(project.join("bonsai/grammar.ebnf").is_file());
+    refused(
+        &project,
+        &["fuzz", "--time", "1s"],
+        "bonsai-toy is not built yet",
+    );
+    // From inside the harness, too.
+    refused(
+        &project.join("bonsai/src"),
+        &["replay", "x"],
+        "bonsai-toy is not built yet",
+    );
+}
