@@ -29,7 +29,14 @@ const ENGINE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 #[command(name = "cargo", bin_name = "cargo")]
 enum Cargo {
     /// Fuzz your crate with Bonsai from its own repository.
-    #[command(version, subcommand_required = true)]
+    #[command(
+        version,
+        subcommand_required = true,
+        after_help = "Any other command (fuzz, campaign, replay, export, report, reduce, validity, \
+                      targets, ...) is Bonsai's, run by the target binary `cargo bonsai build` \
+                      made, with --target and (for fuzz and campaign) --grammar filled in: \
+                      `cargo bonsai fuzz --bounds 3,3,4 --time 10m --out bonsai/out/fuzz`."
+    )]
     Bonsai {
         #[command(subcommand)]
         command: Command,

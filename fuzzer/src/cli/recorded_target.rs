@@ -67,8 +67,8 @@ mod tests {
 
     #[test]
     fn a_directory_that_is_no_run_is_named() {
-        let dir = std::env::temp_dir();
-        let error = name(&dir).unwrap_err();
+        let dir = tempfile::tempdir().unwrap();
+        let error = name(dir.path()).unwrap_err();
         assert!(error.to_string().contains("neither a campaign"), "{error}");
     }
 }
