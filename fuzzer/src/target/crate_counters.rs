@@ -42,6 +42,18 @@ pub fn crate_counters(total: usize) -> Option<Vec<(String, usize)>> {
     Some(counts)
 }
 
+/// Prints [`harness_only_warning`] for this binary, if it applies: a fuzzing run started on a
+/// harness whose compiler is not instrumented reaches a few hundred edges and looks fine.
+pub fn warn_if_only_the_harness_is_counted() {
+    let total = super::edge_counters();
+    if let Some(warning) = crate_counters(total)
+        .as_deref()
+        .and_then(harness_only_warning)
+    {
+        eprintln!("warning: {warning}");
+    }
+}
+
 /// The running executable's symbol table. Read from the file, not through `backtrace`: its
 /// names come from the debug information first, which at `line-tables-only` holds a
 /// function's bare name (`check_expr`, no crate), and it looks up `address - 1`, the caller's
