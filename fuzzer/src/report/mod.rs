@@ -8,11 +8,12 @@
 //! `bonsai report --target T` makes when it is missing.
 //!
 //! `facts` gathers the figures, `document` is the report as sections, `plots` draws the
-//! charts, `markdown` and `html` write the two files.
+//! charts and `lattice_picture` the lattice, `markdown` and `html` write the two files.
 
 mod document;
 mod facts;
 mod html;
+mod lattice_picture;
 mod markdown;
 mod plots;
 mod sections;

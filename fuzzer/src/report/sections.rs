@@ -210,11 +210,15 @@ fn lattice(facts: &Facts) -> Section {
             "Run".into()
         },
         paragraphs: vec![paragraph],
+        plot: facts.campaign.then(|| Plot {
+            file: "lattice.svg".into(),
+            title: "the lattice: seeding and contributions to the top corpus".into(),
+            svg: super::lattice_picture::draw(&facts.nodes, facts.top),
+        }),
         table: Some(Table {
             header: header.iter().map(|h| h.to_string()).collect(),
             rows,
         }),
-        ..Section::default()
     }
 }
 

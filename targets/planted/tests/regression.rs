@@ -531,12 +531,30 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         assert!(md.contains(&format!("| {node} |")), "{md}");
     }
     let html = std::fs::read_to_string(campaign.join("report.html")).unwrap();
-    assert_eq!(html.matches("<svg").count(), 3, "plots inlined");
+    assert_eq!(html.matches("<svg").count(), 4, "plots inlined");
     assert!(!html.contains("<?xml"));
-    for plot in ["coverage.svg", "valid.svg", "sizes.svg"] {
+    for plot in ["coverage.svg", "valid.svg", "sizes.svg", "lattice.svg"] {
         let svg = std::fs::read_to_string(campaign.join("plots").join(plot)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("<rect"), "{plot}");
     }
+    // The lattice picture: a box per node, the top one outlined, an arrow per seeding.
+    let lattice = std::fs::read_to_string(campaign.join("plots/lattice.svg")).unwrap();
+    assert!(md.contains("](plots/lattice.svg)"), "{md}");
+    assert_eq!(lattice.matches("<g class=\"node").count(), 2, "{lattice}");
+    assert_eq!(
+        lattice.matches("<g class=\"node top\">").count(),
+        1,
+        "{lattice}"
+    );
+    assert!(
+        lattice.contains(&format!("<g class=\"node top\"><title>{TOP}: ")),
+        "{lattice}"
+    );
+    assert_eq!(lattice.matches("class=\"seeds\"").count(), 1, "{lattice}");
+    assert!(
+        lattice.contains(&format!("<title>{FIRST} seeds {TOP}</title>")),
+        "{lattice}"
+    );
     let fault = format!(
         "| [nodes/{FIRST}/crashes/000000.txt](nodes/{FIRST}/crashes/000000.txt) | panic | {FIRST} | 00000000000000ab | planted boom |"
     );
