@@ -32,7 +32,9 @@ pub fn run(args: TargetsArgs, linked: Option<LinkedTarget>) -> Result<(), Failur
                 }
                 None => eprintln!(
                     "note: no per-crate counts: this binary has no SanitizerCoverage PC table \
-                     (-sanitizer-coverage-pc-table) matching its counters"
+                     (-sanitizer-coverage-pc-table) matching its counters, or no symbol table \
+                     (stripped); crates built before the wrappers added the table need a rebuild \
+                     (`cargo clean -p CRATE`)"
                 ),
             }
         }
