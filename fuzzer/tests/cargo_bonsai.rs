@@ -1,7 +1,8 @@
 //! `cargo bonsai` end to end, as a user outside Bonsai's repository meets it: a fresh cargo
 //! project (toylang, a hand-written parser with a planted panic on lists nested three deep,
 //! in `tests/cargo_bonsai/toylang`) in a temporary directory, then `cargo bonsai init`,
-//! `build` and a 20-second `fuzz`, found by cargo's own subcommand lookup on PATH.
+//! `build` and a 20-second `fuzz`, each run as cargo runs its subcommands (and once through
+//! cargo itself, which finds `cargo-bonsai` on PATH).
 //!
 //! The second test does the same with `--tree-sitter`: a JSON checker on serde_json, its
 //! grammar the `grammar.json` the tree-sitter-json crate ships.
@@ -21,27 +22,27 @@ fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_bonsai/toylang")
 }
 
-/// `cargo bonsai ARGS` in `dir`, with this build's cargo-bonsai first on PATH.
+/// The cargo running these tests.
+fn cargo() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// `cargo bonsai ARGS` in `dir`, with this build's cargo-bonsai.
 fn cargo_bonsai(dir: &Path, args: &[&str]) -> Output {
-    let bin = Path::new(env!("CARGO_BIN_EXE_cargo-bonsai"))
-        .parent()
-        .unwrap();
-    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .unwrap();
     let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cargo-bonsai-e2e");
-    let output = Command::new("cargo")
+    // As cargo runs a subcommand: `cargo-bonsai bonsai ARGS` with CARGO set. Run directly,
+    // because cargo would prefer a cargo-bonsai installed in ~/.cargo/bin to this build's.
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-bonsai"))
         .arg("bonsai")
         .args(args)
         .current_dir(dir)
-        .env("PATH", path)
+        .env("CARGO", cargo())
         .env("CARGO_TARGET_DIR", target_dir)
         .env("BONSAI_LOG", "warn")
         .env_remove("RUSTC_WRAPPER")
         .env_remove("RUSTFLAGS")
         .output()
-        .expect("cargo runs");
+        .expect("cargo-bonsai runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !stderr.contains("panicked at") || args[0] == "fuzz" || args[0] == "replay",
@@ -349,6 +350,24 @@ fn cargo_bonsai_refuses_bad_input_before_building() {
         );
     };
 
+    // cargo finds the subcommand on PATH, as it finds an installed one.
+    let bin = Path::new(env!("CARGO_BIN_EXE_cargo-bonsai"))
+        .parent()
+        .unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let help = Command::new(cargo())
+        .args(["bonsai", "--help"])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&help.stdout).contains("Usage: cargo bonsai"),
+        "{}",
+        text(&help)
+    );
     refused(temp.path(), &["init"], "no Cargo.toml here");
     refused(
         &project,
