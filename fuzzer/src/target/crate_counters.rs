@@ -87,24 +87,43 @@ impl<'data> Symbols<'data> {
     }
 }
 
-/// The lines `bonsai targets --target T` prints under its total: one crate a line, the
-/// standard library's generic code summed apart.
+/// Crates listed one a line when they hold less than 1% of the counters: beyond these, such
+/// crates (mostly dependencies whose generic code an instrumented crate compiles in) are
+/// summed on one line.
+const LISTED_ALWAYS: usize = 8;
+
+/// The lines `bonsai targets --target T` prints under its total (`crates` most first): one
+/// crate a line, small ones past the first few summed, the standard library's generic code
+/// apart.
 pub fn describe(crates: &[(String, usize)]) -> Vec<String> {
+    let total: usize = crates.iter().map(|(_, c)| c).sum();
     let standard_label = STANDARD_LIBRARY.join(", ");
-    let width = crates
-        .iter()
-        .map(|(name, _)| name.len())
-        .chain([standard_label.len()])
-        .max()
-        .unwrap_or(0);
-    let mut lines = Vec::new();
-    let mut standard = 0;
+    let (mut listed, mut more, mut more_count, mut standard) = (Vec::new(), 0, 0, 0);
     for (name, count) in crates {
         if STANDARD_LIBRARY.contains(&name.as_str()) {
             standard += count;
+        } else if listed.len() < LISTED_ALWAYS || *count * 100 >= total {
+            listed.push((name.clone(), *count));
         } else {
-            lines.push(format!("  {name:<width$} {count:>8}"));
+            more += 1;
+            more_count += count;
         }
+    }
+    let more_label = format!("({more} more crates)");
+    let width = listed
+        .iter()
+        .map(|(name, _)| name.len())
+        .chain([standard_label.len(), more_label.len()])
+        .max()
+        .unwrap_or(0);
+    let mut lines: Vec<String> = listed
+        .iter()
+        .map(|(name, count)| format!("  {name:<width$} {count:>8}"))
+        .collect();
+    if more > 0 {
+        lines.push(format!(
+            "  {more_label:<width$} {more_count:>8}  (under 1% each: mostly their generic code, compiled into the crates above)"
+        ));
     }
     if standard > 0 {
         lines.push(format!(
@@ -194,6 +213,21 @@ mod tests {
         let compiler = crates(&[("naga", 50000), ("bonsai_target_naga", 10)]);
         assert_eq!(harness_only_warning(&compiler), None);
         assert_eq!(harness_only_warning(&crates(&[("core", 3)])), None);
+    }
+
+    #[test]
+    fn small_crates_past_the_first_few_are_summed() {
+        let mut list = vec![("starlark", 90_000), ("core", 5_000)];
+        let names: Vec<String> = (0..12).map(|i| format!("dep{i:02}")).collect();
+        list.extend(names.iter().map(|n| (n.as_str(), 10)));
+        let lines = describe(&crates(&list));
+        // starlark and seven small ones, the other five summed, then the standard library.
+        assert_eq!(lines.len(), 10, "{lines:?}");
+        assert!(lines[7].contains("dep06"), "{lines:?}");
+        assert!(
+            lines[8].contains("(5 more crates)") && lines[8].contains(" 50 "),
+            "{lines:?}"
+        );
     }
 
     #[test]
