@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod bounds;
 pub(crate) mod campaign;
+pub mod cargo_bonsai;
 pub mod choice;
 pub mod cli;
 pub mod convert;

@@ -137,6 +137,7 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                 .into());
             }
             crate::target::require_instrumented(&target)?;
+            crate::target::warn_if_only_the_harness_is_counted();
             if args.timeout_ms == 0 {
                 return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
             }

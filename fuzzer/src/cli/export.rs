@@ -10,9 +10,10 @@ use crate::target::require_instrumented;
 
 #[derive(Args)]
 pub struct ExportArgs {
-    /// The target the inputs are run through, for verdicts, coverage and golden output.
+    /// The target the inputs are run through, for verdicts, coverage and golden output; by
+    /// default the one DIR's campaign.json (or fuzz.json) records.
     #[arg(long)]
-    target: String,
+    target: Option<String>,
     /// Where the corpus goes (new, empty, or an earlier export, which is replaced).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -36,7 +37,7 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    let target = super::plugin::linked_named(linked, &args.target)?;
+    let target = super::recorded_target::resolve(&args.dir, args.target.as_deref(), linked)?;
     require_instrumented(target.name)?;
     let options = crate::regression::ExportOptions {
         golden: args.golden,

@@ -109,6 +109,10 @@ pub struct FuzzArgs {
 
 pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
     let target = super::plugin::linked_named(linked, &args.target)?;
+    // For a person at a terminal; a campaign's nodes (logs, not terminals) would repeat it.
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        crate::target::warn_if_only_the_harness_is_counted();
+    }
     if args.timeout_ms == 0 {
         return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
     }

@@ -15,6 +15,7 @@ mod import;
 mod load;
 mod parse;
 mod plugin;
+mod recorded_target;
 mod reduce;
 mod reduce_corpus;
 mod replay;

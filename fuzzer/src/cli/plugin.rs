@@ -42,7 +42,8 @@ fn executable_name(target: &str) -> String {
 }
 
 /// Directories searched for target binaries: the running binary's own directory first (where
-/// cargo puts every workspace binary), then `PATH`.
+/// cargo puts every workspace binary), then `PATH`, then the binary `cargo bonsai build` made
+/// in the repository around the current directory (`bonsai/target/bin`).
 fn search_path() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(dir) = std::env::current_exe()
@@ -53,6 +54,13 @@ fn search_path() -> Vec<PathBuf> {
     }
     if let Some(path) = std::env::var_os("PATH") {
         dirs.extend(std::env::split_paths(&path));
+    }
+    if let Ok(here) = std::env::current_dir() {
+        let built = |dir: &Path| {
+            dir.join(crate::cargo_bonsai::HARNESS_DIR)
+                .join(crate::cargo_bonsai::BIN_DIR)
+        };
+        dirs.extend(here.ancestors().map(built).filter(|d| d.is_dir()));
     }
     dirs
 }
@@ -93,7 +101,8 @@ pub fn forward(target: &str, args: &[OsString]) -> Diagnostic {
         let known = available();
         return Diagnostic::error(format!(
             "unknown target '{target}': no {} next to this binary or on PATH{}. Targets are built \
-             with `cargo build --release --workspace`",
+             with `cargo build --release --workspace` in Bonsai's workspace, or with `cargo bonsai \
+             build --release` in your crate's",
             executable_name(target),
             if known.is_empty() {
                 String::new()

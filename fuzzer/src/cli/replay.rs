@@ -13,7 +13,7 @@ use super::{Failure, LinkedTarget};
 use crate::corpus::{MANIFEST, Manifest, input_directory};
 use crate::diagnostic::Diagnostic;
 use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
-use crate::regression::CORPUS_MANIFEST;
+use crate::regression::{CORPUS_MANIFEST, CorpusManifest};
 use crate::replay::{ForkedRunner, input_text, list_inputs};
 use crate::target::require_instrumented;
 
@@ -23,7 +23,8 @@ pub struct ReplayArgs {
     #[arg(long)]
     target: String,
     /// The grammar of the .choices files; read from the fuzz.json of the fuzzing output PATH
-    /// is, or is in (its queue/, crashes/ or hangs/, or a file there).
+    /// is, or is in (its queue/, crashes/ or hangs/, or a file there), or from the manifest.json
+    /// of the exported corpus PATH is or is in.
     #[arg(long, value_name = "FILE")]
     grammar: Option<PathBuf>,
     /// Per-input timeout in milliseconds.
@@ -111,10 +112,15 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         }
         return check(&args.dir, &target, Duration::from_millis(args.timeout_ms));
     }
+    let home = if single {
+        args.dir.parent().unwrap_or(Path::new("."))
+    } else {
+        &args.dir
+    };
     let grammar_path = match &args.grammar {
         Some(path) => Some(path.clone()),
-        None if single => manifest_grammar(args.dir.parent().unwrap_or(Path::new(".")))?,
-        None => manifest_grammar(&args.dir)?,
+        None if home.join(CORPUS_MANIFEST).is_file() => Some(corpus_grammar(home)?),
+        None => manifest_grammar(home)?,
     };
     // Through the importer, as every command that takes a grammar: an ANTLR or tree-sitter
     // grammar (named by --grammar or by the run's fuzz.json) is not native EBNF.
@@ -278,6 +284,46 @@ fn manifest_grammar(dir: &Path) -> Result<Option<PathBuf>, Diagnostic> {
         Diagnostic::error(format!("not a Bonsai fuzzing manifest: {e}")).in_file(&path)
     })?;
     Ok(Some(manifest.grammar))
+}
+
+/// The grammar an exported corpus's `manifest.json` names. Export records it relative to the
+/// directory it ran in (`grammars/starlark.ebnf`), so it is looked for there, from here, and
+/// from each directory above the corpus (a corpus committed in a repository is replayed from
+/// anywhere in it); of the files found, the one with the recorded fingerprint wins.
+fn corpus_grammar(dir: &Path) -> Result<PathBuf, Diagnostic> {
+    let manifest = CorpusManifest::load(dir)?;
+    let named = &manifest.grammar;
+    let mut candidates = vec![named.clone()];
+    if named.is_relative() {
+        let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        candidates.extend(absolute.ancestors().map(|a| a.join(named)));
+    }
+    let found: Vec<PathBuf> = candidates.into_iter().filter(|p| p.is_file()).collect();
+    let matches = |path: &PathBuf| {
+        crate::import::load(path).is_ok_and(|imported| {
+            format!("{:016x}", imported.grammar.fingerprint()) == manifest.grammar_fingerprint
+        })
+    };
+    if let Some(path) = found.iter().find(|p| matches(p)) {
+        return Ok(path.clone());
+    }
+    match found.into_iter().next() {
+        Some(path) => {
+            eprintln!(
+                "warning: {} is not the grammar the corpus was exported with (fingerprint {}); \
+                 its .choices files will not replay",
+                path.display(),
+                manifest.grammar_fingerprint
+            );
+            Ok(path)
+        }
+        None => Err(Diagnostic::error(format!(
+            "the corpus's grammar '{}' is not found here or in a directory above the corpus: \
+             pass --grammar",
+            named.display()
+        ))
+        .in_file(&dir.join(CORPUS_MANIFEST))),
+    }
 }
 
 /// Prints each input's line as soon as it ran, flushed: a reader of `--json` can stop the

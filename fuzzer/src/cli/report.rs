@@ -6,14 +6,13 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{Failure, LinkedTarget};
-use crate::diagnostic::Diagnostic;
 use crate::target::require_instrumented;
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// Export DIR's corpus to DIR/corpus first (running this target) when it has not been
-    /// exported yet, for the table of inputs by unique coverage. Everything else comes from
-    /// the files alone.
+    /// The target that exports DIR's corpus to DIR/corpus first when it has not been exported
+    /// yet, for the table of inputs by unique coverage; by default the one DIR's campaign.json
+    /// (or fuzz.json) records. Everything else comes from the files alone.
     #[arg(long)]
     target: Option<String>,
     /// A campaign directory or a fuzzing output.
@@ -21,32 +20,54 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: ReportArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
-    if let Some(name) = &args.target {
-        let Some(target) = linked.filter(|t| t.name == name) else {
-            return Err(Diagnostic::error(format!(
-                "target '{name}' is not linked into this binary"
-            ))
-            .into());
+    let corpus = crate::report::corpus_dir(&args.dir);
+    if !corpus.join(crate::regression::CORPUS_MANIFEST).is_file()
+        && let Some(target) = exporting_target(&args, linked)?
+    {
+        require_instrumented(target.name)?;
+        let options = crate::regression::ExportOptions {
+            timeout: Duration::from_millis(1000),
+            ..Default::default()
         };
-        let corpus = crate::report::corpus_dir(&args.dir);
-        if !corpus.join(crate::regression::CORPUS_MANIFEST).is_file() {
-            require_instrumented(target.name)?;
-            let options = crate::regression::ExportOptions {
-                timeout: Duration::from_millis(1000),
-                ..Default::default()
-            };
-            let summary = crate::regression::export(&args.dir, &corpus, &target, &options)?;
-            for note in &summary.notes {
-                eprintln!("warning: {note}");
-            }
-            eprintln!(
-                "exported {} inputs to {}",
-                summary.inputs,
-                summary.out.display()
-            );
+        let summary = crate::regression::export(&args.dir, &corpus, &target, &options)?;
+        for note in &summary.notes {
+            eprintln!("warning: {note}");
         }
+        eprintln!(
+            "exported {} inputs to {}",
+            summary.inputs,
+            summary.out.display()
+        );
     }
     let paths = crate::report::write(&args.dir)?;
     println!("{}", paths.html.display());
     Ok(())
+}
+
+/// The target that exports DIR's corpus for the report: `--target`, else the one the run
+/// recorded, run here or by its own binary. A run whose binary is not at hand (a report
+/// written on another machine) still gets a report, without the table of inputs.
+fn exporting_target(
+    args: &ReportArgs,
+    linked: Option<LinkedTarget>,
+) -> Result<Option<LinkedTarget>, Failure> {
+    if args.target.is_some() {
+        return super::recorded_target::resolve(&args.dir, args.target.as_deref(), linked)
+            .map(Some);
+    }
+    let Ok(name) = super::recorded_target::name(&args.dir) else {
+        // Not a run at all, or one that never started: `report::write` says which.
+        return Ok(None);
+    };
+    if let Some(target) = linked.filter(|t| t.name == name) {
+        return Ok(Some(target));
+    }
+    if super::plugin::find(&name).is_none() {
+        eprintln!(
+            "note: no binary bonsai-{name} next to this one or on PATH: the report leaves out \
+             the inputs by unique coverage (pass --target once it is built)"
+        );
+        return Ok(None);
+    }
+    Err(super::recorded_target::forward(&name).into())
 }

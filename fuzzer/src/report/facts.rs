@@ -43,6 +43,8 @@ pub struct NodeFacts {
     pub contributed: usize,
     /// The node's coverage log, with points that go back in time dropped; empty when unreadable.
     pub coverage: Vec<CoveragePoint>,
+    /// The nodes whose queues seed this one, from `campaign.json`; empty for a single run.
+    pub predecessors: Vec<String>,
 }
 
 /// One distinct fault (crash, hang or out-of-memory), from the first node that saved it.
@@ -234,6 +236,7 @@ impl Facts {
                 hangs: out.count(HANGS_DIR),
                 contributed,
                 coverage,
+                predecessors: campaign.map(|c| c.predecessors.clone()).unwrap_or_default(),
             });
         }
         let faults = faults(&source);

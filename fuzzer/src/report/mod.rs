@@ -5,14 +5,15 @@
 //! `coverage.csv`, `summary.json` and queue, and the exported corpus's `manifest.json` (whose
 //! per-input edges come from replaying the target at export time). So the report needs no
 //! target binary; only the table of inputs by unique coverage needs an export, which
-//! `bonsai report --target T` makes when it is missing.
+//! `bonsai report` makes when it is missing, with the target the run recorded.
 //!
 //! `facts` gathers the figures, `document` is the report as sections, `plots` draws the
-//! charts, `markdown` and `html` write the two files.
+//! charts and `lattice_picture` the lattice, `markdown` and `html` write the two files.
 
 mod document;
 mod facts;
 mod html;
+mod lattice_picture;
 mod markdown;
 mod plots;
 mod sections;

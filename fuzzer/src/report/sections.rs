@@ -123,22 +123,48 @@ fn coverage(facts: &Facts) -> Section {
             .push("No coverage.csv was found (runs older than the coverage log).".into());
         return section;
     }
-    if facts.campaign {
-        // The union of the nodes' edge sets is not on disk; the best node so far is a lower
-        // bound of it, and ends at the top node, which inherits every other node's inputs.
-        let mut all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
-        all.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut best = 0.0f64;
-        let overall = all
+    if facts.campaign && series.len() > LINES_PER_NODE_UP_TO {
+        // Fifty lines are a tangle: one line per lattice level (m + n + d, the nodes that run
+        // side by side), each the best of its nodes so far, and the top node's own line.
+        let mut levels: std::collections::BTreeMap<u32, Vec<(f64, f64)>> = Default::default();
+        for (node, line) in facts
+            .nodes
+            .iter()
+            .filter(|n| !n.coverage.is_empty())
+            .zip(&series)
+        {
+            let level = node
+                .bounds
+                .split(',')
+                .filter_map(|b| b.trim().parse::<u32>().ok())
+                .sum();
+            levels.entry(level).or_default().extend(&line.points);
+        }
+        let top = &facts.nodes[facts.top];
+        let top_line = series.iter().find(|s| s.label == top.name).cloned();
+        series = levels
             .into_iter()
-            .map(|(t, e)| {
-                best = best.max(e);
-                (t, best)
+            .map(|(level, points)| Series {
+                label: format!("level m+n+d = {level}"),
+                points: best_so_far(points),
+                emphasis: false,
             })
             .collect();
+        if let Some(mut line) = top_line {
+            line.label = format!("top node {}", top.name);
+            line.emphasis = true;
+            series.push(line);
+        }
+        section.paragraphs.push(
+            "Edges covered per lattice level (nodes whose bounds sum to the same m + n + d), each line the most any node of the level had covered by then, nodes placed at their start times in campaign.json; the thick line is the top node's own corpus.".into(),
+        );
+    } else if facts.campaign {
+        // The union of the nodes' edge sets is not on disk; the best node so far is a lower
+        // bound of it, and ends at the top node, which inherits every other node's inputs.
+        let all: Vec<(f64, f64)> = series.iter().flat_map(|s| s.points.clone()).collect();
         series.push(Series {
             label: "overall (best node so far)".into(),
-            points: overall,
+            points: best_so_far(all),
             emphasis: true,
         });
         section.paragraphs.push(
@@ -161,6 +187,22 @@ fn coverage(facts: &Facts) -> Section {
         &mut section,
     );
     section
+}
+
+/// Up to this many nodes the coverage plot draws a line per node; beyond, a line per level.
+const LINES_PER_NODE_UP_TO: usize = 12;
+
+/// `points` in time order, each edge count raised to the most seen by then.
+fn best_so_far(mut points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut best = 0.0f64;
+    points
+        .into_iter()
+        .map(|(t, e)| {
+            best = best.max(e);
+            (t, best)
+        })
+        .collect()
 }
 
 fn lattice(facts: &Facts) -> Section {
@@ -210,11 +252,15 @@ fn lattice(facts: &Facts) -> Section {
             "Run".into()
         },
         paragraphs: vec![paragraph],
+        plot: facts.campaign.then(|| Plot {
+            file: "lattice.svg".into(),
+            title: "the lattice: seeding and contributions to the top corpus".into(),
+            svg: super::lattice_picture::draw(&facts.nodes, facts.top),
+        }),
         table: Some(Table {
             header: header.iter().map(|h| h.to_string()).collect(),
             rows,
         }),
-        ..Section::default()
     }
 }
 
@@ -463,5 +509,79 @@ fn preview(text: &str) -> String {
         format!("{}…", line.chars().take(80).collect::<String>())
     } else {
         line.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::CoveragePoint;
+    use crate::report::NodeFacts;
+
+    fn facts(nodes: Vec<NodeFacts>) -> Facts {
+        Facts {
+            dir: "c".into(),
+            campaign: true,
+            target: "t".into(),
+            grammar: "g.ebnf".into(),
+            max_bounds: "3,3,3".into(),
+            top: nodes.len() - 1,
+            nodes,
+            top_sizes: Vec::new(),
+            corpus: None,
+            faults: Vec::new(),
+            grammar_coverage: None,
+            notes: Vec::new(),
+        }
+    }
+
+    fn node(m: u32, n: u32, d: u32, edges: u64) -> NodeFacts {
+        NodeFacts {
+            name: format!("m{m}-n{n}-d{d}-u"),
+            bounds: format!("{m},{n},{d}"),
+            coverage: vec![
+                CoveragePoint {
+                    secs: 0.0,
+                    ..CoveragePoint::default()
+                },
+                CoveragePoint {
+                    secs: 1.0,
+                    edges,
+                    ..CoveragePoint::default()
+                },
+            ],
+            ..NodeFacts::default()
+        }
+    }
+
+    fn coverage_svg(facts: &Facts) -> String {
+        coverage(facts).plot.expect("a plot").svg
+    }
+
+    #[test]
+    fn many_nodes_are_drawn_one_line_per_level_with_the_top_node_apart() {
+        let mut nodes = Vec::new();
+        for m in 1..=3 {
+            for n in 1..=3 {
+                for d in 1..=2 {
+                    nodes.push(node(m, n, d, u64::from(m + n + d) * 10));
+                }
+            }
+        }
+        let svg = coverage_svg(&facts(nodes));
+        // Levels 3 (1,1,1) to 8 (3,3,2), and the top node; no line per node.
+        for level in 3..=8 {
+            assert!(svg.contains(&format!("level m+n+d = {level}\n")), "{level}");
+        }
+        assert!(!svg.contains("level m+n+d = 9\n"));
+        assert!(svg.contains("top node m3-n3-d2-u"), "{svg}");
+        assert!(!svg.contains("\nm1-n1-d1-u\n"));
+    }
+
+    #[test]
+    fn a_few_nodes_keep_a_line_each() {
+        let svg = coverage_svg(&facts(vec![node(1, 1, 1, 5), node(2, 1, 1, 9)]));
+        assert!(svg.contains("\nm1-n1-d1-u\n") && svg.contains("\nm2-n1-d1-u\n"));
+        assert!(svg.contains("overall (best node so far)"));
     }
 }

@@ -1,7 +1,7 @@
 //! Whether the code under test was compiled with coverage counters.
 //!
-//! A target crate built without `scripts/rustc-wrapper` (for example with a plain `rustc`, or
-//! with its crate missing from `scripts/instrumented-crates`) still runs, but every input then
+//! A target crate built without `cargo bonsai build` or `scripts/rustc-wrapper` (for example
+//! with a plain `rustc`, or with its crate missing from `scripts/instrumented-crates`) still runs, but every input then
 //! looks alike to the fuzzer and a campaign silently degrades to random testing. Commands that
 //! rely on coverage therefore refuse to start on an uninstrumented target.
 
@@ -23,8 +23,9 @@ pub fn require_instrumented(target: &str) -> Result<usize, Diagnostic> {
     match edge_counters() {
         0 => Err(Diagnostic::error(format!(
             "target '{target}' is not instrumented: no coverage counters are registered. Build it \
-             from this workspace so that .cargo/config.toml applies scripts/rustc-wrapper, and list \
-             its crates in scripts/instrumented-crates (then `cargo clean -p <crate>` and rebuild)"
+             with `cargo bonsai build` (your crate's own repository), or from Bonsai's workspace \
+             so that .cargo/config.toml applies scripts/rustc-wrapper, with its crates listed in \
+             scripts/instrumented-crates (then `cargo clean -p <crate>` and rebuild)"
         ))),
         n => Ok(n),
     }

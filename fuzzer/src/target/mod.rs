@@ -1,17 +1,23 @@
 //! The target. The public API a user implements to fuzz their own compiler, and the
 //! check that it was built with coverage instrumentation.
 
+mod crate_counters;
 pub mod emergency_heap;
 pub mod fixed_heap;
 mod instrumentation;
 mod linked;
 pub mod memory_limit;
+pub mod pc_table;
 pub mod repeatable_random;
 #[allow(clippy::module_inception)]
 mod target;
 mod validity;
 mod verdict;
 
+pub use crate_counters::{
+    STANDARD_LIBRARY, crate_counters, crate_of, describe as describe_crate_counters,
+    harness_only_warning, warn_if_only_the_harness_is_counted,
+};
 pub use instrumentation::{
     InstrumentationError, edge_counters, instrumented_report, parse_instrumented_report,
     query_instrumented, require_instrumented,

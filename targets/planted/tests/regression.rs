@@ -531,12 +531,30 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         assert!(md.contains(&format!("| {node} |")), "{md}");
     }
     let html = std::fs::read_to_string(campaign.join("report.html")).unwrap();
-    assert_eq!(html.matches("<svg").count(), 3, "plots inlined");
+    assert_eq!(html.matches("<svg").count(), 4, "plots inlined");
     assert!(!html.contains("<?xml"));
-    for plot in ["coverage.svg", "valid.svg", "sizes.svg"] {
+    for plot in ["coverage.svg", "valid.svg", "sizes.svg", "lattice.svg"] {
         let svg = std::fs::read_to_string(campaign.join("plots").join(plot)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("<rect"), "{plot}");
     }
+    // The lattice picture: a box per node, the top one outlined, an arrow per seeding.
+    let lattice = std::fs::read_to_string(campaign.join("plots/lattice.svg")).unwrap();
+    assert!(md.contains("](plots/lattice.svg)"), "{md}");
+    assert_eq!(lattice.matches("<g class=\"node").count(), 2, "{lattice}");
+    assert_eq!(
+        lattice.matches("<g class=\"node top\">").count(),
+        1,
+        "{lattice}"
+    );
+    assert!(
+        lattice.contains(&format!("<g class=\"node top\"><title>{TOP}: ")),
+        "{lattice}"
+    );
+    assert_eq!(lattice.matches("class=\"seeds\"").count(), 1, "{lattice}");
+    assert!(
+        lattice.contains(&format!("<title>{FIRST} seeds {TOP}</title>")),
+        "{lattice}"
+    );
     let fault = format!(
         "| [nodes/{FIRST}/crashes/000000.txt](nodes/{FIRST}/crashes/000000.txt) | panic | {FIRST} | 00000000000000ab | planted boom |"
     );
@@ -574,15 +592,136 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         assert!(md.contains(&link), "best input {link} not listed:\n{md}");
     }
 
-    // A single fuzzing output reports as one run, without an export.
+    // A single fuzzing output reports as one run, its corpus exported with the target its
+    // fuzz.json names.
     let single = campaign.join("nodes").join(FIRST);
     let output = bonsai(&["report", single.to_str().unwrap()]);
     assert!(output.status.success(), "{}", text(&output));
     let md = std::fs::read_to_string(single.join("report.md")).unwrap();
-    assert!(
-        md.contains("## Run") && md.contains("No exported corpus"),
-        "{md}"
+    assert!(md.contains("## Run"), "{md}");
+    assert_eq!(crate::manifest(&single.join("corpus"))["target"], "planted");
+}
+
+/// `campaign.json` (or a fuzzing output's `fuzz.json`) already names the target: export and
+/// report take it from there, and a run whose target binary is not at hand still gets a report.
+#[test]
+fn export_and_report_take_the_target_the_run_recorded() {
+    let fixture = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let campaign = dir.path().join("c");
+    copy_dir(&fixture.campaign, &campaign);
+    std::fs::remove_dir_all(campaign.join("corpus")).unwrap();
+
+    let corpus = dir.path().join("exported");
+    let output = bonsai(&[
+        "export",
+        campaign.to_str().unwrap(),
+        "--out",
+        corpus.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output));
+    let exported = manifest(&corpus);
+    assert_eq!(exported["target"], "planted");
+    assert_eq!(
+        exported["inputs"].as_array().unwrap().len(),
+        manifest(&fixture.campaign.join("corpus"))["inputs"]
+            .as_array()
+            .unwrap()
+            .len()
     );
+
+    let output = bonsai(&["report", campaign.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(text(&output).contains("exported"), "{}", text(&output));
+    let md = std::fs::read_to_string(campaign.join("report.md")).unwrap();
+    assert!(md.contains("## Top inputs by unique coverage"), "{md}");
+    assert!(!md.contains("No exported corpus"), "{md}");
+
+    // A campaign of a target no binary here has: export cannot run it and says which...
+    let state_path = campaign.join("campaign.json");
+    let mut state: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+    state["target"] = json!("nosuchtarget");
+    std::fs::write(&state_path, state.to_string()).unwrap();
+    let output = bonsai(&[
+        "export",
+        campaign.to_str().unwrap(),
+        "--out",
+        dir.path().join("other").to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        text(&output).contains("unknown target 'nosuchtarget'"),
+        "{}",
+        text(&output)
+    );
+    // ...and report writes what the files hold, saying what it left out.
+    std::fs::remove_dir_all(campaign.join("corpus")).unwrap();
+    let output = bonsai(&["report", campaign.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        text(&output).contains("no binary bonsai-nosuchtarget"),
+        "{}",
+        text(&output)
+    );
+    let md = std::fs::read_to_string(campaign.join("report.md")).unwrap();
+    assert!(md.contains("No exported corpus"), "{md}");
+}
+
+/// An exported corpus names its grammar relative to where it was exported (the repository's
+/// root, typically); replay finds it from anywhere below that directory.
+#[test]
+fn replay_of_an_exported_corpus_finds_its_grammar_from_the_manifest() {
+    let fixture = fixture();
+    let repo = tempfile::tempdir().unwrap();
+    let corpus = repo.path().join("corpus").join("planted");
+    copy_dir(&fixture.campaign.join("corpus"), &corpus);
+    std::fs::create_dir(repo.path().join("grammars")).unwrap();
+    let grammar = repo.path().join("grammars").join("planted.ebnf");
+    std::fs::copy(grammar_path(), &grammar).unwrap();
+    let mut edited = manifest(&corpus);
+    edited["grammar"] = json!("grammars/planted.ebnf");
+    std::fs::write(corpus.join("manifest.json"), edited.to_string()).unwrap();
+    let inputs = edited["inputs"].as_array().unwrap().len();
+
+    // Run from a directory where the relative path does not lead to the grammar.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let replay = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bonsai-planted"))
+            .args(["replay", "--target", "planted"])
+            .arg(&corpus)
+            .current_dir(elsewhere.path())
+            .env("BONSAI_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let output = replay();
+    assert!(output.status.success(), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(&format!("total: {inputs} inputs")),
+        "{stdout}"
+    );
+    assert!(!stdout.contains(" error "), "{stdout}");
+
+    // A grammar changed since the export is named; its choices do not replay.
+    std::fs::write(&grammar, "start = \"x\" ;\n").unwrap();
+    let output = replay();
+    assert!(
+        text(&output).contains("is not the grammar the corpus was exported with"),
+        "{}",
+        text(&output)
+    );
+
+    std::fs::remove_file(&grammar).unwrap();
+    let output = replay();
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    let message = text(&output);
+    assert!(
+        message.contains("manifest.json") && message.contains("grammars/planted.ebnf"),
+        "{message}"
+    );
+    assert!(message.contains("pass --grammar"), "{message}");
 }
 
 #[test]

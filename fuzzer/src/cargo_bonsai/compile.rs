@@ -1,0 +1,105 @@
+//! `cargo bonsai build`: the harness built with SanitizerCoverage on exactly the crates
+//! [`super::instrument`] lists, in that list's own target directory, and linked to
+//! `bonsai/target/bin/` where the other subcommands (and `bonsai`) find it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::harness::{BIN_DIR, Harness, cargo, cargo_metadata, member_crates};
+use super::instrument::{LIST_VAR, crate_list, fingerprint};
+use crate::diagnostic::Diagnostic;
+
+/// What a build made.
+pub struct Built {
+    /// The binary, in its target directory.
+    pub binary: PathBuf,
+    /// The crates instrumented.
+    pub instrumented: Vec<String>,
+}
+
+/// Builds `harness` (`--release` when `release`), passing `cargo_args` on to `cargo build`.
+pub fn build(harness: &Harness, release: bool, cargo_args: &[String]) -> Result<Built, Diagnostic> {
+    let workspace = harness.dir.parent().unwrap_or(Path::new("."));
+    let members = if workspace.join("Cargo.toml").is_file() {
+        member_crates(&cargo_metadata(&workspace.join("Cargo.toml"), false)?)
+    } else {
+        Vec::new()
+    };
+    let (list, dropped) = crate_list(&members, &harness.instrument);
+    if !dropped.is_empty() {
+        eprintln!(
+            "warning: not instrumenting the engine's crates {}: their own branches would flood \
+             the coverage map",
+            dropped.join(", ")
+        );
+    }
+    if list.is_empty() {
+        return Err(Diagnostic::error(
+            "no crate to instrument: the workspace above the harness has no members, and \
+             [package.metadata.bonsai] instrument adds none",
+        )
+        .in_file(&harness.dir.join("Cargo.toml")));
+    }
+    eprintln!("instrumenting: {}", list.join(", "));
+    let target_dir = target_base(harness).join(format!("instrumented-{}", fingerprint(&list)));
+    let self_exe = std::env::current_exe()
+        .map_err(|e| Diagnostic::error(format!("cannot find this program's path: {e}")))?;
+    let mut command = Command::new(cargo());
+    command
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(harness.dir.join("Cargo.toml"))
+        .args(release.then_some("--release"))
+        .args(cargo_args)
+        .env("RUSTC_WRAPPER", &self_exe)
+        .env(LIST_VAR, list.join(","))
+        .env("CARGO_TARGET_DIR", &target_dir)
+        // A workspace wrapper would run inside ours with its own idea of the flags.
+        .env_remove("RUSTC_WORKSPACE_WRAPPER");
+    let status = command
+        .status()
+        .map_err(|e| Diagnostic::error(format!("cannot run cargo: {e}")))?;
+    if !status.success() {
+        return Err(Diagnostic::error(format!("cargo build failed ({status})"))
+            .in_file(&harness.dir.join("Cargo.toml")));
+    }
+    let profile = if release { "release" } else { "debug" };
+    let name = format!("bonsai-{}{}", harness.target, std::env::consts::EXE_SUFFIX);
+    let binary = target_dir.join(profile).join(&name);
+    if !binary.is_file() {
+        return Err(Diagnostic::error(format!(
+            "cargo built no {name}: is [[bin]] name = \"bonsai-{}\" still in the harness?",
+            harness.target
+        ))
+        .in_file(&binary));
+    }
+    link(&binary, &harness.binary())?;
+    Ok(Built {
+        binary,
+        instrumented: list,
+    })
+}
+
+/// `CARGO_TARGET_DIR` when the user set one (their builds go there), else the harness's own
+/// `target/`; each instrumentation list gets a directory below it.
+fn target_base(harness: &Harness) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => harness.dir.join("target"),
+    }
+}
+
+/// Points `at` (in `bonsai/target/bin/`) to `binary`, replacing an earlier link.
+fn link(binary: &Path, at: &Path) -> Result<(), Diagnostic> {
+    let fail =
+        |e: std::io::Error| Diagnostic::error(format!("cannot link the binary: {e}")).in_file(at);
+    crate::create_dir(at.parent().unwrap_or(Path::new(BIN_DIR)))?;
+    if at.symlink_metadata().is_ok() {
+        std::fs::remove_file(at).map_err(fail)?;
+    }
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(binary, at).map_err(fail)?;
+    #[cfg(not(unix))]
+    std::fs::copy(binary, at).map(|_| ()).map_err(fail)?;
+    Ok(())
+}

@@ -1,0 +1,407 @@
+//! `cargo bonsai init`: the harness crate `bonsai/` in a user's crate or workspace, as
+//! `cargo fuzz init` makes `fuzz/`: a crate of its own workspace (the user's builds never
+//! build it, and its profiles are its own) with `target_main!` in `src/main.rs`, the grammar
+//! beside it, and `[package.metadata.bonsai]` for the other subcommands.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::harness::{HARNESS_DIR, cargo_metadata};
+use crate::diagnostic::Diagnostic;
+
+/// Where the harness's grammar comes from.
+#[derive(Clone, Debug)]
+pub enum GrammarSource {
+    /// A grammar file in any format Bonsai reads (native EBNF, ANTLR4, tree-sitter JSON,
+    /// fuzzingbook JSON), copied.
+    File(PathBuf),
+    /// The `src/grammar.json` a tree-sitter grammar crate ships, from a dependency of the
+    /// user's workspace.
+    TreeSitterCrate(String),
+    /// A starter grammar to write by hand.
+    Starter,
+}
+
+/// How the harness depends on the engine.
+#[derive(Clone, Debug)]
+pub enum Engine {
+    /// `bonsai = { path = ... }`.
+    Path(PathBuf),
+    /// `bonsai = { git = ..., rev = ... }`.
+    Git { url: String, rev: Option<String> },
+}
+
+/// What `cargo bonsai init` was asked for.
+#[derive(Clone, Debug)]
+pub struct InitOptions {
+    /// The user's crate or workspace (a directory with Cargo.toml).
+    pub root: PathBuf,
+    /// The package to fuzz; by default the one at `root`, or the only member with a library.
+    pub package: Option<String>,
+    /// The target's name; by default the package's library crate name.
+    pub name: Option<String>,
+    pub grammar: GrammarSource,
+    pub engine: Engine,
+    /// A function `fn(&str) -> Result<_, E: Display>` of the user's crate for the harness to
+    /// call; without it the harness has a marked place to call the crate from.
+    pub call: Option<String>,
+}
+
+/// Writes `root/bonsai/`; returns its path. Nothing is written when anything is wrong.
+pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
+    let manifest = options.root.join("Cargo.toml");
+    if !manifest.is_file() {
+        return Err(Diagnostic::error(
+            "no Cargo.toml here: run `cargo bonsai init` in your crate or workspace",
+        )
+        .in_file(&options.root));
+    }
+    let dir = options.root.join(HARNESS_DIR);
+    if crate::has_entries(&dir) || dir.is_file() {
+        return Err(Diagnostic::error("already exists; remove it to start again").in_file(&dir));
+    }
+    let metadata = cargo_metadata(&manifest, false)?;
+    let (package, lib) = fuzzed_package(&metadata, &options.root, options.package.as_deref())?;
+    let package_name = package["name"].as_str().unwrap_or_default().to_string();
+    let package_dir = Path::new(package["manifest_path"].as_str().unwrap_or_default())
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let name = options.name.clone().unwrap_or_else(|| lib.clone());
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    {
+        return Err(Diagnostic::error(format!(
+            "target name '{name}': use lowercase letters, digits and '_' (it names bonsai-{name})"
+        )));
+    }
+    let (grammar_text, grammar_file) = grammar(&options.grammar, &manifest)?;
+    // The grammar must load before anything is written.
+    let check = crate::diagnostic::SourceFile::new(dir.join(&grammar_file), grammar_text.clone());
+    crate::import::from_source(&check).map_err(|d| {
+        d.0.into_iter()
+            .find(|d| d.is_error())
+            .unwrap_or_else(|| Diagnostic::error("the grammar does not load"))
+    })?;
+
+    let relative_package = relative_path(&package_dir, &dir);
+    let cargo_toml = cargo_toml(
+        &name,
+        &package_name,
+        &relative_package,
+        &grammar_file,
+        &options.engine,
+    );
+    let main_rs = main_rs(&name, &lib, options.call.as_deref());
+    crate::create_dir(&dir.join("src"))?;
+    let write = |path: PathBuf, text: &str| {
+        std::fs::write(&path, text)
+            .map_err(|e| Diagnostic::error(format!("cannot write: {e}")).in_file(&path))
+    };
+    write(dir.join("Cargo.toml"), &cargo_toml)?;
+    write(dir.join("src").join("main.rs"), &main_rs)?;
+    write(dir.join(&grammar_file), &grammar_text)?;
+    write(dir.join(".gitignore"), "/target/\n/out/\n")?;
+    // The engine's own lock file, when it is at hand: the harness then builds the LibAFL
+    // and dependency versions the engine was tested with (cargo adds what else it needs).
+    if let Engine::Path(engine) = &options.engine
+        && let Some(lock) = engine.parent().map(|p| p.join("Cargo.lock"))
+        && lock.is_file()
+    {
+        std::fs::copy(&lock, dir.join("Cargo.lock")).map_err(|e| {
+            Diagnostic::error(format!("cannot copy the engine's Cargo.lock: {e}")).in_file(&lock)
+        })?;
+    }
+    Ok(dir)
+}
+
+/// The package to fuzz and its library's crate name.
+fn fuzzed_package(
+    metadata: &Value,
+    root: &Path,
+    wanted: Option<&str>,
+) -> Result<(Value, String), Diagnostic> {
+    let members: Vec<&str> = metadata["workspace_members"]
+        .as_array()
+        .map(|m| m.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let lib_of = |package: &Value| {
+        package["targets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find_map(|t| {
+                let kinds = t["kind"].as_array()?;
+                kinds
+                    .iter()
+                    .any(|k| matches!(k.as_str(), Some("lib" | "rlib")))
+                    .then(|| t["name"].as_str().unwrap_or_default().replace('-', "_"))
+            })
+    };
+    let with_lib: Vec<(Value, String)> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| members.contains(&p["id"].as_str().unwrap_or_default()))
+        .filter_map(|p| lib_of(p).map(|lib| (p.clone(), lib)))
+        .collect();
+    let names = || {
+        with_lib
+            .iter()
+            .map(|(p, _)| p["name"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let Some(wanted) = wanted {
+        return with_lib
+            .iter()
+            .find(|(p, _)| p["name"] == wanted)
+            .cloned()
+            .ok_or_else(|| {
+                Diagnostic::error(format!(
+                    "no library package '{wanted}' in this workspace (libraries: {})",
+                    names()
+                ))
+            });
+    }
+    let here = root.join("Cargo.toml");
+    let at_root = with_lib
+        .iter()
+        .find(|(p, _)| p["manifest_path"].as_str().map(Path::new) == Some(here.as_path()));
+    match (at_root, with_lib.as_slice()) {
+        (Some(found), _) | (None, [found]) => Ok(found.clone()),
+        (None, []) => Err(Diagnostic::error(
+            "no library crate in this workspace to fuzz: the harness calls your compiler as a library",
+        )
+        .in_file(&here)),
+        (None, _) => Err(Diagnostic::error(format!(
+            "several library packages ({}): choose one with --package",
+            names()
+        ))
+        .in_file(&here)),
+    }
+}
+
+/// The grammar's text and its file name in the harness.
+fn grammar(source: &GrammarSource, manifest: &Path) -> Result<(String, PathBuf), Diagnostic> {
+    let read = |path: &Path| {
+        std::fs::read_to_string(path)
+            .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(path))
+    };
+    match source {
+        GrammarSource::File(path) => {
+            let name = path
+                .file_name()
+                .map(PathBuf::from)
+                .ok_or_else(|| Diagnostic::error("not a file").in_file(path))?;
+            Ok((read(path)?, name))
+        }
+        GrammarSource::TreeSitterCrate(krate) => {
+            let metadata = cargo_metadata(manifest, true)?;
+            let package = metadata["packages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|p| p["name"] == krate.as_str())
+                .ok_or_else(|| {
+                    Diagnostic::error(format!(
+                        "'{krate}' is not among this workspace's dependencies: add it (a \
+                         dev-dependency will do) so that cargo fetches it, or pass --grammar \
+                         with its grammar.json"
+                    ))
+                    .in_file(manifest)
+                })?;
+            let json = Path::new(package["manifest_path"].as_str().unwrap_or_default())
+                .with_file_name("src")
+                .join("grammar.json");
+            if !json.is_file() {
+                return Err(Diagnostic::error(format!(
+                    "'{krate}' ships no src/grammar.json: is it a tree-sitter grammar crate?"
+                ))
+                .in_file(&json));
+            }
+            Ok((read(&json)?, PathBuf::from(format!("{krate}.grammar.json"))))
+        }
+        GrammarSource::Starter => Ok((STARTER_GRAMMAR.to_string(), PathBuf::from("grammar.ebnf"))),
+    }
+}
+
+const STARTER_GRAMMAR: &str = "\
+# The language your crate reads, in Bonsai's EBNF (see grammars/README.md in Bonsai's
+# repository). Replace this toy with your language; `bonsai grammar check` reads it.
+%layout auto;
+
+program = stmt* ;
+stmt    = \"print\" expr \";\" ;
+expr    = INT | expr \"+\" expr | \"(\" expr \")\" ;
+INT     = /0|[1-9][0-9]{0,2}/ ;
+";
+
+fn cargo_toml(
+    name: &str,
+    package: &str,
+    package_path: &str,
+    grammar: &Path,
+    engine: &Engine,
+) -> String {
+    let engine = match engine {
+        Engine::Path(path) => format!(
+            "bonsai = {{ path = {} }}",
+            toml_string(&path.display().to_string())
+        ),
+        Engine::Git { url, rev: None } => format!("bonsai = {{ git = {} }}", toml_string(url)),
+        Engine::Git {
+            url,
+            rev: Some(rev),
+        } => format!(
+            "bonsai = {{ git = {}, rev = {} }}",
+            toml_string(url),
+            toml_string(rev)
+        ),
+    };
+    format!(
+        "# The Bonsai harness of {package}, made by `cargo bonsai init`. Build it with
+# `cargo bonsai build --release`, which instruments your workspace's crates and nothing else.
+[package]
+name = \"bonsai-target-{dashed}\"
+version = \"0.0.0\"
+edition = \"2024\"
+publish = false
+
+[[bin]]
+name = \"bonsai-{name}\"
+path = \"src/main.rs\"
+
+[dependencies]
+{engine}
+{package} = {{ path = {package_path} }}
+
+[package.metadata.bonsai]
+# `cargo bonsai fuzz` runs bonsai-{name} with this grammar unless --grammar says otherwise.
+target = \"{name}\"
+grammar = {grammar}
+# Crates to instrument besides your workspace's members (such as a parser dependency),
+# and \"-name\" for a member to leave out. Crate names as rustc sees them.
+instrument = []
+
+# A workspace of its own, as cargo-fuzz's fuzz/: your workspace does not build the harness.
+[workspace]
+members = [\".\"]
+
+# Line tables give crash frames their file and line.
+[profile.dev]
+debug = \"line-tables-only\"
+
+[profile.release]
+debug = \"line-tables-only\"
+",
+        dashed = name.replace('_', "-"),
+        package_path = toml_string(package_path),
+        grammar = toml_string(&grammar.display().to_string()),
+    )
+}
+
+fn main_rs(name: &str, lib: &str, call: Option<&str>) -> String {
+    let body = match call {
+        Some(function) => format!(
+            "        // {function} takes the text and returns Ok, or Err with a message.
+        match {function}(source) {{
+            Ok(_) => Verdict::Valid,
+            Err(error) => Verdict::Invalid(error.to_string()),
+        }}"
+        ),
+        None => format!(
+            "        // Call {lib} here: Verdict::Valid if it accepts `source`, Verdict::Invalid(message)
+        // if it refuses it (start the message with the stage, `parse:`, `type:`, for
+        // `bonsai validity`). A panic, a crash or a hang is a finding: do not catch it.
+        let _ = source;
+        Verdict::Valid"
+        ),
+    };
+    format!(
+        "//! The Bonsai target `{name}`: the fuzzer's whole command line with {lib} linked in.
+
+use bonsai::target::{{Target, Verdict}};
+{link}
+#[derive(Default)]
+struct Harness;
+
+impl Target for Harness {{
+    fn run(&mut self, input: &[u8]) -> Verdict {{
+        let Ok(source) = std::str::from_utf8(input) else {{
+            return Verdict::Reject;
+        }};
+{body}
+    }}
+}}
+
+bonsai::target_main!(\"{name}\", Harness);
+",
+        link = if call.is_some() {
+            String::new()
+        } else {
+            format!("use {lib} as _;\n")
+        },
+    )
+}
+
+/// A TOML basic string.
+fn toml_string(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serializes")
+}
+
+/// `to` relative to `from` when both are absolute paths, else `to` as it is.
+fn relative_path(to: &Path, from: &Path) -> String {
+    let (to, from) = (
+        std::path::absolute(to).unwrap_or_else(|_| to.to_path_buf()),
+        std::path::absolute(from).unwrap_or_else(|_| from.to_path_buf()),
+    );
+    let common = to
+        .components()
+        .zip(from.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut relative = PathBuf::new();
+    for _ in from.components().skip(common) {
+        relative.push("..");
+    }
+    for part in to.components().skip(common) {
+        relative.push(part);
+    }
+    relative.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_written_relative_to_the_harness() {
+        assert_eq!(
+            relative_path(Path::new("/a/b"), Path::new("/a/b/bonsai")),
+            ".."
+        );
+        assert_eq!(
+            relative_path(Path::new("/a/crates/x"), Path::new("/a/bonsai")),
+            "../crates/x"
+        );
+    }
+
+    #[test]
+    fn the_harness_calls_the_named_function_or_leaves_a_marked_place() {
+        let called = main_rs("lang", "my_lang", Some("my_lang::check"));
+        assert!(called.contains("match my_lang::check(source)"), "{called}");
+        assert!(called.contains("bonsai::target_main!(\"lang\", Harness);"));
+        let open = main_rs("lang", "my_lang", None);
+        assert!(open.contains("use my_lang as _;") && open.contains("Call my_lang here"));
+    }
+
+    #[test]
+    fn the_starter_grammar_loads() {
+        let source = crate::diagnostic::SourceFile::new("grammar.ebnf", STARTER_GRAMMAR);
+        crate::import::from_source(&source).unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -1,0 +1,415 @@
+//! `cargo bonsai` end to end, as a user outside Bonsai's repository meets it: a fresh cargo
+//! project (toylang, a hand-written parser with a planted panic on lists nested three deep,
+//! in `tests/cargo_bonsai/toylang`) in a temporary directory, then `cargo bonsai init`,
+//! `build` and a 20-second `fuzz`, each run as cargo runs its subcommands (and once through
+//! cargo itself, which finds `cargo-bonsai` on PATH).
+//!
+//! The second test does the same with `--tree-sitter`: a JSON checker on serde_json, its
+//! grammar the `grammar.json` the tree-sitter-json crate ships.
+//!
+//! Ignored by default: the harness builds the engine and LibAFL afresh in its own project
+//! (about two minutes of the 2-core CI machine). `scripts/cargo-bonsai-e2e` runs it; the
+//! build goes to `CARGO_TARGET_TMPDIR/cargo-bonsai-e2e`, so a second run rebuilds only the
+//! user's crate and the harness.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Instant;
+
+use serde_json::Value;
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_bonsai/toylang")
+}
+
+/// The cargo running these tests.
+fn cargo() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// `cargo bonsai ARGS` in `dir`, with this build's cargo-bonsai.
+fn cargo_bonsai(dir: &Path, args: &[&str]) -> Output {
+    let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cargo-bonsai-e2e");
+    // As cargo runs a subcommand: `cargo-bonsai bonsai ARGS` with CARGO set. Run directly,
+    // because cargo would prefer a cargo-bonsai installed in ~/.cargo/bin to this build's.
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-bonsai"))
+        .arg("bonsai")
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO", cargo())
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("BONSAI_LOG", "warn")
+        .env_remove("RUSTC_WRAPPER")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo-bonsai runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked at") || args[0] == "fuzz" || args[0] == "replay",
+        "cargo bonsai {args:?} panicked:\n{stderr}"
+    );
+    output
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn succeeded(output: Output) -> Output {
+    assert!(output.status.success(), "{}", text(&output));
+    output
+}
+
+/// The per-crate lines of `targets --target`: `(crate, counters)`.
+fn crates(stdout: &str) -> Vec<(String, usize)> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .map(|line| {
+            let count = line
+                .split_whitespace()
+                .find_map(|w| w.parse().ok())
+                .unwrap();
+            let name = line.trim().split("  ").next().unwrap().trim().to_string();
+            (name, count)
+        })
+        .collect()
+}
+
+/// The workspace's Cargo.lock in a fresh project: its dependencies resolve to the versions
+/// already fetched for the workspace, offline too.
+fn reuse_lock(project: &Path) {
+    let lock = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
+    std::fs::copy(lock, project.join("Cargo.lock")).unwrap();
+}
+
+fn summary_of(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {stdout}"))
+}
+
+#[test]
+#[ignore = "builds the engine afresh outside the workspace; run scripts/cargo-bonsai-e2e"]
+fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("toylang");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::copy(fixture().join("Cargo.toml.in"), project.join("Cargo.toml")).unwrap();
+    std::fs::copy(fixture().join("src/lib.rs"), project.join("src/lib.rs")).unwrap();
+    std::fs::copy(fixture().join("toylang.ebnf"), project.join("toylang.ebnf")).unwrap();
+    reuse_lock(&project);
+
+    succeeded(cargo_bonsai(
+        &project,
+        &[
+            "init",
+            "--grammar",
+            "toylang.ebnf",
+            "--call",
+            "toylang::check",
+        ],
+    ));
+    let harness = project.join("bonsai");
+    for file in ["Cargo.toml", "src/main.rs", "toylang.ebnf", ".gitignore"] {
+        assert!(harness.join(file).is_file(), "{file} missing");
+    }
+    // A second init refuses to overwrite the first.
+    let again = cargo_bonsai(&project, &["init"]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+
+    let started = Instant::now();
+    let built = succeeded(cargo_bonsai(&project, &["build"]));
+    eprintln!(
+        "cargo bonsai build: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    // Exactly the user's crate is instrumented: no counter in the harness, the engine or LibAFL.
+    let listed = crates(&String::from_utf8_lossy(&built.stdout));
+    assert!(
+        listed.iter().any(|(c, n)| c == "toylang" && *n > 100),
+        "{}",
+        text(&built)
+    );
+    assert!(
+        listed
+            .iter()
+            .all(|(c, _)| !c.starts_with("bonsai") && !c.starts_with("libafl")),
+        "{}",
+        text(&built)
+    );
+
+    let started = Instant::now();
+    let fuzz = succeeded(cargo_bonsai(
+        &project,
+        &[
+            "fuzz", "--bounds", "3,3,4", "--time", "20s", "--seed", "1", "--out", "out/fuzz",
+            "--json",
+        ],
+    ));
+    eprintln!(
+        "cargo bonsai fuzz: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let summary = summary_of(&fuzz);
+    let out = project.join("out/fuzz");
+    eprintln!(
+        "fuzz: {} edges, {} execs, corpus {}, crashes {}",
+        summary["edges"], summary["execs"], summary["corpus"], summary["crashes"]
+    );
+    // The edge count grows: coverage.csv starts at none and ends at the summary's.
+    let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    let edges: Vec<u64> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert!(edges.windows(2).all(|w| w[0] <= w[1]), "{csv}");
+    assert_eq!(edges.first(), Some(&0), "{csv}");
+    assert_eq!(edges.last().copied(), summary["edges"].as_u64(), "{csv}");
+    assert!(summary["edges"].as_u64() > Some(100), "{summary}");
+    assert!(summary["valid_share"].as_f64() > Some(0.0), "{summary}");
+
+    // The corpus is valid: every queue entry replays (its .choices to its text) and runs.
+    let replay = succeeded(cargo_bonsai(&project, &["replay", "out/fuzz"]));
+    let replayed = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        !replayed.lines().any(|l| l.contains(" error ")),
+        "{replayed}"
+    );
+    let total = replayed.lines().last().unwrap();
+    assert!(
+        total.contains(&format!("total: {} inputs", summary["corpus"])),
+        "{total} vs {summary}"
+    );
+
+    // The planted panic, saved with a reduced reproducer that still panics the same way.
+    let crashes = out.join("crashes");
+    let metas: Vec<PathBuf> = std::fs::read_dir(&crashes)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "meta"))
+        .collect();
+    let planted = metas
+        .iter()
+        .find(|m| {
+            std::fs::read_to_string(m)
+                .unwrap()
+                .contains("planted: a list nested 3 deep")
+        })
+        .unwrap_or_else(|| panic!("no planted panic among {metas:?}"));
+    let reproducer = planted.with_extension("min.txt");
+    let text_of = std::fs::read_to_string(&reproducer).unwrap();
+    eprintln!(
+        "planted panic: {}; reproducer {text_of:?}",
+        std::fs::read_to_string(planted)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+    );
+    assert!(text_of.matches('[').count() >= 3, "{text_of}");
+    let rerun = cargo_bonsai(&project, &["replay", reproducer.to_str().unwrap()]);
+    let rerun = String::from_utf8_lossy(&rerun.stdout);
+    assert!(
+        rerun.contains("panic") && rerun.contains("planted: a list nested 3 deep"),
+        "{rerun}"
+    );
+
+    // Export and report find the target in fuzz.json.
+    succeeded(cargo_bonsai(
+        &project,
+        &["export", "out/fuzz", "--out", "out/corpus"],
+    ));
+    assert!(project.join("out/corpus/manifest.json").is_file());
+    succeeded(cargo_bonsai(&project, &["report", "out/fuzz"]));
+    assert!(out.join("report.html").is_file());
+
+    // A harness that links toylang and never calls it covers nothing: the engine and LibAFL
+    // are not instrumented.
+    let main_rs = harness.join("src/main.rs");
+    let code = std::fs::read_to_string(&main_rs).unwrap().replace(
+        "match toylang::check(source) {",
+        "match toylang::check(if source == \"\\u{0}never\" { source } else { return Verdict::Valid }) {",
+    );
+    std::fs::write(&main_rs, code).unwrap();
+    succeeded(cargo_bonsai(&project, &["build"]));
+    let idle = succeeded(cargo_bonsai(
+        &project,
+        &[
+            "fuzz", "--bounds", "2,2,2", "--time", "3s", "--out", "out/idle", "--json",
+        ],
+    ));
+    let summary = summary_of(&idle);
+    assert_eq!(summary["edges"], 0, "{summary}");
+    assert!(summary["execs"].as_u64() > Some(100), "{summary}");
+
+    // Leaving the only member out leaves nothing to instrument, and says so.
+    let manifest = harness.join("Cargo.toml");
+    let toml = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("instrument = []", "instrument = [\"-toylang\"]");
+    std::fs::write(&manifest, toml).unwrap();
+    let none = cargo_bonsai(&project, &["build"]);
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none));
+    assert!(
+        text(&none).contains("no crate to instrument"),
+        "{}",
+        text(&none)
+    );
+}
+
+#[test]
+#[ignore = "builds the engine afresh outside the workspace; run scripts/cargo-bonsai-e2e"]
+fn a_tree_sitter_grammar_crate_drives_the_parser_it_describes() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("jsoncheck");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        "[package]\nname = \"jsoncheck\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+         [dependencies]\nserde_json = \"1\"\n\n[dev-dependencies]\ntree-sitter-json = \"0.24.8\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("src/lib.rs"),
+        "//! A JSON checker.\n\n/// Parses `source` as JSON.\npub fn check(source: &str) -> \
+         Result<serde_json::Value, serde_json::Error> {\n    serde_json::from_str(source)\n}\n",
+    )
+    .unwrap();
+    reuse_lock(&project);
+
+    succeeded(cargo_bonsai(
+        &project,
+        &[
+            "init",
+            "--tree-sitter",
+            "tree-sitter-json",
+            "--call",
+            "jsoncheck::check",
+        ],
+    ));
+    let harness = project.join("bonsai");
+    assert!(harness.join("tree-sitter-json.grammar.json").is_file());
+    // The parser is serde_json's, a dependency: the harness's list adds it.
+    let manifest = harness.join("Cargo.toml");
+    let toml = std::fs::read_to_string(&manifest)
+        .unwrap()
+        .replace("instrument = []", "instrument = [\"serde_json\"]");
+    std::fs::write(&manifest, toml).unwrap();
+
+    let started = Instant::now();
+    let built = succeeded(cargo_bonsai(&project, &["build"]));
+    eprintln!(
+        "cargo bonsai build: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let listed = crates(&String::from_utf8_lossy(&built.stdout));
+    assert!(
+        listed.iter().any(|(c, n)| c == "serde_json" && *n > 500),
+        "{}",
+        text(&built)
+    );
+
+    let fuzz = succeeded(cargo_bonsai(
+        &project,
+        &[
+            "fuzz", "--bounds", "3,3,4", "--time", "10s", "--seed", "1", "--out", "out", "--json",
+        ],
+    ));
+    let summary = summary_of(&fuzz);
+    eprintln!(
+        "fuzz: {} edges, valid share {}",
+        summary["edges"], summary["valid_share"]
+    );
+    assert!(summary["edges"].as_u64() > Some(200), "{summary}");
+    // The imported grammar's inputs are JSON that serde_json mostly accepts.
+    assert!(summary["valid_share"].as_f64() > Some(0.3), "{summary}");
+}
+
+/// What a user gets wrong before any build: each a located message and exit code 2.
+#[test]
+fn cargo_bonsai_refuses_bad_input_before_building() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("toylang");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::copy(fixture().join("Cargo.toml.in"), project.join("Cargo.toml")).unwrap();
+    std::fs::copy(fixture().join("src/lib.rs"), project.join("src/lib.rs")).unwrap();
+    reuse_lock(&project);
+    let refused = |dir: &Path, args: &[&str], needle: &str| {
+        let output = cargo_bonsai(dir, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
+        assert!(
+            text(&output).contains(needle),
+            "{args:?}: {}",
+            text(&output)
+        );
+    };
+
+    // cargo finds the subcommand on PATH, as it finds an installed one.
+    let bin = Path::new(env!("CARGO_BIN_EXE_cargo-bonsai"))
+        .parent()
+        .unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let help = Command::new(cargo())
+        .args(["bonsai", "--help"])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&help.stdout).contains("Usage: cargo bonsai"),
+        "{}",
+        text(&help)
+    );
+    refused(temp.path(), &["init"], "no Cargo.toml here");
+    refused(
+        &project,
+        &["fuzz", "--time", "1s"],
+        "run `cargo bonsai init`",
+    );
+    std::fs::write(
+        project.join("bad.ebnf"),
+        "program = stmt ;\nstmt = \"x\" undefined ;\n",
+    )
+    .unwrap();
+    refused(&project, &["init", "--grammar", "bad.ebnf"], "bad.ebnf:2:");
+    refused(&project, &["init", "--antlr", "bad.ebnf"], "FILE.g4");
+    refused(
+        &project,
+        &["init", "--package", "nosuch"],
+        "no library package 'nosuch'",
+    );
+    refused(
+        &project,
+        &["init", "--tree-sitter", "tree-sitter-json"],
+        "not among this workspace's dependencies",
+    );
+    assert!(
+        !project.join("bonsai").exists(),
+        "nothing written on failure"
+    );
+
+    // A starter grammar, and a harness that is not built yet.
+    succeeded(cargo_bonsai(&project, &["init", "--name", "toy"]));
+    let main_rs = std::fs::read_to_string(project.join("bonsai/src/main.rs")).unwrap();
+    assert!(main_rs.contains("use toylang as _;") && main_rs.contains("target_main!(\"toy\""));
+    assert!(project.join("bonsai/grammar.ebnf").is_file());
+    refused(
+        &project,
+        &["fuzz", "--time", "1s"],
+        "bonsai-toy is not built yet",
+    );
+    // From inside the harness, too.
+    refused(
+        &project.join("bonsai/src"),
+        &["replay", "x"],
+        "bonsai-toy is not built yet",
+    );
+}
