@@ -12,7 +12,7 @@ use crate::diagnostic::Span;
 
 /// How many values a pool derived from a regex holds. The bound m can be at most this; larger
 /// values of m simply allow the whole pool.
-pub const POOL_CAPACITY: usize = 256;
+pub const POOL_CAPACITY: usize = 1024;
 
 /// Values longer than this are never derived: a pool exists to name things, and a regex whose
 /// shortest words are longer than this is better written as a regex terminal.
