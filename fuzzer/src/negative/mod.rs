@@ -1,0 +1,190 @@
+//! Negative suites: words guaranteed to be outside the grammar's language, each with an
+//! oracle (after Raselimo, Taljaard and Fischer, "Fu(t|z)zing with Grammars").
+//!
+//! Positive words can never show that a parser accepts too much. A negative word here is
+//! built so that two adjacent tokens form a poisoned pair (`pairs`): by word mutation of a
+//! positive word (`word_mutation`) or through a mutated rule (`rule_mutation`). The oracle is
+//! the place of that pair: a correct parser reading left to right has rejected the word once it
+//! has read the pair's second token. Where the text around the pair could be read as other
+//! tokens (`readings`), the mutation is skipped and counted, never written.
+
+mod manifest;
+mod minimal_word;
+mod pairs;
+mod readings;
+mod rule_mutation;
+mod sample;
+mod token;
+mod word_mutation;
+
+pub use manifest::write_suite;
+pub use pairs::Pairs;
+pub use rule_mutation::RuleOperator;
+pub use token::{Token, TokenGrammar, render, tokens_of};
+pub use word_mutation::{OperatorCount, Positive, WordOperator};
+
+use crate::analysis::Analysis;
+use crate::grammar::{Grammar, Terminal};
+use crate::tree::DerivationTree;
+use minimal_word::MinimalWords;
+use readings::{LexicalGrammars, Readings};
+use rule_mutation::RuleMutations;
+use word_mutation::WordMutations;
+
+/// One negative word with its oracle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Negative {
+    /// The operator that made it (`token-deletion`, ..., `symbol-insertion`).
+    pub operator: &'static str,
+    /// The positive word it was mutated from, or the mutant rule it was derived through.
+    pub source: String,
+    /// The poisoned pair (and for rule mutants the rule) that puts it outside the language.
+    pub relies_on: String,
+    /// The word.
+    pub text: String,
+    /// Byte offset where the pair's second token starts (the text's length for the end of
+    /// input): where the word stops being the prefix of any word of the language.
+    pub token_offset: usize,
+    /// Byte offset by which a correct parser must have rejected: the end of that token.
+    pub reject_by: usize,
+}
+
+/// Which operator families to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operators {
+    /// Token deletion, insertion, substitution and transposition of positive words.
+    pub word: bool,
+    /// Symbol deletion and insertion in right-hand sides.
+    pub rule: bool,
+}
+
+/// What the generator did, per operator.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Poisoned pairs among the kinds of tokens, and all pairs.
+    pub poisoned_pairs: (u64, u64),
+    /// Positive words used, and those left out because their tokens, one space apart, do not
+    /// parse again (a token reaching across a space, as in some layout-sensitive grammars).
+    pub positives: (usize, usize),
+    /// Per operator name: possible, undecidable (word mutants: of all; rule mutants: of those
+    /// tried), emitted.
+    pub operators: Vec<(&'static str, OperatorCount)>,
+}
+
+/// Builds the negatives for one grammar: at most `max` in all, split evenly among the
+/// operators that have candidates, each operator's share spread evenly over its candidates.
+pub fn generate(
+    grammar: &Grammar,
+    analysis: &Analysis,
+    positives: &[DerivationTree],
+    names: &[String],
+    operators: Operators,
+    max: usize,
+) -> (Vec<Negative>, Summary) {
+    let view = TokenGrammar::new(grammar);
+    let pairs = Pairs::new(&view);
+    let lexical = LexicalGrammars::new(grammar, &view);
+    let mut readings = Readings::new(grammar, analysis, &view, &lexical);
+    let mut summary = Summary {
+        poisoned_pairs: pairs.count(&view),
+        ..Summary::default()
+    };
+    let parser = crate::parse::Parser::new(grammar);
+    let mut words = Vec::new();
+    for (tree, name) in positives.iter().zip(names) {
+        let tokens = tokens_of(grammar, &view, tree);
+        if parser.accepts(&render(grammar, &tokens).text).is_ok() {
+            words.push(Positive {
+                source: name.clone(),
+                tokens,
+            });
+        }
+    }
+    summary.positives = (words.len(), positives.len() - words.len());
+
+    let minimal = MinimalWords::new(grammar, &view);
+    let insertable = insertable_tokens(grammar, &view, &minimal);
+    let rules = RuleMutations::new(grammar, &view, &pairs);
+    let word_candidates: Vec<_> = if operators.word {
+        let mut mutations =
+            WordMutations::new(grammar, &view, &pairs, &mut readings, insertable.clone());
+        WordOperator::ALL
+            .iter()
+            .map(|&op| {
+                let mut count = OperatorCount::default();
+                let found = mutations.candidates(op, &words, &mut count);
+                (op, found, count)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let rule_candidates: Vec<_> = if operators.rule {
+        RuleOperator::ALL
+            .iter()
+            .map(|&op| (op, rules.candidates(op)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let available: Vec<usize> = word_candidates
+        .iter()
+        .map(|(_, found, _)| found.len())
+        .chain(rule_candidates.iter().map(|(_, found)| found.len()))
+        .collect();
+    let share = sample::shares(max, &available);
+    let mut negatives = Vec::new();
+    let mut mutations = WordMutations::new(grammar, &view, &pairs, &mut readings, insertable);
+    for (k, (op, found, mut count)) in word_candidates.into_iter().enumerate() {
+        let made = mutations.emit(op, &words, &found, share[k]);
+        count.emitted = made.len() as u64;
+        negatives.extend(made);
+        summary.operators.push((op.name(), count));
+    }
+    let offset = summary.operators.len();
+    for (k, (op, found)) in rule_candidates.into_iter().enumerate() {
+        let (made, undecided) = rules.generate(op, &found, share[offset + k], &mut readings);
+        summary.operators.push((
+            op.name(),
+            OperatorCount {
+                possible: found.len() as u64,
+                undecidable: undecided,
+                emitted: made.len() as u64,
+            },
+        ));
+        negatives.extend(made);
+    }
+    (negatives, summary)
+}
+
+/// One token per kind that a mutation may put into a word: a literal as written, a pool's
+/// first value, a class's first character, a lexical rule's shortest text.
+fn insertable_tokens(grammar: &Grammar, view: &TokenGrammar, words: &MinimalWords) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    for kind in view.reachable_kinds.ones() {
+        if view.is_layout(kind) {
+            continue;
+        }
+        let text = match view.kind_rule[kind] {
+            Some(rule) => words.lexical_text(rule),
+            None => match &grammar.terminals[kind] {
+                Terminal::Literal(text) => text.clone(),
+                Terminal::Pool(pool) => grammar.pools[pool.index()]
+                    .values
+                    .first()
+                    .cloned()
+                    .unwrap_or_default(),
+                Terminal::Class(class) if class.size() > 0 => class.nth(0).to_string(),
+                _ => String::new(),
+            },
+        };
+        if !text.is_empty() {
+            tokens.push(Token {
+                kind,
+                text,
+                glued: false,
+            });
+        }
+    }
+    tokens
+}
