@@ -136,8 +136,7 @@ pub fn generate(
     let mut negatives = Vec::new();
     let mut mutations = WordMutations::new(grammar, &view, &pairs, &mut readings, insertable);
     for (k, (op, found, mut count)) in word_candidates.into_iter().enumerate() {
-        let made = mutations.emit(op, &words, &found, share[k]);
-        count.emitted = made.len() as u64;
+        let made = mutations.emit(op, &words, &found, share[k], &mut count);
         negatives.extend(made);
         summary.operators.push((op.name(), count));
     }

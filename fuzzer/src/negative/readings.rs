@@ -56,10 +56,19 @@ pub struct Readings<'a> {
     view: &'a TokenGrammar,
     parsers: HashMap<Kind, Parser<'a>>,
     patterns: Vec<Option<Regex>>,
-    /// Characters near which a junction is not decided (see the module documentation).
-    unsafe_chars: Vec<(char, char)>,
+    /// Kinds whose language holds a whitespace character, with the characters their words
+    /// can begin with: only these can reach across a junction's space.
+    spanning: Vec<(Kind, Vec<(char, char)>)>,
+    /// Characters a token can end with whose language holds whitespace: a token of another
+    /// kind may begin right after one.
+    spanning_ends: Vec<(char, char)>,
+    /// The texts that open a comment, each with whether it runs to the end of its line.
+    comment_openers: Vec<(String, bool)>,
     ends: HashMap<String, FixedBitSet>,
     begins: HashMap<String, FixedBitSet>,
+    /// The grammar reads line structure: the parser ends the last line with a NEWLINE of its
+    /// own, so the end of the text is not the end of the token sequence.
+    indented: bool,
 }
 
 impl<'a> Readings<'a> {
@@ -84,35 +93,34 @@ impl<'a> Readings<'a> {
                 Regex::new(&format!("^(?:{pattern})$")).ok()
             })
             .collect();
-        let mut unsafe_chars = Vec::new();
-        for comment in &original.layout.comments {
-            let open = match comment {
-                Comment::Line(open) => open,
-                Comment::Block { open, .. } => open,
-            };
-            if let Some(c) = open.chars().next() {
-                unsafe_chars.push((c, c));
-            }
-        }
+        let comment_openers = original
+            .layout
+            .comments
+            .iter()
+            .map(|comment| match comment {
+                Comment::Line(open) => (open.clone(), true),
+                Comment::Block { open, .. } => (open.clone(), false),
+            })
+            .collect();
+        let mut spanning = Vec::new();
+        let mut spanning_ends = Vec::new();
         for kind in view.reachable_kinds.ones() {
             if let Some(rule) = view.kind_rule[kind] {
-                let inside = chars_inside(original, rule.index());
-                if holds_space(&inside) {
-                    for t in analysis
-                        .first(rule)
-                        .ones()
-                        .chain(analysis.last(rule).ones())
-                    {
-                        if t < original.terminals.len() {
-                            unsafe_chars.extend(edge_chars(original, t));
-                        }
-                    }
+                if holds_space(&chars_inside(original, rule.index())) {
+                    let edge = |set: &FixedBitSet| -> Vec<(char, char)> {
+                        set.ones()
+                            .filter(|&t| t < original.terminals.len())
+                            .flat_map(|t| edge_chars(original, t))
+                            .collect()
+                    };
+                    spanning.push((kind, edge(analysis.first(rule))));
+                    spanning_ends.extend(edge(analysis.last(rule)));
                 }
-            } else if kind < original.terminals.len() {
-                let chars = terminal_chars(original, kind);
-                if holds_space(&chars) {
-                    unsafe_chars.extend(edge_chars(original, kind));
-                }
+            } else if kind < original.terminals.len()
+                && holds_space(&terminal_chars(original, kind))
+            {
+                spanning.push((kind, edge_chars(original, kind)));
+                spanning_ends.extend(edge_chars(original, kind));
             }
         }
         Self {
@@ -120,17 +128,112 @@ impl<'a> Readings<'a> {
             view,
             parsers,
             patterns,
-            unsafe_chars,
+            spanning,
+            spanning_ends,
+            comment_openers,
             ends: HashMap::new(),
             begins: HashMap::new(),
+            indented: original.terminals.iter().any(|t| {
+                matches!(
+                    t,
+                    Terminal::Layout(LayoutToken::Indent | LayoutToken::Dedent)
+                )
+            }),
         }
     }
 
-    /// Whether a text is near nothing that could reach across a junction.
-    pub fn is_safe(&self, text: &str) -> bool {
-        !text
-            .chars()
-            .any(|c| self.unsafe_chars.iter().any(|&(a, b)| a <= c && c <= b))
+    /// Whether some reading of `text` has a token holding the space at byte `space` (a
+    /// string opened before it, a literal with a space), or a comment running over it. Such a
+    /// token may start wherever a token may: at the text's beginning, after whitespace, or
+    /// after a piece some kind can end with; from there, the parser of its kind says whether
+    /// the text up to and including the space can begin one of its words.
+    pub fn crosses(&mut self, text: &str, space: usize) -> bool {
+        let line_start = text[..space].rfind('\n').map_or(0, |i| i + 1);
+        for (open, line) in &self.comment_openers {
+            let before = if *line {
+                &text[line_start..=space]
+            } else {
+                &text[..=space]
+            };
+            if before.contains(open.as_str()) {
+                return true;
+            }
+        }
+        if self.spanning.is_empty() {
+            return false;
+        }
+        let starts: Vec<(usize, char)> = text[..=space].char_indices().collect();
+        for (k, &(start, c)) in starts.iter().enumerate() {
+            let begins: Vec<Kind> = self
+                .spanning
+                .iter()
+                .filter(|(_, first)| in_ranges(first, c))
+                .map(|(kind, _)| *kind)
+                .collect();
+            if begins.is_empty() || !self.may_start_token(text, &starts, k) {
+                continue;
+            }
+            let piece = &text[start..=space];
+            if begins.iter().any(|&kind| self.may_begin(kind, piece)) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether a token may start at the `k`th character of `text`.
+    fn may_start_token(&mut self, text: &str, chars: &[(usize, char)], k: usize) -> bool {
+        let Some(&(_, before)) = k.checked_sub(1).and_then(|p| chars.get(p)) else {
+            return true;
+        };
+        if before.is_whitespace() || in_ranges(&self.spanning_ends, before) {
+            return true;
+        }
+        let at = chars[k].0;
+        let chunk_start = text[..at]
+            .rfind(char::is_whitespace)
+            .map_or(0, |i| i + text[i..].chars().next().map_or(1, char::len_utf8));
+        !self.ends(&text[chunk_start..at]).is_clear()
+    }
+
+    /// Whether a token that can hold whitespace, or a comment, may stand over the whitespace
+    /// right before or right after the token at byte range `left` of `text`: the junction
+    /// after it would then not be between the tokens the mutant relies on.
+    pub fn reach_across(&mut self, text: &str, left: Option<(usize, usize)>) -> bool {
+        let Some((start, end)) = left else {
+            return false;
+        };
+        let bytes = text.as_bytes();
+        let before = start
+            .checked_sub(1)
+            .filter(|&i| bytes[i].is_ascii_whitespace());
+        let after = (end < bytes.len() && bytes[end].is_ascii_whitespace()).then_some(end);
+        [before, after]
+            .into_iter()
+            .flatten()
+            .any(|space| self.crosses(text, space))
+    }
+
+    /// Whether `piece` can begin a word of `kind`.
+    fn may_begin(&self, kind: Kind, piece: &str) -> bool {
+        if let Some(parser) = self.parsers.get(&kind) {
+            return match parser.accepts(piece) {
+                Ok(()) => true,
+                Err(e) => e.offset >= piece.len(),
+            };
+        }
+        match self.original.terminals.get(kind) {
+            Some(Terminal::Literal(text)) => text.starts_with(piece),
+            Some(Terminal::Pool(pool)) => self.original.pools[pool.index()]
+                .values
+                .iter()
+                .any(|v| v.starts_with(piece)),
+            Some(Terminal::Class(class)) => {
+                let mut chars = piece.chars();
+                matches!((chars.next(), chars.next()), (Some(c), None) if class.offset_of(c).is_some())
+            }
+            _ => false,
+        }
     }
 
     /// Whether a parser must read a poisoned pair across the space between `left` and
@@ -146,9 +249,15 @@ impl<'a> Readings<'a> {
         let boundary = pairs.boundary();
         let mut sides = [left, right].into_iter();
         let usable = sides.all(|token| {
-            token.is_none_or(|t| !self.view.is_layout(t.kind) && self.is_safe(&t.text))
+            // Whitespace at a token's edge reads as layout, not as the token.
+            token.is_none_or(|t| {
+                !self.view.is_layout(t.kind)
+                    && !t.text.starts_with(char::is_whitespace)
+                    && !t.text.ends_with(char::is_whitespace)
+            })
         });
-        if !usable || right.is_some_and(|t| t.glued) {
+        let at_boundary = left.is_none() || right.is_none();
+        if !usable || right.is_some_and(|t| t.glued) || (self.indented && at_boundary) {
             return false;
         }
         let end_set = match left {
@@ -296,6 +405,10 @@ fn chars_inside(grammar: &Grammar, rule: usize) -> Vec<(char, char)> {
         }
     }
     chars
+}
+
+fn in_ranges(ranges: &[(char, char)], c: char) -> bool {
+    ranges.iter().any(|&(a, b)| a <= c && c <= b)
 }
 
 fn holds_space(ranges: &[(char, char)]) -> bool {

@@ -319,6 +319,10 @@ impl<'a> RuleMutations<'a> {
         let mut tokens = left;
         tokens.extend(right);
         let rendered = render(self.grammar, &tokens);
+        let left_span = junction.checked_sub(1).map(|j| rendered.spans[j]);
+        if readings.reach_across(&rendered.text, left_span) {
+            return None;
+        }
         let (token_offset, reject_by) = match tokens.get(junction) {
             Some(_) => rendered.spans[junction],
             None => (rendered.text.len(), rendered.text.len()),

@@ -165,7 +165,7 @@ impl<'a, 'r> WordMutations<'a, 'r> {
                         if self.view.is_layout(deleted.kind) {
                             continue;
                         }
-                        let safe = self.readings.is_safe(&deleted.text);
+                        let safe = true;
                         let i = i as isize;
                         consider(
                             self,
@@ -196,7 +196,7 @@ impl<'a, 'r> WordMutations<'a, 'r> {
                         if self.view.is_layout(replaced.kind) {
                             continue;
                         }
-                        let safe = self.readings.is_safe(&replaced.text);
+                        let safe = true;
                         for d in 0..self.insertable.len() {
                             if self.insertable[d].kind == replaced.kind {
                                 continue;
@@ -247,18 +247,32 @@ impl<'a, 'r> WordMutations<'a, 'r> {
     }
 
     /// The mutants of one operator, at most `budget`, spread evenly over its decidable
-    /// candidates.
+    /// candidates; a candidate whose text turns out to be readable across its junction (see
+    /// `Readings::reach_across`) gives way to the next one in its share, and is counted.
     pub fn emit(
         &mut self,
         operator: WordOperator,
         positives: &[Positive],
         candidates: &[Candidate],
         budget: usize,
+        count: &mut OperatorCount,
     ) -> Vec<Negative> {
-        evenly(candidates.len(), budget)
-            .into_iter()
-            .filter_map(|index| self.build(operator, positives, candidates[index]))
-            .collect()
+        let picks = evenly(candidates.len(), budget);
+        let mut out = Vec::new();
+        for (k, &start) in picks.iter().enumerate() {
+            let end = picks.get(k + 1).copied().unwrap_or(candidates.len());
+            for &candidate in &candidates[start..end] {
+                match self.build(operator, positives, candidate) {
+                    Some(negative) => {
+                        out.push(negative);
+                        break;
+                    }
+                    None => count.undecidable += 1,
+                }
+            }
+        }
+        count.emitted = out.len() as u64;
+        out
     }
 
     /// The mutant's tokens and text, and its oracle: the first junction that is poisoned
@@ -292,18 +306,20 @@ impl<'a, 'r> WordMutations<'a, 'r> {
             }
         };
         let at = |k: isize| (k >= 0).then(|| tokens.get(k as usize)).flatten();
+        let rendered = render(self.grammar, &tokens);
+        let span = |k: isize| (k >= 0).then(|| rendered.spans.get(k as usize).copied()).flatten();
         let mut junction = None;
         for left in first..last {
             let (l, r) = (at(left), at(left + 1));
             if self.pairs.poisoned(self.kind(l), self.kind(r))
                 && self.readings.junction_poisoned(self.pairs, l, r)
+                && !self.readings.reach_across(&rendered.text, span(left))
             {
                 junction = Some(left);
                 break;
             }
         }
         let left = junction?;
-        let rendered = render(self.grammar, &tokens);
         let (l, r) = (at(left), at(left + 1));
         let (token_offset, reject_by) = match r {
             Some(_) => rendered.spans[(left + 1) as usize],
