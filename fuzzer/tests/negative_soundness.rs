@@ -60,14 +60,16 @@ fn positives(grammar: &Grammar, bounds: Bounds, seed: u64, count: usize) -> Vec<
 
 /// The first negative the parser accepts, or rejects only after its oracle's place.
 fn unsound(parser: &Parser, negatives: &[Negative]) -> Option<String> {
-    negatives.iter().find_map(|negative| match parser.accepts(&negative.text) {
-        Ok(()) => Some(format!("accepted: {negative:?}")),
-        Err(e) if e.offset > negative.reject_by => Some(format!(
-            "rejected at byte {} ({}), after the oracle's {}: {negative:?}",
-            e.offset, e.message, negative.reject_by
-        )),
-        Err(_) => None,
-    })
+    negatives
+        .iter()
+        .find_map(|negative| match parser.accepts(&negative.text) {
+            Ok(()) => Some(format!("accepted: {negative:?}")),
+            Err(e) if e.offset > negative.reject_by => Some(format!(
+                "rejected at byte {} ({}), after the oracle's {}: {negative:?}",
+                e.offset, e.message, negative.reject_by
+            )),
+            Err(_) => None,
+        })
 }
 
 fn check(g: usize, bounds: Bounds, seed: u64, max: usize) -> Result<usize, String> {
@@ -91,7 +93,7 @@ fn check(g: usize, bounds: Bounds, seed: u64, max: usize) -> Result<usize, Strin
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(32))]
 
     #[test]
     fn every_negative_is_rejected_by_its_oracle(
@@ -131,8 +133,7 @@ fn simpl_yields_every_operator() {
     ]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     let operators = manifest["operators"].as_array().unwrap();
     assert_eq!(operators.len(), 6, "{manifest}");
     for op in operators {
@@ -202,5 +203,8 @@ fn bad_positives_are_located_errors() {
         out.as_os_str(),
     ]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("unknown operator family 'lexer'"), "{stderr}");
+    assert!(
+        stderr.contains("unknown operator family 'lexer'"),
+        "{stderr}"
+    );
 }

@@ -93,10 +93,14 @@ pub fn generate(
     let mut words = Vec::new();
     for (tree, name) in positives.iter().zip(names) {
         let tokens = tokens_of(grammar, &view, tree);
-        if parser.accepts(&render(grammar, &tokens).text).is_ok() {
+        let text = render(grammar, &tokens).text;
+        if parser.accepts(&text).is_ok() {
+            let open = readings.open_tokens(&text);
             words.push(Positive {
                 source: name.clone(),
                 tokens,
+                text,
+                open,
             });
         }
     }

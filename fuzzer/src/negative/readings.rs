@@ -14,20 +14,24 @@ use fixedbitset::FixedBitSet;
 use regex_automata::meta::Regex;
 
 use super::token::{Kind, Token, TokenGrammar};
-use crate::analysis::Analysis;
-use crate::grammar::{Comment, Grammar, LayoutToken, Separator, Terminal};
+use crate::analysis::{Analysis, Reachability};
+use crate::grammar::{Comment, Grammar, LayoutToken, RuleId, Separator, Terminal};
 use crate::parse::Parser;
+use std::cell::OnceCell;
 
 /// The original grammar with a lexical rule as its start, one per lexical kind: the parser
 /// then says whether a text is a word of that rule. Line structure is taken out (a single
-/// token is never read as lines) and the separator made the default, so a token's text is
-/// read as it is.
+/// token is never read as lines), the separator made the default, so a token's text is read as
+/// it is, and rules the lexical rule does not reach are emptied. Each copy is made the first
+/// time it is needed: an imported grammar has hundreds of lexical rules, and most junctions
+/// are decided by the first character alone.
 pub struct LexicalGrammars {
-    grammars: Vec<(Kind, Grammar)>,
+    base: Grammar,
+    grammars: HashMap<Kind, (RuleId, OnceCell<Grammar>)>,
 }
 
 impl LexicalGrammars {
-    /// One copy of the grammar per reachable lexical kind.
+    /// Prepares one copy per reachable lexical kind, to be made on first use.
     pub fn new(original: &Grammar, view: &TokenGrammar) -> Self {
         let mut base = original.clone();
         for terminal in &mut base.terminals {
@@ -39,22 +43,44 @@ impl LexicalGrammars {
         let grammars = view
             .reachable_kinds
             .ones()
-            .filter_map(|kind| {
-                let rule = view.kind_rule[kind]?;
-                let mut grammar = base.clone();
-                grammar.start = rule;
-                Some((kind, grammar))
-            })
+            .filter_map(|kind| Some((kind, (view.kind_rule[kind]?, OnceCell::new()))))
             .collect();
-        Self { grammars }
+        Self { base, grammars }
     }
+
+    /// The copy for `kind`, if it is a lexical kind.
+    fn grammar(&self, kind: Kind) -> Option<&Grammar> {
+        let (rule, cell) = self.grammars.get(&kind)?;
+        Some(cell.get_or_init(|| {
+            let mut grammar = self.base.clone();
+            grammar.start = *rule;
+            let reached = Reachability::compute(&grammar).rules;
+            for (r, rule) in grammar.rules.iter_mut().enumerate() {
+                if !reached.contains(r) {
+                    rule.alternatives.clear();
+                }
+            }
+            grammar
+        }))
+    }
+}
+
+/// Where tokens that can hold whitespace may begin in one text, each with its kind and the
+/// byte at which its parser gave up (see [`Readings::open_tokens`]).
+#[derive(Clone, Debug, Default)]
+pub struct OpenTokens {
+    starts: Vec<(usize, Kind, usize)>,
 }
 
 /// Which kinds can end or begin a piece of text, remembered per text.
 pub struct Readings<'a> {
     original: &'a Grammar,
     view: &'a TokenGrammar,
+    lexical: &'a LexicalGrammars,
+    /// Parsers of the lexical kinds used so far.
     parsers: HashMap<Kind, Parser<'a>>,
+    /// Per lexical kind: the characters its words begin with.
+    lexical_first: HashMap<Kind, Vec<(char, char)>>,
     patterns: Vec<Option<Regex>>,
     /// Kinds whose language holds a whitespace character, with the characters their words
     /// can begin with: only these can reach across a junction's space.
@@ -80,10 +106,19 @@ impl<'a> Readings<'a> {
         view: &'a TokenGrammar,
         lexical: &'a LexicalGrammars,
     ) -> Self {
-        let parsers = lexical
-            .grammars
-            .iter()
-            .map(|(kind, grammar)| (*kind, Parser::new(grammar)))
+        let lexical_first = view
+            .reachable_kinds
+            .ones()
+            .filter_map(|kind| {
+                let rule = view.kind_rule[kind]?;
+                let first = analysis
+                    .first(rule)
+                    .ones()
+                    .filter(|&t| t < original.terminals.len())
+                    .flat_map(|t| first_chars(original, t))
+                    .collect();
+                Some((kind, first))
+            })
             .collect();
         let patterns = original
             .pools
@@ -126,7 +161,9 @@ impl<'a> Readings<'a> {
         Self {
             original,
             view,
-            parsers,
+            lexical,
+            parsers: HashMap::new(),
+            lexical_first,
             patterns,
             spanning,
             spanning_ends,
@@ -147,7 +184,17 @@ impl<'a> Readings<'a> {
     /// token may start wherever a token may: at the text's beginning, after whitespace, or
     /// after a piece some kind can end with; from there, the parser of its kind says whether
     /// the text up to and including the space can begin one of its words.
-    pub fn crosses(&mut self, text: &str, space: usize) -> bool {
+    ///
+    /// With `known`, the text of the positive word the mutant was made from and its
+    /// [`OpenTokens`], starts before the first changed byte are taken from there: only those
+    /// still alive at the change are read again. Reading every start anew costs a parse per
+    /// character of the word, per junction.
+    pub fn crosses(
+        &mut self,
+        text: &str,
+        space: usize,
+        known: Option<(&str, &OpenTokens)>,
+    ) -> bool {
         let line_start = text[..space].rfind('\n').map_or(0, |i| i + 1);
         for (open, line) in &self.comment_openers {
             let before = if *line {
@@ -162,23 +209,103 @@ impl<'a> Readings<'a> {
         if self.spanning.is_empty() {
             return false;
         }
-        let starts: Vec<(usize, char)> = text[..=space].char_indices().collect();
-        for (k, &(start, c)) in starts.iter().enumerate() {
-            let begins: Vec<Kind> = self
-                .spanning
-                .iter()
-                .filter(|(_, first)| in_ranges(first, c))
-                .map(|(kind, _)| *kind)
-                .collect();
-            if begins.is_empty() || !self.may_start_token(text, &starts, k) {
+        let mut from = 0;
+        if let Some((positive, open)) = known {
+            let same = text
+                .bytes()
+                .zip(positive.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            from = (0..=same)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
+            for &(start, kind, reach) in &open.starts {
+                if start < from
+                    && reach >= from
+                    && start <= space
+                    && self.may_begin(kind, &text[start..=space])
+                {
+                    return true;
+                }
+            }
+        }
+        let chars: Vec<(usize, char)> = text[..=space].char_indices().collect();
+        for k in 0..chars.len() {
+            let (start, c) = chars[k];
+            if start < from {
                 continue;
             }
-            let piece = &text[start..=space];
-            if begins.iter().any(|&kind| self.may_begin(kind, piece)) {
-                return true;
+            for kind in self.starting(text, &chars, k, c) {
+                if self.may_begin(kind, &text[start..=space]) {
+                    return true;
+                }
             }
         }
         false
+    }
+
+    /// The kinds that can hold whitespace and may begin at the `k`th character of `text`.
+    fn starting(&mut self, text: &str, chars: &[(usize, char)], k: usize, c: char) -> Vec<Kind> {
+        let begins: Vec<Kind> = self
+            .spanning
+            .iter()
+            .filter(|(_, first)| in_ranges(first, c))
+            .map(|(kind, _)| *kind)
+            .collect();
+        if begins.is_empty() || !self.may_start_token(text, chars, k) {
+            return Vec::new();
+        }
+        begins
+    }
+
+    /// Every place in a positive word where a token that can hold whitespace may begin, with
+    /// how far its kind's parser reads from there: a mutant that changes the word only after
+    /// that point can be read the same way up to it.
+    pub fn open_tokens(&mut self, text: &str) -> OpenTokens {
+        let mut starts = Vec::new();
+        if !self.spanning.is_empty() {
+            let chars: Vec<(usize, char)> = text.char_indices().collect();
+            for k in 0..chars.len() {
+                let (start, c) = chars[k];
+                for kind in self.starting(text, &chars, k, c) {
+                    let reach = start + self.reach(kind, &text[start..]);
+                    starts.push((start, kind, reach));
+                }
+            }
+        }
+        OpenTokens { starts }
+    }
+
+    /// How many bytes of `piece` a token of `kind` can read before no word of it fits: the
+    /// parser's error offset, the whole piece if it is one word.
+    fn reach(&mut self, kind: Kind, piece: &str) -> usize {
+        if let Some(parser) = self.parser(kind, piece) {
+            return match parser.accepts(piece) {
+                Ok(()) => piece.len(),
+                Err(e) => e.offset,
+            };
+        }
+        if self.lexical_first.contains_key(&kind) {
+            return 0;
+        }
+        let common = |word: &str| {
+            word.bytes()
+                .zip(piece.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        match self.original.terminals.get(kind) {
+            Some(Terminal::Literal(text)) => common(text),
+            Some(Terminal::Pool(pool)) => self.original.pools[pool.index()]
+                .values
+                .iter()
+                .map(|v| common(v))
+                .max()
+                .unwrap_or(0),
+            // One character: it reads no further than its own.
+            _ => piece.chars().next().map_or(0, char::len_utf8),
+        }
     }
 
     /// Whether a token may start at the `k`th character of `text`.
@@ -190,16 +317,21 @@ impl<'a> Readings<'a> {
             return true;
         }
         let at = chars[k].0;
-        let chunk_start = text[..at]
-            .rfind(char::is_whitespace)
-            .map_or(0, |i| i + text[i..].chars().next().map_or(1, char::len_utf8));
+        let chunk_start = text[..at].rfind(char::is_whitespace).map_or(0, |i| {
+            i + text[i..].chars().next().map_or(1, char::len_utf8)
+        });
         !self.ends(&text[chunk_start..at]).is_clear()
     }
 
     /// Whether a token that can hold whitespace, or a comment, may stand over the whitespace
     /// right before or right after the token at byte range `left` of `text`: the junction
     /// after it would then not be between the tokens the mutant relies on.
-    pub fn reach_across(&mut self, text: &str, left: Option<(usize, usize)>) -> bool {
+    pub fn reach_across(
+        &mut self,
+        text: &str,
+        left: Option<(usize, usize)>,
+        known: Option<(&str, &OpenTokens)>,
+    ) -> bool {
         let Some((start, end)) = left else {
             return false;
         };
@@ -211,16 +343,19 @@ impl<'a> Readings<'a> {
         [before, after]
             .into_iter()
             .flatten()
-            .any(|space| self.crosses(text, space))
+            .any(|space| self.crosses(text, space, known))
     }
 
     /// Whether `piece` can begin a word of `kind`.
-    fn may_begin(&self, kind: Kind, piece: &str) -> bool {
-        if let Some(parser) = self.parsers.get(&kind) {
+    fn may_begin(&mut self, kind: Kind, piece: &str) -> bool {
+        if let Some(parser) = self.parser(kind, piece) {
             return match parser.accepts(piece) {
                 Ok(()) => true,
                 Err(e) => e.offset >= piece.len(),
             };
+        }
+        if self.lexical_first.contains_key(&kind) {
+            return false;
         }
         match self.original.terminals.get(kind) {
             Some(Terminal::Literal(text)) => text.starts_with(piece),
@@ -304,7 +439,23 @@ impl<'a> Readings<'a> {
         set
     }
 
-    fn add_matches(&self, piece: &str, set: &mut FixedBitSet) {
+    /// The parser of a lexical kind, if `piece` begins with a character its words can begin
+    /// with; `None` for other kinds.
+    fn parser(&mut self, kind: Kind, piece: &str) -> Option<&Parser<'a>> {
+        let first = self.lexical_first.get(&kind)?;
+        let c = piece.chars().next()?;
+        if !in_ranges(first, c) {
+            return None;
+        }
+        let lexical = self.lexical;
+        Some(
+            self.parsers
+                .entry(kind)
+                .or_insert_with(|| Parser::new(lexical.grammar(kind).unwrap_or(&lexical.base))),
+        )
+    }
+
+    fn add_matches(&mut self, piece: &str, set: &mut FixedBitSet) {
         for kind in self.view.reachable_kinds.ones() {
             if self.matches(kind, piece) {
                 set.insert(kind);
@@ -313,9 +464,12 @@ impl<'a> Readings<'a> {
     }
 
     /// Whether a token of `kind` can have exactly this text.
-    fn matches(&self, kind: Kind, piece: &str) -> bool {
-        if let Some(parser) = self.parsers.get(&kind) {
+    fn matches(&mut self, kind: Kind, piece: &str) -> bool {
+        if let Some(parser) = self.parser(kind, piece) {
             return parser.accepts(piece).is_ok();
+        }
+        if self.lexical_first.contains_key(&kind) {
+            return false;
         }
         match self.original.terminals.get(kind) {
             Some(Terminal::Literal(text)) => text == piece,
@@ -355,6 +509,20 @@ fn terminal_chars(grammar: &Grammar, terminal: usize) -> Vec<(char, char)> {
             .map(|c| (c, c))
             .collect(),
         Terminal::Layout(_) => Vec::new(),
+    }
+}
+
+/// Characters a terminal's texts can begin with.
+fn first_chars(grammar: &Grammar, terminal: usize) -> Vec<(char, char)> {
+    match &grammar.terminals[terminal] {
+        Terminal::Literal(text) => text.chars().next().map(|c| (c, c)).into_iter().collect(),
+        Terminal::Pool(pool) => grammar.pools[pool.index()]
+            .values
+            .iter()
+            .filter_map(|v| v.chars().next())
+            .map(|c| (c, c))
+            .collect(),
+        _ => terminal_chars(grammar, terminal),
     }
 }
 

@@ -320,7 +320,7 @@ impl<'a> RuleMutations<'a> {
         tokens.extend(right);
         let rendered = render(self.grammar, &tokens);
         let left_span = junction.checked_sub(1).map(|j| rendered.spans[j]);
-        if readings.reach_across(&rendered.text, left_span) {
+        if readings.reach_across(&rendered.text, left_span, None) {
             return None;
         }
         let (token_offset, reject_by) = match tokens.get(junction) {

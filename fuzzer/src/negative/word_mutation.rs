@@ -9,7 +9,7 @@
 
 use super::Negative;
 use super::pairs::Pairs;
-use super::readings::Readings;
+use super::readings::{OpenTokens, Readings};
 use super::sample::evenly;
 use super::token::{Kind, Token, TokenGrammar, render};
 use crate::grammar::Grammar;
@@ -53,6 +53,10 @@ pub struct Positive {
     pub source: String,
     /// Its tokens, layout tokens included.
     pub tokens: Vec<Token>,
+    /// Its tokens written out by `token::render`: the text every mutant shares a prefix with.
+    pub text: String,
+    /// Where a token that can hold whitespace may begin in `text`.
+    pub open: OpenTokens,
 }
 
 /// One mutation: which word, where, and the token put in (an index into the insertable
@@ -123,41 +127,37 @@ impl<'a, 'r> WordMutations<'a, 'r> {
             let n = tokens.len();
             let at =
                 |i: isize| -> Option<&Token> { if i < 0 { None } else { tokens.get(i as usize) } };
-            let mut consider = |this: &mut Self,
-                                position: usize,
-                                token: usize,
-                                safe: bool,
-                                mutant: [Option<&Token>; 4]| {
-                // The mutant's tokens around the change, boundaries as None, in order; the
-                // junctions are between neighbours.
-                let kinds: Vec<Kind> = mutant.iter().map(|t| this.kind(*t)).collect();
-                let junctions = match operator {
-                    WordOperator::Deletion => 1,
-                    WordOperator::Transposition => 3,
-                    _ => 2,
-                };
-                if !(0..junctions).any(|j| this.pairs.poisoned(kinds[j], kinds[j + 1])) {
-                    return;
-                }
-                count.possible += 1;
-                let decidable = safe
-                    && (0..junctions).any(|j| {
+            let mut consider =
+                |this: &mut Self, position: usize, token: usize, mutant: [Option<&Token>; 4]| {
+                    // The mutant's tokens around the change, boundaries as None, in order; the
+                    // junctions are between neighbours.
+                    let kinds: Vec<Kind> = mutant.iter().map(|t| this.kind(*t)).collect();
+                    let junctions = match operator {
+                        WordOperator::Deletion => 1,
+                        WordOperator::Transposition => 3,
+                        _ => 2,
+                    };
+                    if !(0..junctions).any(|j| this.pairs.poisoned(kinds[j], kinds[j + 1])) {
+                        return;
+                    }
+                    count.possible += 1;
+                    let decidable = (0..junctions).any(|j| {
                         this.pairs.poisoned(kinds[j], kinds[j + 1])
                             && this
                                 .readings
                                 .junction_poisoned(this.pairs, mutant[j], mutant[j + 1])
                             && this.touches_no_layout(&mutant[..junctions + 1])
                     });
-                if decidable {
-                    decided.push(Candidate {
-                        word: w as u32,
-                        position: position as u32,
-                        token: token as u32,
-                    });
-                } else {
-                    count.undecidable += 1;
-                }
-            };
+                    if decidable {
+                        decided.push(Candidate {
+                            word: w as u32,
+                            position: position as u32,
+                            token: token as u32,
+                        });
+                    } else {
+                        count.undecidable += 1;
+                    }
+                };
             match operator {
                 WordOperator::Deletion => {
                     for (i, deleted) in tokens.iter().enumerate() {
@@ -165,15 +165,8 @@ impl<'a, 'r> WordMutations<'a, 'r> {
                         if self.view.is_layout(deleted.kind) {
                             continue;
                         }
-                        let safe = true;
                         let i = i as isize;
-                        consider(
-                            self,
-                            i as usize,
-                            0,
-                            safe,
-                            [at(i - 1), at(i + 1), None, None],
-                        );
+                        consider(self, i as usize, 0, [at(i - 1), at(i + 1), None, None]);
                     }
                 }
                 WordOperator::Insertion => {
@@ -185,7 +178,6 @@ impl<'a, 'r> WordMutations<'a, 'r> {
                                 self,
                                 i as usize,
                                 d,
-                                true,
                                 [at(i - 1), Some(&inserted), at(i), None],
                             );
                         }
@@ -196,7 +188,6 @@ impl<'a, 'r> WordMutations<'a, 'r> {
                         if self.view.is_layout(replaced.kind) {
                             continue;
                         }
-                        let safe = true;
                         for d in 0..self.insertable.len() {
                             if self.insertable[d].kind == replaced.kind {
                                 continue;
@@ -207,7 +198,6 @@ impl<'a, 'r> WordMutations<'a, 'r> {
                                 self,
                                 i as usize,
                                 d,
-                                safe,
                                 [at(i - 1), Some(&put), at(i + 1), None],
                             );
                         }
@@ -227,7 +217,6 @@ impl<'a, 'r> WordMutations<'a, 'r> {
                             self,
                             i as usize,
                             0,
-                            true,
                             [at(i - 1), Some(c), Some(b), at(i + 2)],
                         );
                     }
@@ -307,13 +296,21 @@ impl<'a, 'r> WordMutations<'a, 'r> {
         };
         let at = |k: isize| (k >= 0).then(|| tokens.get(k as usize)).flatten();
         let rendered = render(self.grammar, &tokens);
-        let span = |k: isize| (k >= 0).then(|| rendered.spans.get(k as usize).copied()).flatten();
+        let span = |k: isize| {
+            (k >= 0)
+                .then(|| rendered.spans.get(k as usize).copied())
+                .flatten()
+        };
         let mut junction = None;
         for left in first..last {
             let (l, r) = (at(left), at(left + 1));
             if self.pairs.poisoned(self.kind(l), self.kind(r))
                 && self.readings.junction_poisoned(self.pairs, l, r)
-                && !self.readings.reach_across(&rendered.text, span(left))
+                && !self.readings.reach_across(
+                    &rendered.text,
+                    span(left),
+                    Some((&positive.text, &positive.open)),
+                )
             {
                 junction = Some(left);
                 break;
