@@ -191,3 +191,83 @@ fn insertable_tokens(grammar: &Grammar, view: &TokenGrammar, words: &MinimalWord
     }
     tokens
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind_of(grammar: &Grammar, view: &TokenGrammar, name: &str) -> usize {
+        (0..view.kinds())
+            .find(|&k| view.name(grammar, k) == name)
+            .unwrap_or_else(|| panic!("no kind {name}"))
+    }
+
+    #[test]
+    fn simpl_pairs_follow_the_slides() {
+        let grammar =
+            Grammar::from_text("simpl", include_str!("../../../grammars/simpl.ebnf")).unwrap();
+        let view = TokenGrammar::new(&grammar);
+        let pairs = Pairs::new(&view);
+        let k = |name: &str| kind_of(&grammar, &view, name);
+        let begin = pairs.boundary();
+        assert!(pairs.poisoned(k("\"module\""), k("\"module\"")));
+        assert!(pairs.poisoned(k("NUM"), k("ID")));
+        assert!(!pairs.poisoned(k("\"[\""), k("NUM")));
+        assert!(!pairs.poisoned(k("ID"), k("\"=\"")));
+        assert!(!pairs.poisoned(k("\";\""), k("\"end\"")));
+        assert!(!pairs.poisoned(begin, k("\"module\"")));
+        assert!(pairs.poisoned(begin, k("\"[\"")));
+        assert!(!pairs.poisoned(k("\".\""), begin));
+        assert!(pairs.poisoned(k("\"end\""), begin));
+    }
+
+    /// Inside a number a digit follows a digit, but two numbers never meet in `s`; a GLUE
+    /// between two tokens still makes them a pair.
+    #[test]
+    fn a_lexical_rule_is_one_kind_and_glue_is_no_token() {
+        let grammar = Grammar::from_text(
+            "t",
+            r#"s = NUM "+" NUM | "a" GLUE "b" ; NUM = [0-9] [0-9]* ;"#,
+        )
+        .unwrap();
+        let view = TokenGrammar::new(&grammar);
+        let pairs = Pairs::new(&view);
+        let k = |name: &str| kind_of(&grammar, &view, name);
+        assert!(pairs.poisoned(k("NUM"), k("NUM")));
+        assert!(!pairs.poisoned(k("NUM"), k("\"+\"")));
+        assert!(!pairs.poisoned(k("\"a\""), k("\"b\"")));
+        assert!(pairs.poisoned(k("\"b\""), k("\"a\"")));
+    }
+
+    /// The slides' examples on SIMPL: deleting NUM from `prio = "[" NUM "]"` leaves `[ ]`, and
+    /// the written word derives through the mutant rule and fails where the oracle says.
+    #[test]
+    fn simpl_rule_mutants_include_the_empty_priority() {
+        let grammar =
+            Grammar::from_text("simpl", include_str!("../../../grammars/simpl.ebnf")).unwrap();
+        let analysis = Analysis::new(&grammar);
+        let ops = Operators {
+            word: false,
+            rule: true,
+        };
+        let (negatives, summary) = generate(&grammar, &analysis, &[], &[], ops, 10_000);
+        let deletions = &summary.operators[0];
+        assert_eq!(deletions.0, "symbol-deletion");
+        assert!(deletions.1.emitted > 0 && deletions.1.possible >= deletions.1.emitted);
+        let empty = negatives
+            .iter()
+            .find(|n| n.source.starts_with("prio") && n.source.contains("[-NUM]"))
+            .expect("the empty priority");
+        assert_eq!(empty.text, "module [ ] a = begin end .");
+        assert_eq!(&empty.text[empty.token_offset..empty.reject_by], "]");
+        let parser = crate::parse::Parser::new(&grammar);
+        assert_eq!(parser.accepts(&empty.text).unwrap_err().offset, 9);
+        // Every insertion puts a symbol into a right-hand side of the grammar.
+        assert!(
+            negatives
+                .iter()
+                .filter(|n| n.operator == "symbol-insertion")
+                .all(|n| n.source.contains("[+"))
+        );
+    }
+}
