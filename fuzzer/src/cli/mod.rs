@@ -202,7 +202,7 @@ pub fn run_with(linked: Option<LinkedTarget>, extra: &[ExtraCommand]) -> ExitCod
         Command::Covers(args) => covers::run(args, linked),
         Command::Coverage(args) => coverage::run(args),
         Command::Cover(args) => cover::run(args),
-        Command::Negative(args) => negative::run(args),
+        Command::Negative(args) => negative::run(args, linked),
         Command::Fuzz(args) => fuzz::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
         Command::Replay(args) => replay::run(args, linked),

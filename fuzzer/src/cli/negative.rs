@@ -2,17 +2,20 @@
 //! DIR`: words outside the grammar's language, each with the place a correct parser must
 //! reject it, mutated from positive words or derived through mutated rules.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
 
-use super::Failure;
 use super::load::load_grammar;
+use super::{Failure, LinkedTarget};
 use crate::bounds::{Bounds, MAX_BOUND};
 use crate::coverage::Criterion;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, SourceFile};
 use crate::negative::{Operators, generate, write_suite};
 use crate::parse::{Parser, with_large_stack};
+use crate::replay::{ForkedRunner, Outcome};
 use crate::tree::DerivationTree;
 
 #[derive(Args)]
@@ -40,6 +43,13 @@ pub struct NegativeArgs {
     /// A new or empty directory for NNNN.txt and manifest.json.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Also run every negative through this target (its binary `bonsai-T`), each in its own
+    /// process, and report what it accepts, where it rejects, and its faults (`target.json`).
+    #[arg(long)]
+    target: Option<String>,
+    /// Per-input timeout in milliseconds (CPU time) with --target; longer is a hang.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    timeout_ms: u64,
 }
 
 fn parse_ops(text: &str) -> Result<Operators, String> {
@@ -61,7 +71,11 @@ fn parse_ops(text: &str) -> Result<Operators, String> {
     Ok(ops)
 }
 
-pub fn run(args: NegativeArgs) -> Result<(), Failure> {
+pub fn run(args: NegativeArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    let linked = match &args.target {
+        Some(name) => Some(super::plugin::linked_named(linked, name)?),
+        None => None,
+    };
     let (grammar, analysis) = load_grammar(&args.grammar)?;
     if crate::fs_util::has_entries(&args.out) {
         return Err(Diagnostic::error(
@@ -112,7 +126,163 @@ pub fn run(args: NegativeArgs) -> Result<(), Failure> {
             count.emitted, count.possible, count.undecidable
         );
     }
+    if let Some(linked) = linked {
+        let mut runner =
+            ForkedRunner::new(linked, Duration::from_millis(args.timeout_ms.max(1)))
+                .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
+        let findings = judge(&negatives, &mut runner, &args.out)?;
+        println!("{}", findings.summary(linked.name));
+        let text = serde_json::to_string_pretty(&findings.json)
+            .map_err(|e| Diagnostic::error(format!("internal error: {e}")))?;
+        crate::write_atomic(&args.out.join("target.json"), text.as_bytes())?;
+    }
     Ok(())
+}
+
+/// What the target made of the negatives.
+struct Findings {
+    /// Per operator, then per pair or rule relied on: how many negatives the target accepted.
+    accepted: BTreeMap<(&'static str, String), Vec<usize>>,
+    /// Refusals, by where the target's first `line:column` lies against the oracle's token.
+    refused: BTreeMap<&'static str, usize>,
+    /// Refusals by the stage the target names first in its message (`parse: ...`).
+    stages: BTreeMap<String, usize>,
+    /// Panics, crashes and hangs: the negative's number, the outcome and the message.
+    faults: Vec<(usize, String, String)>,
+    json: serde_json::Value,
+}
+
+impl Findings {
+    fn summary(&self, target: &str) -> String {
+        let mut out = format!(
+            "target {target}: {} accepted, {} refused, {} faults",
+            self.accepted.values().map(Vec::len).sum::<usize>(),
+            self.refused.values().sum::<usize>(),
+            self.faults.len()
+        );
+        for ((operator, relies_on), files) in &self.accepted {
+            let first = files.first().map_or(0, |f| *f + 1);
+            out.push_str(&format!(
+                "\n    accepted {operator} x{} ({relies_on}), e.g. {first:04}.txt",
+                files.len()
+            ));
+        }
+        for (place, n) in &self.refused {
+            out.push_str(&format!("\n    refused {place}: {n}"));
+        }
+        for (stage, n) in &self.stages {
+            out.push_str(&format!("\n    refused by stage '{stage}': {n}"));
+        }
+        for (i, outcome, message) in &self.faults {
+            out.push_str(&format!("\n    {outcome} on {:04}.txt: {message}", i + 1));
+        }
+        out
+    }
+}
+
+/// Runs every negative; a fault's input is copied to `out/faults/` with its message.
+fn judge(
+    negatives: &[crate::negative::Negative],
+    runner: &mut ForkedRunner,
+    out: &Path,
+) -> Result<Findings, Failure> {
+    let mut findings = Findings {
+        accepted: BTreeMap::new(),
+        refused: BTreeMap::new(),
+        stages: BTreeMap::new(),
+        faults: Vec::new(),
+        json: serde_json::Value::Null,
+    };
+    let mut entries = Vec::new();
+    for (i, negative) in negatives.iter().enumerate() {
+        let run = runner.run(negative.text.as_bytes());
+        let source = SourceFile::new("", negative.text.as_str());
+        let oracle = source.line_col(negative.token_offset);
+        let mut place = None;
+        match run.outcome {
+            Outcome::Valid => findings
+                .accepted
+                .entry((negative.operator, negative.relies_on.clone()))
+                .or_default()
+                .push(i),
+            Outcome::Invalid | Outcome::Reject => {
+                let at = first_position(&run.message);
+                let where_ = match at {
+                    None => "without a position",
+                    Some(at) if at == oracle => "at the oracle's token",
+                    Some(at) if at < oracle => "before the oracle's token",
+                    Some(_) => "after the oracle's token",
+                };
+                *findings.refused.entry(where_).or_default() += 1;
+                let stage = run
+                    .message
+                    .split_once(':')
+                    .map_or("(none)", |(stage, _)| stage)
+                    .trim()
+                    .to_string();
+                *findings.stages.entry(stage).or_default() += 1;
+                place = at.map(|(l, c)| format!("{l}:{c}"));
+            }
+            _ => {
+                let message = run
+                    .fault
+                    .as_ref()
+                    .map_or(run.message.clone(), |f| f.message.clone());
+                let dir = out.join("faults");
+                crate::create_dir(&dir)?;
+                crate::write_atomic(
+                    &dir.join(format!("{:04}.txt", i + 1)),
+                    negative.text.as_bytes(),
+                )?;
+                crate::write_atomic(
+                    &dir.join(format!("{:04}.message", i + 1)),
+                    message.as_bytes(),
+                )?;
+                findings
+                    .faults
+                    .push((i, run.outcome.as_str().to_string(), message));
+            }
+        }
+        entries.push(serde_json::json!({
+            "file": format!("{:04}.txt", i + 1),
+            "operator": negative.operator,
+            "relies_on": negative.relies_on,
+            "oracle": format!("{}:{}", oracle.0, oracle.1),
+            "outcome": run.outcome.as_str(),
+            "message": run.message,
+            "target_position": place,
+        }));
+    }
+    findings.json = serde_json::json!({ "runs": entries });
+    Ok(findings)
+}
+
+/// The first `line:column` in a target's message, as compilers print them.
+fn first_position(message: &str) -> Option<(usize, usize)> {
+    let bytes = message.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_digit()) {
+            let line_end = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+            if bytes.get(line_end) == Some(&b':') {
+                let col_end = line_end
+                    + 1
+                    + bytes[line_end + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                if col_end > line_end + 1 {
+                    let line = message[i..line_end].parse().ok()?;
+                    let column = message[line_end + 1..col_end].parse().ok()?;
+                    return Some((line, column));
+                }
+            }
+            i = line_end;
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 /// Every file of `dir`, in name order, parsed; a file that does not parse is not a positive
@@ -148,4 +318,20 @@ fn read_positives(
         }
         Ok((trees, names))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_read_as_compilers_print_them() {
+        assert_eq!(
+            first_position("parse: 1:12: expected a number"),
+            Some((1, 12))
+        );
+        assert_eq!(first_position("error at 3:4"), Some((3, 4)));
+        assert_eq!(first_position("took 12 ms: 5: no"), None);
+        assert_eq!(first_position("no position"), None);
+    }
 }
