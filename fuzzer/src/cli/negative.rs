@@ -3,6 +3,7 @@
 //! reject it, mutated from positive words or derived through mutated rules.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -110,8 +111,8 @@ pub fn run(args: NegativeArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         with_large_stack(|| generate(&grammar, &analysis, &trees, &names, args.ops, args.max));
     crate::create_dir(&args.out)?;
     write_suite(&args.out, &grammar.name, &negatives, &summary)?;
-    println!(
-        "{}: {} negatives in {}; {} positive words ({} left out); {} of {} token pairs poisoned",
+    let mut report = format!(
+        "{}: {} negatives in {}; {} positive words ({} left out); {} of {} token pairs poisoned\n",
         grammar.name,
         negatives.len(),
         args.out.display(),
@@ -121,22 +122,29 @@ pub fn run(args: NegativeArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         summary.poisoned_pairs.1,
     );
     for (name, count) in &summary.operators {
-        println!(
-            "    {name}: {} emitted, {} possible, {} undecidable (skipped)",
+        report.push_str(&format!(
+            "    {name}: {} emitted, {} possible, {} undecidable (skipped)\n",
             count.emitted, count.possible, count.undecidable
-        );
+        ));
     }
     if let Some(linked) = linked {
         let mut runner =
             ForkedRunner::new(linked, Duration::from_millis(args.timeout_ms.max(1)))
                 .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
         let findings = judge(&negatives, &mut runner, &args.out)?;
-        println!("{}", findings.summary(linked.name));
+        report.push_str(&findings.summary(linked.name));
+        report.push('\n');
         let text = serde_json::to_string_pretty(&findings.json)
             .map_err(|e| Diagnostic::error(format!("internal error: {e}")))?;
         crate::write_atomic(&args.out.join("target.json"), text.as_bytes())?;
     }
-    Ok(())
+    // A reader that hangs up early (`| head`) has all it wanted: not an error.
+    match std::io::stdout().lock().write_all(report.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Diagnostic::error(format!("cannot write to stdout: {e}")).into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// What the target made of the negatives.

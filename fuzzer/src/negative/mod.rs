@@ -84,7 +84,7 @@ pub fn generate(
     let view = TokenGrammar::new(grammar);
     let pairs = Pairs::new(&view);
     let lexical = LexicalGrammars::new(grammar, &view);
-    let mut readings = Readings::new(grammar, analysis, &view, &lexical);
+    let mut readings = Readings::new(grammar, analysis, &view, &pairs, &lexical);
     let mut summary = Summary {
         poisoned_pairs: pairs.count(&view),
         ..Summary::default()

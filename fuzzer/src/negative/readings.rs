@@ -76,6 +76,7 @@ pub struct OpenTokens {
 pub struct Readings<'a> {
     original: &'a Grammar,
     view: &'a TokenGrammar,
+    pairs: &'a super::pairs::Pairs,
     lexical: &'a LexicalGrammars,
     /// Parsers of the lexical kinds used so far.
     parsers: HashMap<Kind, Parser<'a>>,
@@ -104,6 +105,7 @@ impl<'a> Readings<'a> {
         original: &'a Grammar,
         analysis: &Analysis,
         view: &'a TokenGrammar,
+        pairs: &'a super::pairs::Pairs,
         lexical: &'a LexicalGrammars,
     ) -> Self {
         let lexical_first = view
@@ -161,6 +163,7 @@ impl<'a> Readings<'a> {
         Self {
             original,
             view,
+            pairs,
             lexical,
             parsers: HashMap::new(),
             lexical_first,
@@ -409,32 +412,95 @@ impl<'a> Readings<'a> {
         pairs.all_poisoned(&end_set, &begin_set)
     }
 
-    /// Kinds whose language holds a non-empty suffix of `text`.
+    /// Kinds that can end a reading of `text` as tokens. The parser reads the whole piece
+    /// between two spaces as tokens, so `do` cannot end in the name `o` of SIMPL: `d o` has
+    /// a name after a name, a poisoned pair, and a reading with one fails inside the piece,
+    /// before the junction. Pieces longer than [`SPLIT_LIMIT`] characters are not split
+    /// (every suffix counts), which only costs decided junctions.
     pub fn ends(&mut self, text: &str) -> FixedBitSet {
         if let Some(set) = self.ends.get(text) {
             return set.clone();
         }
-        let mut set = FixedBitSet::with_capacity(self.view.kinds() + 1);
-        for (at, _) in text.char_indices() {
-            self.add_matches(&text[at..], &mut set);
-        }
+        let width = self.view.kinds() + 1;
+        let bounds = char_bounds(text);
+        let last = bounds.len() - 1;
+        let set = if last > SPLIT_LIMIT {
+            let mut set = FixedBitSet::with_capacity(width);
+            for k in 0..last {
+                self.add_matches(&text[bounds[k]..], &mut set);
+            }
+            set
+        } else {
+            // Per boundary k: the kinds that can end a reading of text[..bounds[k]].
+            let mut ending = vec![FixedBitSet::with_capacity(width); bounds.len()];
+            for j in 1..=last {
+                for i in 0..j {
+                    if i > 0 && ending[i].is_clear() {
+                        continue;
+                    }
+                    let mut found = FixedBitSet::with_capacity(width);
+                    self.add_matches(&text[bounds[i]..bounds[j]], &mut found);
+                    for x in found.ones() {
+                        if i == 0 || ending[i].ones().any(|y| !self.pairs.poisoned(y, x)) {
+                            ending[j].insert(x);
+                        }
+                    }
+                }
+            }
+            std::mem::take(&mut ending[last])
+        };
         self.ends.insert(text.to_string(), set.clone());
         set
     }
 
-    /// Kinds whose language holds a non-empty prefix of `text`.
+    /// Kinds that can begin a reading of `text` as tokens, the rest read as whole tokens or
+    /// as the beginning of one that could reach past the space after `text` (which the
+    /// mutant's checks do not look at).
     pub fn begins(&mut self, text: &str) -> FixedBitSet {
         if let Some(set) = self.begins.get(text) {
             return set.clone();
         }
-        let mut set = FixedBitSet::with_capacity(self.view.kinds() + 1);
-        let ends = text
-            .char_indices()
-            .map(|(at, c)| at + c.len_utf8())
-            .collect::<Vec<_>>();
-        for end in ends {
-            self.add_matches(&text[..end], &mut set);
-        }
+        let width = self.view.kinds() + 1;
+        let bounds = char_bounds(text);
+        let last = bounds.len() - 1;
+        let set = if last > SPLIT_LIMIT {
+            let mut set = FixedBitSet::with_capacity(width);
+            for k in 1..=last {
+                self.add_matches(&text[..bounds[k]], &mut set);
+            }
+            set
+        } else {
+            // Per boundary k: the kinds that can begin a reading of text[bounds[k]..]; `open`
+            // where a token that can hold whitespace may begin, which any kind may precede.
+            let mut beginning = vec![FixedBitSet::with_capacity(width); bounds.len()];
+            let open: Vec<bool> = bounds
+                .iter()
+                .map(|&b| {
+                    text[b..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| self.spanning.iter().any(|(_, first)| in_ranges(first, c)))
+                })
+                .collect();
+            for i in (0..last).rev() {
+                for j in i + 1..=last {
+                    if j < last && !open[j] && beginning[j].is_clear() {
+                        continue;
+                    }
+                    let mut found = FixedBitSet::with_capacity(width);
+                    self.add_matches(&text[bounds[i]..bounds[j]], &mut found);
+                    for x in found.ones() {
+                        if j == last
+                            || open[j]
+                            || beginning[j].ones().any(|y| !self.pairs.poisoned(x, y))
+                        {
+                            beginning[i].insert(x);
+                        }
+                    }
+                }
+            }
+            std::mem::take(&mut beginning[0])
+        };
         self.begins.insert(text.to_string(), set.clone());
         set
     }
@@ -573,6 +639,18 @@ fn chars_inside(grammar: &Grammar, rule: usize) -> Vec<(char, char)> {
         }
     }
     chars
+}
+
+/// Longest piece, in characters, that [`Readings::ends`] and [`Readings::begins`] split into
+/// tokens; splitting costs a match per pair of positions.
+const SPLIT_LIMIT: usize = 24;
+
+/// Every character boundary of `text`, 0 and its length included.
+fn char_bounds(text: &str) -> Vec<usize> {
+    text.char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect()
 }
 
 fn in_ranges(ranges: &[(char, char)], c: char) -> bool {

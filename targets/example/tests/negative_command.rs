@@ -11,14 +11,28 @@ fn the_golden_parser_accepts_no_negative() {
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(env!("CARGO_BIN_EXE_bonsai-example"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["negative", "letcalc.ebnf", "--cover", "cdrc", "--max", "300"])
+        .args([
+            "negative",
+            "letcalc.ebnf",
+            "--cover",
+            "cdrc",
+            "--max",
+            "300",
+        ])
         .args(["--target", "example", "--out"])
         .arg(&dir)
         .output()
         .expect("bonsai-example runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("target example: 0 accepted, 290 refused, 0 faults"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("target example: 0 accepted, 290 refused, 0 faults"),
+        "{stdout}"
+    );
     assert!(stdout.contains("refused by stage 'parse': 290"), "{stdout}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("target.json")).unwrap()).unwrap();
