@@ -85,7 +85,7 @@ pub fn run(args: NegativeArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         .in_file(&args.out)
         .into());
     }
-    let (trees, names) = match (&args.from, args.cover) {
+    let (trees, names, texts) = match (&args.from, args.cover) {
         (Some(dir), _) => read_positives(&grammar, dir)?,
         (None, Some(criterion)) => {
             let bounds = Bounds::new(1, MAX_BOUND, MAX_BOUND)
@@ -93,12 +93,15 @@ pub fn run(args: NegativeArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
             let suite =
                 with_large_stack(|| crate::cover::cover(&grammar, &analysis, criterion, bounds))
                     .map_err(|e| Diagnostic::error(e.to_string()))?;
-            suite
-                .words
-                .into_iter()
-                .enumerate()
-                .map(|(i, word)| (word.tree, format!("{criterion} word {}", i + 1)))
-                .unzip()
+            let mut trees = Vec::new();
+            let mut names = Vec::new();
+            let mut texts = Vec::new();
+            for (i, word) in suite.words.into_iter().enumerate() {
+                trees.push(word.tree);
+                names.push(format!("{criterion} word {}", i + 1));
+                texts.push(word.text);
+            }
+            (trees, names, texts)
         }
         (None, None) => {
             return Err(Diagnostic::error(
@@ -131,9 +134,15 @@ pub fn run(args: NegativeArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         let mut runner =
             ForkedRunner::new(linked, Duration::from_millis(args.timeout_ms.max(1)))
                 .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
-        let findings = judge(&negatives, &mut runner, &args.out)?;
+        let mut findings = judge(&negatives, &mut runner, &args.out)?;
         report.push_str(&findings.summary(linked.name));
         report.push('\n');
+        report.push_str(&judge_positives(
+            &names,
+            &texts,
+            &mut runner,
+            &mut findings.json,
+        ));
         let text = serde_json::to_string_pretty(&findings.json)
             .map_err(|e| Diagnostic::error(format!("internal error: {e}")))?;
         crate::write_atomic(&args.out.join("target.json"), text.as_bytes())?;
@@ -145,6 +154,45 @@ pub fn run(args: NegativeArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         }
         _ => Ok(()),
     }
+}
+
+/// The positive side: words of the grammar the target refuses are where the target's
+/// language is narrower than the grammar (or the grammar wider than the language). Adds them
+/// to the report's JSON and returns the summary lines.
+fn judge_positives(
+    names: &[String],
+    texts: &[String],
+    runner: &mut ForkedRunner,
+    json: &mut serde_json::Value,
+) -> String {
+    let mut refused = Vec::new();
+    for (name, text) in names.iter().zip(texts) {
+        let run = runner.run(text.as_bytes());
+        if run.outcome != Outcome::Valid {
+            let message = run.fault.map_or(run.message, |f| f.message);
+            refused.push(serde_json::json!({
+                "positive": name,
+                "outcome": run.outcome.as_str(),
+                "message": message,
+            }));
+        }
+    }
+    let mut out = format!(
+        "    positive words refused: {} of {}",
+        refused.len(),
+        texts.len()
+    );
+    for entry in refused.iter().take(5) {
+        out.push_str(&format!(
+            "\n      {}: {} {}",
+            entry["positive"].as_str().unwrap_or(""),
+            entry["outcome"].as_str().unwrap_or(""),
+            entry["message"].as_str().unwrap_or("")
+        ));
+    }
+    out.push('\n');
+    json["positives_refused"] = serde_json::Value::Array(refused);
+    out
 }
 
 /// What the target made of the negatives.
@@ -293,12 +341,12 @@ fn first_position(message: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// Positive words: their derivations, names and texts, in the same order.
+type Positives = (Vec<DerivationTree>, Vec<String>, Vec<String>);
+
 /// Every file of `dir`, in name order, parsed; a file that does not parse is not a positive
 /// word, and is reported where it fails.
-fn read_positives(
-    grammar: &crate::grammar::Grammar,
-    dir: &Path,
-) -> Result<(Vec<DerivationTree>, Vec<String>), Failure> {
+fn read_positives(grammar: &crate::grammar::Grammar, dir: &Path) -> Result<Positives, Failure> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Diagnostic::error(format!("cannot read the directory: {e}")).in_file(dir))?;
     let mut files: Vec<PathBuf> = entries
@@ -315,6 +363,7 @@ fn read_positives(
         let parser = Parser::new(grammar);
         let mut trees = Vec::new();
         let mut names = Vec::new();
+        let mut texts = Vec::new();
         for file in &files {
             let bytes = std::fs::read(file).map_err(|e| {
                 Diagnostic::error(format!("cannot read the file: {e}")).in_file(file)
@@ -323,8 +372,9 @@ fn read_positives(
             let parsed = parser.parse(&text).map_err(|e| e.diagnostic(file, &text))?;
             trees.push(parsed.tree);
             names.push(file.display().to_string());
+            texts.push(text.into_owned());
         }
-        Ok((trees, names))
+        Ok((trees, names, texts))
     })
 }
 

@@ -1,7 +1,7 @@
 //! `bonsai negative --target example`, run as a user would: every negative goes through the
 //! golden letcalc in its own process; it accepts none, and the one it refuses only later than
 //! the oracle shows where letcalc's language is larger than the grammar (statements on one
-//! line, where the grammar puts a NEWLINE after each).
+//! line, where the grammar puts a NEWLINE after each). The positive words go through it too.
 
 use std::process::Command;
 
@@ -34,6 +34,12 @@ fn the_golden_parser_accepts_no_negative() {
         "{stdout}"
     );
     assert!(stdout.contains("refused by stage 'parse': 290"), "{stdout}");
+    // The positive side: one word of the cdrc suite divides by zero, the others evaluate.
+    assert!(
+        stdout.contains("positive words refused: 1 of 23"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("division by zero"), "{stdout}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("target.json")).unwrap()).unwrap();
     let runs = report["runs"].as_array().unwrap();
