@@ -1,12 +1,13 @@
 //! How a parser may read the text on either side of a junction.
 //!
 //! A mutant puts a space between the two tokens of the pair it relies on, but the parser has
-//! no lexer: it may read the text before the space as any token whose language holds a
-//! suffix of it (`<=` may end in `=`), and the text after it as any token whose language holds
-//! a prefix (a keyword may be a name). A junction is decided only when every such reading
-//! gives a poisoned pair. Tokens whose language holds a space (strings, some literals) and
-//! comments can reach across the space; a junction near one of their opening or closing
-//! characters is left undecided.
+//! no lexer: it may read the text before the space as several tokens ending in any kind whose
+//! language holds a suffix of it (`<=` may end in `=`), and the text after it as tokens
+//! beginning with any kind whose language holds a prefix (a keyword may be a name). A junction
+//! is decided only when every such reading gives a poisoned pair. Tokens whose language holds
+//! a space (strings, some literals) and comments can reach across the space; where one may
+//! begin before it and still be open there (`Readings::crosses`), the junction is left
+//! undecided, as it is at a layout token, after a GLUE, and at either end of an indented text.
 
 use std::collections::HashMap;
 
@@ -376,8 +377,9 @@ impl<'a> Readings<'a> {
 
     /// Whether a parser must read a poisoned pair across the space between `left` and
     /// `right` (`None` is the beginning or the end of input): neither is a layout token nor
-    /// glued, neither is near an unsafe character, and every kind that can end `left` is
-    /// poisoned with every kind that can begin `right`.
+    /// glued nor has whitespace at its edge, and every kind that can end `left` is poisoned
+    /// with every kind that can begin `right`. Whether a long token can stand over the space
+    /// is [`Readings::reach_across`], asked of the whole mutant.
     pub fn junction_poisoned(
         &mut self,
         pairs: &super::pairs::Pairs,
