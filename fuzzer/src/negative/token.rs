@@ -149,9 +149,9 @@ pub fn leaf_text(grammar: &Grammar, terminal: crate::grammar::TerminalId, value:
 }
 
 /// The tokens of a derivation, as the layout pass cuts them (terminals outside lexical rules,
-/// outermost lexical rules whole); the layout pass itself lives in `text`, which is being
-/// changed elsewhere, so this walk repeats only its notion of a token. Tokens with empty text
-/// are left out: nothing in the text shows them.
+/// outermost lexical rules whole). The layout pass in `text` writes text without token
+/// boundaries, so this walk repeats its notion of a token, and nothing else of it. Tokens
+/// with empty text are left out: nothing in the text shows them.
 pub fn tokens_of(grammar: &Grammar, view: &TokenGrammar, tree: &DerivationTree) -> Vec<Token> {
     let mut tokens: Vec<Token> = Vec::new();
     let mut token_end = 0u32;
@@ -213,7 +213,7 @@ pub struct Rendered {
 /// indentation for the layout tokens. A space everywhere, rather than the grammar's `auto`
 /// spacing, is what keeps two tokens from reading as one: the parser allows spaces before any
 /// token outside lexical rules, so the positive word still parses, and only a token whose
-/// language holds a space can reach across one (see `pairs::Readings`).
+/// language holds a space can reach across one (see `readings::Readings`).
 pub fn render(grammar: &Grammar, tokens: &[Token]) -> Rendered {
     let mut text = String::new();
     let mut spans = Vec::with_capacity(tokens.len());
