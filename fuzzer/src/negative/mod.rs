@@ -116,7 +116,10 @@ pub fn generate(
             .iter()
             .map(|&op| {
                 let mut count = OperatorCount::default();
-                let found = mutations.candidates(op, &words, &mut count);
+                // An even sample of the decidable mutants, large enough that a share of
+                // `max` still has others to fall back on in each of its parts.
+                let keep = max.saturating_mul(8).max(1024);
+                let found = mutations.candidates(op, &words, &mut count, keep);
                 (op, found, count)
             })
             .collect()
@@ -133,7 +136,7 @@ pub fn generate(
     };
     let available: Vec<usize> = word_candidates
         .iter()
-        .map(|(_, found, _)| found.len())
+        .map(|(_, _, count)| (count.possible - count.undecidable) as usize)
         .chain(rule_candidates.iter().map(|(_, found)| found.len()))
         .collect();
     let share = sample::shares(max, &available);

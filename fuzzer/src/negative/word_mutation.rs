@@ -10,7 +10,7 @@
 use super::Negative;
 use super::pairs::Pairs;
 use super::readings::{OpenTokens, Readings};
-use super::sample::evenly;
+use super::sample::{Thinned, evenly};
 use super::token::{Kind, Token, TokenGrammar, render};
 use crate::grammar::Grammar;
 
@@ -120,8 +120,9 @@ impl<'a, 'r> WordMutations<'a, 'r> {
         operator: WordOperator,
         positives: &[Positive],
         count: &mut OperatorCount,
+        keep: usize,
     ) -> Vec<Candidate> {
-        let mut decided = Vec::new();
+        let mut decided = Thinned::new(keep);
         for (w, positive) in positives.iter().enumerate() {
             let tokens = &positive.tokens;
             let n = tokens.len();
@@ -223,7 +224,7 @@ impl<'a, 'r> WordMutations<'a, 'r> {
                 }
             }
         }
-        decided
+        decided.into_kept()
     }
 
     /// A mutant that moves a layout token or a GLUE'd one changes line structure as well; its
