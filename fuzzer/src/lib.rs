@@ -24,6 +24,7 @@ pub(crate) mod fuzz;
 pub mod grammar;
 pub mod import;
 pub mod mutators;
+pub mod negative;
 pub(crate) mod observer;
 pub mod parse;
 pub mod peer;

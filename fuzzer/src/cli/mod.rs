@@ -13,6 +13,7 @@ mod grammar_convert;
 mod grammar_duplicate;
 mod import;
 mod load;
+mod negative;
 mod parse;
 mod plugin;
 mod recorded_target;
@@ -69,6 +70,8 @@ enum Command {
     Coverage(coverage::CoverageArgs),
     /// Write a small suite of short words that satisfies a grammar coverage criterion.
     Cover(cover::CoverArgs),
+    /// Write words outside the grammar's language, each with where a parser must reject it.
+    Negative(negative::NegativeArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
     /// Run the Bonsai lattice of fuzzers: every F(m,n,d,v) up to max bounds, seeded by its
@@ -200,6 +203,7 @@ pub fn run_with(linked: Option<LinkedTarget>, extra: &[ExtraCommand]) -> ExitCod
         Command::Covers(args) => covers::run(args, linked),
         Command::Coverage(args) => coverage::run(args),
         Command::Cover(args) => cover::run(args),
+        Command::Negative(args) => negative::run(args, linked),
         Command::Fuzz(args) => fuzz::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
         Command::Replay(args) => replay::run(args, linked),

@@ -24,8 +24,34 @@ impl fmt::Display for Error {
 
 /// Compiles and evaluates a program; returns the value it prints.
 pub fn run(source: &str) -> Result<i64, Error> {
+    run_variant(source, Variant::Golden)
+}
+
+/// Deliberately wrong parsers, each accepting more than the language: the mistakes the
+/// negative-suite paper found in student parsers, for the test that a negative suite catches
+/// what positive suites cannot (`tests/negative_variants.rs`). Only [`Variant::Golden`] is
+/// the compiler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The parser as it should be.
+    Golden,
+    /// A gratuitous optional: `let a 1;` as well as `let a = 1;`.
+    OptionalEquals,
+    /// A superfluous alternative: `+` before an operand, as `-` is.
+    UnaryPlus,
+    /// An order violation: a binary operator after its right operand too (`a b +`).
+    EitherOperatorOrder,
+}
+
+/// [`run`] with the parser of `variant`.
+pub fn run_variant(source: &str, variant: Variant) -> Result<i64, Error> {
     let tokens = lex(source)?;
-    let program = Parser { tokens, pos: 0 }.program()?;
+    let program = Parser {
+        tokens,
+        pos: 0,
+        variant,
+    }
+    .program()?;
     resolve(&program)?;
     evaluate(&program)
 }
@@ -147,6 +173,7 @@ struct Program {
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    variant: Variant,
 }
 
 impl Parser {
@@ -198,7 +225,9 @@ impl Parser {
         while self.peek().kind == Kind::Keyword("let") {
             self.pos += 1;
             let name = self.name()?;
-            self.expect(Kind::Symbol('='), "'='")?;
+            if self.variant != Variant::OptionalEquals || self.peek().kind == Kind::Symbol('=') {
+                self.expect(Kind::Symbol('='), "'='")?;
+            }
             let value = self.expr()?;
             self.expect(Kind::Symbol(';'), "';'")?;
             bindings.push((name, value));
@@ -233,19 +262,40 @@ impl Parser {
         operand: fn(&mut Self) -> Result<Expr, Error>,
     ) -> Result<Expr, Error> {
         let mut left = operand(self)?;
-        while let Kind::Symbol(op) = self.peek().kind
-            && ops.contains(&op)
-        {
-            let token = self.next();
-            let at = Name {
-                text: op.to_string(),
-                line: token.line,
-                column: token.column,
-            };
-            let right = operand(self)?;
-            left = Expr::Binary(Box::new(left), op, Box::new(right), at);
+        loop {
+            match self.peek().kind {
+                Kind::Symbol(op) if ops.contains(&op) => {
+                    let token = self.next();
+                    let at = Name {
+                        text: op.to_string(),
+                        line: token.line,
+                        column: token.column,
+                    };
+                    let right = operand(self)?;
+                    left = Expr::Binary(Box::new(left), op, Box::new(right), at);
+                }
+                Kind::Number(_) | Kind::Name(_) | Kind::Symbol('(')
+                    if self.variant == Variant::EitherOperatorOrder =>
+                {
+                    let right = operand(self)?;
+                    let token = self.peek().clone();
+                    let Kind::Symbol(op) = token.kind else {
+                        return self.fail("an operator");
+                    };
+                    if !ops.contains(&op) {
+                        return self.fail("an operator");
+                    }
+                    self.pos += 1;
+                    let at = Name {
+                        text: op.to_string(),
+                        line: token.line,
+                        column: token.column,
+                    };
+                    left = Expr::Binary(Box::new(left), op, Box::new(right), at);
+                }
+                _ => return Ok(left),
+            }
         }
-        Ok(left)
     }
 
     fn atom(&mut self) -> Result<Expr, Error> {
@@ -260,6 +310,10 @@ impl Parser {
                 let inner = self.expr()?;
                 self.expect(Kind::Symbol(')'), "')'")?;
                 Ok(inner)
+            }
+            Kind::Symbol('+') if self.variant == Variant::UnaryPlus => {
+                self.pos += 1;
+                self.atom()
             }
             Kind::Symbol('-') => {
                 let token = self.next();
