@@ -654,3 +654,22 @@ fn non_ascii_string_contents_are_kept_and_never_generated() {
         assert!(text.is_ascii(), "{package}: {text:?}");
     }
 }
+
+/// Issue 13: a triple-quoted string is one string, never an empty string, a string and an
+/// operator (`""` `"a "` `**` `" b"` `""` is another Python program). Found by the import
+/// table's meaning check on the stdlib's `util.py`; the slice makes the parse fall back from
+/// the renderer's own layout, where the two readings used to compete.
+#[test]
+fn python_triple_quotes_open_one_string() {
+    let grammar = load("tree-sitter-python");
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let text = "z = a[1:2]\nmsg = \"\"\"a \"**\" b\"\"\"\n";
+    let parsed = parser
+        .parse_with(text, bonsai::parse::ParseOptions::keeping_words())
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let rendered = bonsai::text::render_words(&grammar, &parsed.tree, &parsed.words);
+    assert!(
+        rendered.contains("msg = \"\"\"a \"**\" b\"\"\""),
+        "{rendered}"
+    );
+}

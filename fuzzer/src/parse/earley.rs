@@ -406,7 +406,8 @@ impl Step<'_, '_> {
                 .scanner
                 .longer_operators_here(terminal, self.units, self.position)
                 .any(|longer| {
-                    state.scan_stamp[longer.index()] == self.stamp
+                    // A literal no dot of the table reads has no slot: never expected.
+                    state.scan_stamp.get(longer.index()) == Some(&self.stamp)
                         && !state.scan_ends[longer.index()].is_empty()
                 });
             if !longer_expected {

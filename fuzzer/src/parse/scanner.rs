@@ -185,10 +185,10 @@ impl<'g> Scanner<'g> {
             .iter()
             .enumerate()
             .filter_map(|(t, terminal)| match terminal {
+                // Every literal of punctuation, tokens' pieces included: a string's opening
+                // `"""` is a longer opener than `"` where both are expected.
                 Terminal::Literal(s)
-                    if all.contains(s.as_str())
-                        && !s.is_empty()
-                        && s.bytes().all(|b| b.is_ascii_punctuation()) =>
+                    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_punctuation()) =>
                 {
                     Some((TerminalId(t as u32), s.as_str()))
                 }
