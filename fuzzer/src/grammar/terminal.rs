@@ -67,7 +67,7 @@ impl LayoutToken {
 /// uniformly, such a class yields a code point out of a million, nearly always a CJK or
 /// unassigned one, and inputs become unreadable. The other characters still belong to it: a
 /// seed's `ß` or `一月` is read, kept and replayed.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct CharClass {
     ranges: Vec<(char, char)>,
     size: u32,
@@ -139,6 +139,17 @@ impl CharClass {
             base += range_len(a, b);
         }
         None
+    }
+}
+
+/// The ranges and size only: `preferred` follows from them, and grammar fingerprints hash
+/// this text, so saved choice sequences keep loading.
+impl std::fmt::Debug for CharClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CharClass")
+            .field("ranges", &self.ranges)
+            .field("size", &self.size)
+            .finish()
     }
 }
 
