@@ -3,8 +3,9 @@
 //! with a box per node. Reading the file's text could not tell an SVG the browser refuses
 //! from one it draws.
 //!
-//! Ignored by default, as CI has no browser: `apt-get install chromium`, then
-//! `cargo test -p bonsai-target-planted --test report_browser -- --ignored`.
+//! The browser is Debian's `chromium`; where it is missing the test installs it with apt-get
+//! (as root or through sudo), as the project's scripts install their Debian packages, so that
+//! `cargo test` on a fresh machine needs nothing installed by hand.
 
 mod common;
 
@@ -27,9 +28,48 @@ out.textContent = figures.join("\n");
 document.body.appendChild(out);
 </script>"#;
 
+/// Debian's chromium, installed with apt-get if it is missing.
+fn ensure_chromium() {
+    let present = || {
+        Command::new("chromium")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if present() {
+        return;
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let apt = |args: &[&str]| {
+        let mut command = if root {
+            Command::new("apt-get")
+        } else {
+            let mut sudo = Command::new("sudo");
+            sudo.arg("apt-get");
+            sudo
+        };
+        command
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let install = ["install", "-y", "-qq", "chromium"];
+    if !apt(&install) {
+        assert!(
+            apt(&["update", "-qq"]) && apt(&install),
+            "Debian's chromium is missing and apt-get could not install it"
+        );
+    }
+    assert!(present(), "chromium does not run after installing it");
+}
+
 #[test]
-#[ignore = "needs Debian's chromium: apt-get install chromium"]
 fn a_browser_draws_every_plot_of_a_campaign_report() {
+    ensure_chromium();
     let dir = tempfile::tempdir().unwrap();
     let campaign = dir.path().join("campaign");
     let output = bonsai(&[
