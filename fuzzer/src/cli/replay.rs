@@ -119,7 +119,16 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     };
     let grammar_path = match &args.grammar {
         Some(path) => Some(path.clone()),
-        None if home.join(CORPUS_MANIFEST).is_file() => Some(corpus_grammar(home)?),
+        // Another tool's manifest.json (`bonsai negative` writes one beside its texts) names
+        // no grammar; texts replay without one, and `.choices` files say that they need it.
+        None if home.join(CORPUS_MANIFEST).is_file() => match corpus_grammar(home) {
+            Ok(path) => Some(path),
+            Err(e) if e.message.starts_with("not a Bonsai corpus manifest") => {
+                eprintln!("warning: {e}; its grammar is not used");
+                None
+            }
+            Err(e) => return Err(e.into()),
+        },
         None => manifest_grammar(home)?,
     };
     // Through the importer, as every command that takes a grammar: an ANTLR or tree-sitter

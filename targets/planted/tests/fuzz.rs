@@ -1476,3 +1476,22 @@ fn a_seeds_own_names_are_kept_through_fuzzing() {
         "no mutant of a seed kept the seed's names"
     );
 }
+
+/// Texts beside another tool's manifest.json (`bonsai negative` writes one) replay: they need
+/// no grammar, and that manifest names none; the user is told it is not used.
+#[test]
+fn texts_beside_a_foreign_manifest_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("0001.txt"), "let a = 1;").unwrap();
+    std::fs::write(dir.path().join("manifest.json"), "{\"negatives\": []}").unwrap();
+    for path in [dir.path().join("0001.txt"), dir.path().to_path_buf()] {
+        let output = bonsai(&["replay", "--target", "planted", path.to_str().unwrap()]);
+        assert!(output.status.success(), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("its grammar is not used"), "{stderr}");
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("valid"),
+            "{output:?}"
+        );
+    }
+}

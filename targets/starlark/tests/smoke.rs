@@ -29,3 +29,35 @@ fn generated_programs_parse_and_many_type_check() {
     assert_eq!(validity.refused_at("parse"), 0, "{validity:#?}");
     assert!(validity.percent(validity.valid) >= 20.0, "{validity:#?}");
 }
+
+/// Found by `bonsai negative grammars/starlark.ebnf --cover cdrc --target starlark` (a symbol
+/// deletion mutant; docs/results.md, issue 16): starlark 0.14.2's type checker does not
+/// terminate on a local assigned a tuple that holds itself, while a list that holds itself, or
+/// the same tuple at module level, is checked at once. The forked replay reports a timeout.
+#[test]
+fn a_local_tuple_holding_itself_hangs_the_type_checker() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = |name: &str, source: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, source).unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_bonsai-starlark"))
+            .args([
+                "replay",
+                "--target",
+                "starlark",
+                "--timeout-ms",
+                "2000",
+                "--json",
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let hang = replay("tuple.star", "def f():\n    a = (a,)\n");
+    assert!(hang.contains("\"timeout\""), "{hang}");
+    let list = replay("list.star", "def f():\n    a = [a]\n");
+    assert!(list.contains("\"valid\""), "{list}");
+    let module = replay("module.star", "a = (a, 1)\n");
+    assert!(module.contains("\"valid\""), "{module}");
+}
