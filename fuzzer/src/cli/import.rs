@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::Failure;
 use super::load::load_grammar;
-use super::seed::{PoolWordsArg, read_seed};
+use super::seed::{PoolWordsArg, own_words_note, read_seed};
 use crate::corpus::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT};
 use crate::diagnostic::Diagnostic;
 use crate::parse::Parser;
@@ -353,8 +353,7 @@ fn text_report(report: &Report) -> String {
                     file.bounds.as_deref().unwrap_or("?")
                 ));
                 if file.own_words > 0 {
-                    let plural = if file.own_words == 1 { "" } else { "s" };
-                    out.push_str(&format!("; {} word{plural} of its own", file.own_words));
+                    out.push_str(&own_words_note("; ", file.own_words));
                 }
                 for r in &file.renames {
                     out.push_str(&format!("; {} {} -> {}", r.pool, r.from, r.to));

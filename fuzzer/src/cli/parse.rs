@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::Failure;
 use super::load::load_grammar;
-use super::seed::{PoolWordsArg, read_seed};
+use super::seed::{PoolWordsArg, own_words_note, read_seed};
 use crate::diagnostic::Diagnostic;
 use crate::parse::with_large_stack;
 use crate::parse::{ParseOptions, Parser};
@@ -97,9 +97,7 @@ fn parse_file(
         .map_err(|e| Outcome::Rejected(e.diagnostic(file, &String::from_utf8_lossy(&bytes))))?;
     let mut report = String::new();
     if !seed.saved.words.is_empty() {
-        let count = seed.saved.words.len();
-        let plural = if count == 1 { "" } else { "s" };
-        report.push_str(&format!(", {count} word{plural} of its own"));
+        report.push_str(&own_words_note(", ", seed.saved.words.len()));
     }
     for rename in &seed.renames {
         report.push_str(&format!(", renamed {} to {}", rename.from, rename.to));

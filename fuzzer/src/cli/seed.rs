@@ -54,6 +54,12 @@ impl PoolWordsArg {
     }
 }
 
+/// `; 2 words of its own`, as the import and parse reports say it after `prefix`.
+pub fn own_words_note(prefix: &str, count: usize) -> String {
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{prefix}{count} word{plural} of its own")
+}
+
 pub struct ReadSeed {
     pub saved: SavedChoices,
     /// The text the saved choices replay to.

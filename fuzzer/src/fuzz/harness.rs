@@ -72,9 +72,8 @@ impl Harness {
                 &mut self.rng,
                 &mut replay.sample,
             );
-            if replay.words != input.words {
-                replay.words = input.words.clone();
-            }
+            // Shared, not copied: most inputs have none, the others one reference count.
+            replay.words = input.words.clone();
             self.renderer
                 .render_words_into(&replay.sample.tree, &replay.words, &mut replay.text);
             if replay.text.len() > self.max_len && !self.running_seeds.get() {

@@ -348,16 +348,11 @@ impl<'v, 'a> Importer<'v, 'a> {
         let Some(sets) = top.get("reserved").and_then(|s| s.value.as_object()) else {
             return;
         };
-        let words = |this: &Self, value: &Value| -> Vec<String> {
+        let words = |this: &Self, value: &'v Value<'a>| -> Vec<String> {
             value.as_array().map_or_else(Vec::new, |list| {
                 list.elements
                     .iter()
-                    .filter_map(|word| match node(this.source, word) {
-                        Ok(("STRING", object)) => {
-                            object.get_string("value").map(|v| v.value.to_string())
-                        }
-                        _ => None,
-                    })
+                    .filter_map(|word| this.plain_string(word))
                     .collect()
             })
         };
