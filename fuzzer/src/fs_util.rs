@@ -44,6 +44,50 @@ fn write_through_rename(path: &Path, bytes: &[u8], sync: bool) -> Result<(), Dia
     })
 }
 
+/// Writes `path` only if no file of that name exists, atomically as [`write_atomic`] does;
+/// `Ok(false)` when one does. The clients of a multi-core run number their entries from one
+/// directory: the link that puts the file in place fails for all but one of two clients
+/// that picked the same number, so no entry is ever written over another's.
+pub fn write_new(path: &Path, bytes: &[u8], sync: bool) -> Result<bool, Diagnostic> {
+    let fail = |e: std::io::Error| Diagnostic::error(format!("cannot write: {e}")).in_file(path);
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let written = std::fs::File::create(&tmp).and_then(|mut file| {
+        file.write_all(bytes)?;
+        if sync {
+            file.sync_all()?;
+        }
+        std::fs::hard_link(&tmp, path)
+    });
+    let _ = std::fs::remove_file(&tmp);
+    match written {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(fail(e)),
+    }
+}
+
+/// Creates the empty file `path` unless it exists: whether this call created it. Claims one
+/// name among processes that share a directory (see `corpus::DiskCorpus::shared`).
+pub fn claim(path: &Path) -> Result<bool, Diagnostic> {
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Diagnostic::error(format!("cannot create: {e}")).in_file(path)),
+    }
+}
+
 /// Whether `name` is one of the temporary files [`write_atomic`] writes (`.NAME.tmpPID`).
 /// One found in a directory that no process writes into any more was left by a process that
 /// died (or met a full disk) between creating it and renaming it into place.

@@ -4,7 +4,9 @@
 //!
 //! A fuzzing output (`bonsai fuzz --out DIR`):
 //! `DIR/fuzz.json`, `DIR/summary.json`, `DIR/coverage.csv`, and `DIR/queue`, `DIR/crashes`,
-//! `DIR/hangs` of `NNNNNN.txt` + `.choices` + `.meta`. A campaign (`bonsai campaign --out DIR`):
+//! `DIR/hangs` of `NNNNNN.txt` + `.choices` + `.meta`; a multi-core run (`--cores`) adds
+//! `DIR/clients/<k>/` (each client's own coverage.csv, summary.json, log and pid) and
+//! `DIR/.claims/` (which entry contents and fault signatures the clients saved). A campaign (`bonsai campaign --out DIR`):
 //! `DIR/campaign.json`, `DIR/campaign.log`, `DIR/nodes/<node>/` (one fuzzing output each),
 //! `DIR/seeds/<node>/`, `DIR/logs/<node>.log`. An exported corpus: `manifest.json` beside the
 //! inputs. A report: `report.md`, `report.html`, `plots/`. An import: `import-report.txt` and
@@ -16,6 +18,15 @@ pub const QUEUE_DIR: &str = "queue";
 pub const CRASHES_DIR: &str = "crashes";
 /// Inputs that ran past the timeout.
 pub const HANGS_DIR: &str = "hangs";
+/// A multi-core run's per-client files, one subdirectory per client.
+pub const CLIENTS_DIR: &str = "clients";
+/// Marks, one empty file each, of the queue contents and fault signatures the clients of a
+/// multi-core run saved into the shared directories, so that each is saved once.
+pub const CLAIMS_DIR: &str = ".claims";
+/// A client's log (its standard error).
+pub const CLIENT_LOG: &str = "log";
+/// The process id of a client's fuzzing process, while it runs.
+pub const CLIENT_PID: &str = "pid";
 /// What a fuzzing output was fuzzing (target, grammar, bounds).
 pub const FUZZ_JSON: &str = "fuzz.json";
 /// The result of a fuzzing run's last complete run.

@@ -37,7 +37,7 @@ pub mod tree;
 
 mod fs_util;
 pub mod layout;
-pub use fs_util::{create_dir, has_entries, write_atomic, write_atomic_unsynced};
+pub use fs_util::{claim, create_dir, has_entries, write_atomic, write_atomic_unsynced, write_new};
 pub(crate) mod lattice;
 pub mod reduce;
 pub mod regression;

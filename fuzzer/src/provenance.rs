@@ -30,6 +30,8 @@ pub enum Mutation {
     /// A smaller version of a new entry, tried while trimming it (`fuzz::trim`): what a fault
     /// found that way says it came from.
     Trim,
+    /// Found by another client of a multi-core or multi-machine run and received over LLMP.
+    Import,
 }
 
 impl fmt::Display for Mutation {
@@ -45,6 +47,7 @@ impl fmt::Display for Mutation {
             Mutation::Shrink => "shrink",
             Mutation::Recursion => "recursion",
             Mutation::Trim => "trim",
+            Mutation::Import => "import",
         })
     }
 }

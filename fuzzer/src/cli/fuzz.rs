@@ -102,6 +102,19 @@ pub struct FuzzArgs {
     /// found; `bonsai campaign` trims with 100.
     #[arg(long, value_name = "N", default_value_t = 0)]
     trim_tests: u64,
+    /// Fuzz with one client per core, sharing new entries over LibAFL's LLMP: `0-3`, `0,2`,
+    /// `all`. One output directory, status line, coverage.csv and summary for all of them.
+    #[arg(long, value_name = "LIST", value_parser = parse_cores)]
+    cores: Option<CoreList>,
+    /// The TCP port of this run's LLMP broker (with --cores), which the clients and other
+    /// machines' runs connect to. It listens on every interface.
+    #[arg(long, value_name = "PORT", default_value_t = crate::fuzz::DEFAULT_BROKER_PORT)]
+    broker_port: u16,
+    /// Join another machine's run: connect this run's broker to the broker at HOST:PORT, so
+    /// that each side's new entries reach the other's clients (implies --cores 0 if --cores
+    /// is not given).
+    #[arg(long, value_name = "HOST:PORT")]
+    connect: Option<String>,
     /// Print the final summary as one line of JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -157,7 +170,39 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.measure_overhead_after = args.measure_overhead_after;
     config.reduce_crash_tests = args.reduce_crashes;
     config.trim_tests = args.trim_tests;
-    let summary = crate::fuzz::run(config)?;
+    if let Some(role) = crate::fuzz::ClientRole::from_env() {
+        // A client of a multi-core run: its coordinator shows the status, writes the summary
+        // and reduces the crashes.
+        let role = role?;
+        config.client = Some(role);
+        config.show_status = false;
+        config.stop.time = role.time_left;
+        config.stop.execs = config
+            .stop
+            .execs
+            .map(|n| n.div_ceil(role.count as u64).max(1));
+        config.measure_overhead = None;
+        crate::fuzz::run(config)?;
+        return Ok(());
+    }
+    let cores = match (&args.cores, &args.connect) {
+        (Some(cores), _) => Some(cores.0.clone()),
+        (None, Some(_)) => Some(vec![0]),
+        (None, None) => None,
+    };
+    let summary = match cores {
+        Some(cores) => {
+            if config.measure_overhead.is_some() {
+                return Err(Diagnostic::error("--measure-overhead needs a single core: leave out --cores").into());
+            }
+            let network = crate::fuzz::Network {
+                broker_port: args.broker_port,
+                connect: args.connect.clone(),
+            };
+            crate::fuzz::run_clients(config, &cores, &network)?
+        }
+        None => crate::fuzz::run(config)?,
+    };
     if let Some(o) = &summary.overhead {
         eprintln!(
             "overhead over {} inputs: fuzzer {:.0} execs/s, bare loop {:.0} execs/s, ratio {:.3}",
@@ -186,6 +231,46 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     }
     Ok(())
 }
+
+/// A list of cores as `taskset` and LibAFL take it: `all`, `3`, `0-3`, `0,2,5-7`. Each must
+/// exist on this machine.
+fn parse_cores(text: &str) -> Result<CoreList, String> {
+    let available = std::thread::available_parallelism().map_or(1, usize::from);
+    if text.trim() == "all" {
+        return Ok(CoreList((0..available).collect()));
+    }
+    let bad = || format!("expected cores such as 0-3, 0,2 or all, got '{text}'");
+    let mut cores = Vec::new();
+    for part in text.split(',') {
+        let part = part.trim();
+        let (first, last) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<usize>(), b.trim().parse::<usize>()),
+            None => (part.parse::<usize>(), part.parse::<usize>()),
+        };
+        let (Ok(first), Ok(last)) = (first, last) else {
+            return Err(bad());
+        };
+        if first > last {
+            return Err(bad());
+        }
+        for core in first..=last {
+            if core >= available {
+                return Err(format!(
+                    "there is no core {core}: this machine has {available} (0-{})",
+                    available - 1
+                ));
+            }
+            if !cores.contains(&core) {
+                cores.push(core);
+            }
+        }
+    }
+    Ok(CoreList(cores))
+}
+
+/// The cores of `--cores`, one value to clap.
+#[derive(Clone, Debug)]
+struct CoreList(Vec<usize>);
 
 /// A byte count as users write it: `2G`, `512M`, `64K`, `1000`.
 fn parse_size(text: &str) -> Result<usize, String> {

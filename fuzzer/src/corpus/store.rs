@@ -13,7 +13,7 @@ use super::EntryInfo;
 use crate::choice::{ChoiceInput, SavedChoices};
 use crate::diagnostic::Diagnostic;
 use crate::fault::FaultKind;
-use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
+use crate::layout::{CLAIMS_DIR, CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 
 /// Which part of the output tree a store writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +47,11 @@ pub struct DiskCorpus {
     grammar: u64,
     /// Next free number per directory name.
     next: Vec<(String, u32)>,
+    /// Whether other processes write into the same directories (the clients of a multi-core
+    /// run): numbers are then claimed by the file system, and an entry whose content or fault
+    /// signature another client saved already is kept in memory only (see [`Self::shared`]).
+    #[serde(default)]
+    shared: bool,
 }
 
 impl DiskCorpus {
@@ -68,7 +73,31 @@ impl DiskCorpus {
             role,
             grammar,
             next,
+            shared: false,
         }
+    }
+
+    /// A store that shares its directories with the other clients of a multi-core run. Each
+    /// queue entry is saved once: a client that receives another's entry over LLMP keeps it
+    /// in memory but finds its content claimed in `.claims/` and writes nothing. Each fault
+    /// signature is saved once across clients the same way.
+    pub fn shared(mut self) -> Self {
+        self.shared = true;
+        self
+    }
+
+    /// Whether this process is the first of the clients to save `name` (a content hash or a
+    /// fault signature): always, when the directories are not shared.
+    fn first_to_claim(&self, name: &str) -> Result<bool, Error> {
+        if !self.shared {
+            return Ok(true);
+        }
+        let dir = self.root.join(CLAIMS_DIR);
+        let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
+        if !dir.is_dir() {
+            crate::create_dir(&dir).map_err(io)?;
+        }
+        crate::claim(&dir.join(name)).map_err(io)
     }
 
     fn directory(&self, info: &EntryInfo) -> &'static str {
@@ -77,6 +106,25 @@ impl DiskCorpus {
             (Role::Faults, Some(fault)) => fault.kind.directory(),
             (Role::Faults, None) => FaultKind::Panic.directory(),
         }
+    }
+
+    /// The claim name of an entry's content: a stable hash of its saved choices, the same in
+    /// every client of one run (and on every machine).
+    fn content_claim(&self, input: &ChoiceInput) -> Result<String, Error> {
+        if !self.shared {
+            return Ok(String::new());
+        }
+        let saved = SavedChoices {
+            grammar: self.grammar,
+            bounds: input
+                .bounds
+                .ok_or_else(|| Error::illegal_state("corpus entry without bounds"))?,
+            choices: input.choices.clone(),
+            words: input.words.clone(),
+        };
+        let mut hasher = fnv::FnvHasher::default();
+        std::hash::Hasher::write(&mut hasher, &saved.to_bytes());
+        Ok(format!("queue-{:016x}", std::hash::Hasher::finish(&hasher)))
     }
 
     fn take_number(&mut self, directory: &str) -> u32 {
@@ -95,6 +143,11 @@ impl DiskCorpus {
             .map_err(|_| Error::illegal_state("corpus entry without EntryInfo metadata"))?
             .clone();
         if let Some(existing) = info.existing {
+            if let Some(input) = testcase.input() {
+                // Entries of an earlier run are on disk already; claiming their content keeps
+                // the other clients from writing them again when they receive them.
+                self.first_to_claim(&self.content_claim(input)?)?;
+            }
             let mut info = info;
             info.number = Some(existing);
             self.repair(&info)?;
@@ -113,19 +166,44 @@ impl DiskCorpus {
             choices: input.choices.clone(),
             words: input.words.clone(),
         };
+        let claim = match (&info.fault, self.role) {
+            (Some(fault), Role::Faults) => format!("fault-{}-{:016x}", fault.kind, fault.signature),
+            _ => self.content_claim(input)?,
+        };
+        if !self.first_to_claim(&claim)? {
+            // Another client saved it: kept in memory, without a number.
+            return Ok(());
+        }
         let directory = self.directory(&info);
-        let number = self.take_number(directory);
-        let base = self.root.join(directory).join(format!("{number:06}"));
         // The diagnostic travels inside the error, so that the run can end with the file and
         // the reason (`fuzz::fatal`).
         let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
         // Faults are rare and precious: synced. Queue entries come by the thousand early in a
         // campaign: renamed into place without a sync (see `write_atomic_unsynced`).
-        let write = match self.role {
-            Role::Faults => crate::write_atomic,
-            Role::Queue => crate::write_atomic_unsynced,
+        let sync = self.role == Role::Faults;
+        let bytes = saved.to_bytes();
+        let (number, base) = loop {
+            let number = self.take_number(directory);
+            let base = self.root.join(directory).join(format!("{number:06}"));
+            if !self.shared {
+                let write = if sync {
+                    crate::write_atomic
+                } else {
+                    crate::write_atomic_unsynced
+                };
+                write(&base.with_extension("choices"), &bytes).map_err(io)?;
+                break (number, base);
+            }
+            // Another client took this number first: the next one, until one is free.
+            if crate::write_new(&base.with_extension("choices"), &bytes, sync).map_err(io)? {
+                break (number, base);
+            }
         };
-        write(&base.with_extension("choices"), &saved.to_bytes()).map_err(io)?;
+        let write = if sync {
+            crate::write_atomic
+        } else {
+            crate::write_atomic_unsynced
+        };
         write(&base.with_extension("txt"), info.text.as_bytes()).map_err(io)?;
         let mut info = info;
         info.number = Some(number);

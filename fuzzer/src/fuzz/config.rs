@@ -67,6 +67,8 @@ pub struct FuzzConfig {
     /// Runs of the target each new entry may spend on being trimmed (`trim`); 0 keeps
     /// entries as they were found.
     pub trim_tests: u64,
+    /// Set in the clients of a multi-core run (see `fuzz::coordinator`).
+    pub client: Option<super::ClientRole>,
 }
 
 impl FuzzConfig {
@@ -94,6 +96,7 @@ impl FuzzConfig {
             measure_overhead_after: 0,
             reduce_crash_tests: super::DEFAULT_CRASH_TESTS,
             trim_tests: 0,
+            client: None,
         }
     }
 }

@@ -7,9 +7,12 @@
 //! `fatal` carries why a fuzzing process had to stop to its supervisor;
 //! `config`, `stop`, `summary` and `status` are its interface.
 
+mod client;
 mod config;
+mod coordinator;
 mod coverage_log;
 mod crash_reduction;
+mod executed_events;
 mod fatal;
 mod harness;
 mod overhead;
@@ -21,6 +24,8 @@ mod stop;
 mod summary;
 mod trim;
 
+pub use client::ClientRole;
+pub use coordinator::{DEFAULT_BROKER_PORT, Network, run_clients};
 pub use config::{DEFAULT_TIMEOUT, FuzzConfig};
 pub use coverage_log::{COVERAGE_CSV, CoveragePoint, read_coverage, resume_offset};
 pub use crash_reduction::{DEFAULT_CRASH_TESTS, reduce_new_crashes};

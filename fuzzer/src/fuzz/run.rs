@@ -8,7 +8,12 @@ use std::time::Instant;
 use libafl::HasMetadata;
 use libafl::corpus::Corpus;
 use libafl::corpus::HasCurrentCorpusId;
-use libafl::events::{SendExiting, SimpleRestartingEventManager};
+use libafl::events::{
+    AwaitRestartSafe, ClientDescription, Event, EventConfig, EventFirer, EventManagerHook,
+    EventReceiver, EventRestarter, EventWithStats, HasEventManagerId, ManagerKind,
+    ProgressReporter, SendExiting, ShouldSaveState, SimpleRestartingEventManager,
+    setup_restarting_mgr_llmp,
+};
 use libafl::executors::InProcessExecutor;
 use libafl::executors::hooks::inprocess::HasTimeout;
 use libafl::executors::hooks::timer::TimerStruct;
@@ -18,14 +23,17 @@ use libafl::monitors::NopMonitor;
 use libafl::mutators::SingleChoiceScheduledMutator;
 use libafl::schedulers::Scheduler;
 use libafl::state::{HasCorpus, HasExecutions, HasRand, StdState};
-use libafl_bolts::Error;
+use libafl_bolts::core_affinity::CoreId;
+use libafl_bolts::{ClientId, Error};
 use libafl_bolts::rands::{Rand, StdRand};
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
 use serde::{Deserialize, Serialize};
 
+use super::client::ClientRole;
 use super::config::FuzzConfig;
 use super::coverage_log::{CoverageLog, resume_offset};
+use super::executed_events::SendsExecuted;
 use super::fatal::FatalChannel;
 use super::harness::Harness;
 use super::overhead::{OverheadObserver, Recorder, measure};
@@ -44,7 +52,7 @@ use crate::feedback::{
     CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record,
 };
 use crate::grammar::Grammar;
-use crate::layout::QUEUE_DIR;
+use crate::layout::{CLIENT_PID, QUEUE_DIR};
 use crate::mutators::{
     HavocMutator, LastMutation, Mutation, ParentTrees, RecursionMutator, RegenerateMutator,
     RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator, Switched,
@@ -55,6 +63,54 @@ use crate::target::{memory_limit, require_instrumented};
 
 type State = StdState<DiskCorpus, ChoiceInput, StdRand, DiskCorpus>;
 type Manager = SimpleRestartingEventManager<ChoiceInput, NopMonitor, State, StdShMemProvider>;
+
+/// What the loop needs of its event manager: LibAFL's simple restarting manager for one core,
+/// its LLMP restarting manager for a client of a multi-core run.
+trait LoopManager:
+    EventFirer<ChoiceInput, State>
+    + EventRestarter<State>
+    + EventReceiver<ChoiceInput, State>
+    + ProgressReporter<State>
+    + SendExiting
+    + AwaitRestartSafe
+    + HasEventManagerId
+{
+}
+
+impl<T> LoopManager for T where
+    T: EventFirer<ChoiceInput, State>
+        + EventRestarter<State>
+        + EventReceiver<ChoiceInput, State>
+        + ProgressReporter<State>
+        + SendExiting
+        + AwaitRestartSafe
+        + HasEventManagerId
+{
+}
+
+/// Marks what another client sent as imported before the loop runs it, so that the entry it
+/// may become says where it came from.
+#[derive(Clone, Copy, Debug, Default)]
+struct MarkImports;
+
+impl EventManagerHook<ChoiceInput, State> for MarkImports {
+    fn pre_receive(
+        &mut self,
+        state: &mut State,
+        _client_id: ClientId,
+        event: &EventWithStats<ChoiceInput>,
+    ) -> Result<bool, Error> {
+        if !matches!(event.event(), Event::NewTestcase { .. }) {
+            return Ok(true);
+        }
+        *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
+            mutation: Mutation::Import,
+            existing: None,
+            repair: false,
+        };
+        Ok(true)
+    }
+}
 
 /// Progress that must survive LibAFL's restarts: how far seeding got, how often the process
 /// was restarted.
@@ -78,6 +134,9 @@ struct Prepared {
     map_size: usize,
     /// Where `coverage.csv` left off in earlier runs of this output directory.
     coverage_offset: (f64, u64),
+    /// Where `coverage.csv` and `summary.json` go: the output directory, or a client's own
+    /// directory under it in a multi-core run.
+    log_dir: std::path::PathBuf,
 }
 
 /// Runs one fuzzing campaign and returns its summary.
@@ -93,7 +152,8 @@ struct Prepared {
 /// ([`DirLock`]).
 pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let started = Instant::now();
-    let coverage = config.out.join(super::COVERAGE_CSV);
+    let log_dir = log_dir(&config);
+    let coverage = log_dir.join(super::COVERAGE_CSV);
     let execs_logged = || {
         super::read_coverage(&coverage)
             .ok()
@@ -118,7 +178,7 @@ pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
                     // The file is the fuzzing process's view, which knows nothing of the
                     // launches before it; a campaign reads the file, not this return value.
                     let json = serde_json::to_string(&*summary).expect("plain data serializes");
-                    crate::write_atomic(&config.out.join(SUMMARY), json.as_bytes())?;
+                    crate::write_atomic(&log_dir.join(SUMMARY), json.as_bytes())?;
                 }
                 return Ok(*summary);
             }
@@ -152,6 +212,13 @@ pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     }
 }
 
+/// Where a run writes `coverage.csv` and `summary.json`.
+fn log_dir(config: &FuzzConfig) -> std::path::PathBuf {
+    config
+        .client
+        .map_or_else(|| config.out.clone(), |role| role.dir(&config.out))
+}
+
 /// How often a run is resumed in the same invocation after its fuzzing process was lost
 /// beyond LibAFL's own restarts (a fault inside a fault handler, the kernel's out-of-memory
 /// killer): enough for an overnight run, few enough that a fault that recurs at once ends it.
@@ -171,44 +238,36 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
     let config = config.clone();
     let map_size = require_instrumented(config.target.name)?;
     quiet_library_backtraces();
-    let imported = crate::import::load(&config.grammar)?;
-    for warning in &imported.warnings {
-        tracing::warn!("{warning}");
-    }
-    let grammar = imported.grammar;
-    let analysis = crate::analysis::Analysis::new(&grammar);
-    for warning in analysis.check(&grammar)? {
-        tracing::warn!("{warning}");
-    }
-    let grammar: &'static Grammar = Box::leak(Box::new(grammar));
-    crate::sampler::Sampler::new(grammar, config.bounds)?;
-    let manifest = Manifest {
-        target: config.target.name.to_string(),
-        grammar: config.grammar.clone(),
-        grammar_fingerprint: format!("{:016x}", grammar.fingerprint()),
-        bounds: config.bounds.to_string(),
-        valid_only: config.criteria == SaveCriteria::ValidOnly,
-    };
+    let (grammar, manifest) = checked_manifest(&config)?;
+    let analysis = crate::analysis::Analysis::new(grammar);
+    let log_dir = log_dir(&config);
     if lock.is_none() {
         // Before anything is read or written there: two runs that both found the directory
         // empty would otherwise both write a manifest and number entries from the same start.
-        crate::create_dir(&config.out)?;
-        *lock = Some(DirLock::acquire(&config.out, "bonsai fuzz")?);
+        // A client locks its own directory: the coordinator holds the output directory's.
+        crate::create_dir(&log_dir)?;
+        *lock = Some(DirLock::acquire(&log_dir, "bonsai fuzz")?);
     }
-    let out = OutDir::prepare(&config.out, &manifest)?;
-    if out.resumed {
-        report_repairs(&repair(&out.root, grammar, config.bounds));
+    let mut out = OutDir::prepare(&config.out, &manifest)?;
+    match config.client {
+        // The coordinator repaired the directory before any client started.
+        Some(role) => out.resumed = role.resumed,
+        None if out.resumed => report_repairs(&repair(&out.root, grammar, config.bounds)),
+        None => {}
     }
     let (mut seeds, seeds_skipped) = load_seeds(&config, grammar, &out)?;
+    if let Some(role) = config.client {
+        seeds = share_seeds(seeds, role);
+    }
     if let Some(criterion) = config.seed_cover {
         seeds.extend(cover_seeds(grammar, &analysis, criterion, config.bounds)?);
         seeds.sort_by_key(|s| s.size);
     }
     let seen = out.seen_faults();
-    let summary_path = out.root.join(SUMMARY);
+    let summary_path = log_dir.join(SUMMARY);
     let _ = std::fs::remove_file(&summary_path);
     let coverage_offset = resume_offset(
-        &out.root,
+        &log_dir,
         Some(
             config
                 .grammar_feedback
@@ -225,6 +284,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         started: Instant::now(),
         map_size,
         coverage_offset,
+        log_dir,
     };
     crate::feedback::warm_symbol_cache();
     let supervisor = std::process::id();
@@ -234,9 +294,33 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
     // in one line, without the panic's backtrace.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let launched = catch_unwind(AssertUnwindSafe(|| {
+    let client = prepared.config.client;
+    let launched = catch_unwind(AssertUnwindSafe(|| -> Result<Option<Launch>, Error> {
         let mut shmem = StdShMemProvider::new()?;
-        Manager::launch(NopMonitor::new(), &mut shmem, true)
+        Ok(Some(match client {
+            None => {
+                let (state, manager) = Manager::launch(NopMonitor::new(), &mut shmem, true)?;
+                Launch::Alone(state, manager)
+            }
+            Some(role) => {
+                let description = ClientDescription::new(role.index, 0, CoreId(role.core));
+                // Every client runs every input it receives itself: its feedbacks judge by its
+                // own history, which another client's observers cannot tell.
+                let (state, manager) = setup_restarting_mgr_llmp::<_, _, NopMonitor, _, _>(
+                    shmem,
+                    EventConfig::AlwaysUnique,
+                    None,
+                    role.broker_port,
+                    ManagerKind::Client {
+                        client_description: description,
+                    },
+                    None,
+                    ShouldSaveState::OnRestart,
+                    tuple_list!(MarkImports),
+                )?;
+                Launch::Client(state, Box::new(manager))
+            }
+        }))
     }));
     std::panic::set_hook(hook);
     let stopped = |why: Diagnostic| {
@@ -251,15 +335,22 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         })
     };
     match launched {
-        Ok(Ok((state, manager))) => {
+        Ok(Ok(Some(launch))) => {
             // The fuzzing process.
             die_with_supervisor(supervisor);
-            let code = match fuzz(&prepared, state, manager, &fatal) {
-                Ok(()) => 0,
-                Err(_) => 2,
+            if client.is_some() {
+                let _ = std::fs::write(
+                    prepared.log_dir.join(CLIENT_PID),
+                    std::process::id().to_string(),
+                );
+            }
+            let result = match launch {
+                Launch::Alone(state, manager) => fuzz(&prepared, state, manager, &fatal),
+                Launch::Client(state, manager) => fuzz(&prepared, state, *manager, &fatal),
             };
-            std::process::exit(code);
+            std::process::exit(if result.is_ok() { 0 } else { 2 });
         }
+        Ok(Ok(None)) => unreachable!("a launch either fuzzes or fails"),
         Ok(Err(Error::ShuttingDown)) => {
             if let Some(why) = fatal.take() {
                 return Err(stopped(why));
@@ -293,7 +384,8 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         Diagnostic::error(format!("unreadable summary: {e}")).in_file(&summary_path)
     })?;
     let config = &prepared.config;
-    if config.reduce_crash_tests > 0 {
+    // A multi-core run's coordinator reduces the crashes of all clients once they all ended.
+    if config.reduce_crash_tests > 0 && config.client.is_none() {
         super::reduce_new_crashes(
             prepared.grammar,
             &prepared.out.root,
@@ -303,6 +395,63 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         );
     }
     Ok(Launched::Finished(Box::new(summary)))
+}
+
+/// The event manager a fuzzing process got from LibAFL, with the state it saved before a
+/// restart.
+enum Launch {
+    Alone(Option<State>, Manager),
+    Client(
+        Option<State>,
+        Box<
+            libafl::events::LlmpRestartingEventManager<
+                (MarkImports, ()),
+                ChoiceInput,
+                State,
+                <StdShMemProvider as ShMemProvider>::ShMem,
+                StdShMemProvider,
+            >,
+        >,
+    ),
+}
+
+/// A client's share of the seeds: every `count`-th one, so that the clients run the seeds
+/// side by side and send each other what they keep. Entries the run's clients wrote
+/// (numbered from `queue_below` on) are not seeds: the client receives them over LLMP.
+fn share_seeds(seeds: Vec<Seed>, role: ClientRole) -> Vec<Seed> {
+    seeds
+        .into_iter()
+        .filter(|seed| seed.existing.is_none_or(|n| n < role.queue_below))
+        .enumerate()
+        .filter(|(i, _)| i % role.count == role.index)
+        .map(|(_, seed)| seed)
+        .collect()
+}
+
+/// The run's grammar, checked as fuzzing needs it (warnings logged), and the manifest of the
+/// output directory it fuzzes into.
+pub(super) fn checked_manifest(
+    config: &FuzzConfig,
+) -> Result<(&'static Grammar, Manifest), Diagnostics> {
+    let imported = crate::import::load(&config.grammar)?;
+    for warning in &imported.warnings {
+        tracing::warn!("{warning}");
+    }
+    let grammar = imported.grammar;
+    let analysis = crate::analysis::Analysis::new(&grammar);
+    for warning in analysis.check(&grammar)? {
+        tracing::warn!("{warning}");
+    }
+    let grammar: &'static Grammar = Box::leak(Box::new(grammar));
+    crate::sampler::Sampler::new(grammar, config.bounds)?;
+    let manifest = Manifest {
+        target: config.target.name.to_string(),
+        grammar: config.grammar.clone(),
+        grammar_fingerprint: format!("{:016x}", grammar.fingerprint()),
+        bounds: config.bounds.to_string(),
+        valid_only: config.criteria == SaveCriteria::ValidOnly,
+    };
+    Ok((grammar, manifest))
 }
 
 /// A fuzzing process whose supervisor died has nobody to restart it or to read its summary,
@@ -337,7 +486,7 @@ pub fn quiet_library_backtraces() {
 }
 
 /// Says what a resume found half-written and made whole (see `corpus::repair`).
-fn report_repairs(repaired: &Repaired) {
+pub(super) fn report_repairs(repaired: &Repaired) {
     if repaired.temporaries > 0 {
         tracing::info!(
             "removed {} temporary files of writes an earlier run did not finish",
@@ -421,10 +570,10 @@ fn load_seeds(
 /// The fuzzing process: set up (or restore) the LibAFL state and run until a stop condition.
 /// When it cannot go on, the supervisor learns why through `fatal`, and LibAFL that this end
 /// is not a crash to restart from.
-fn fuzz(
+fn fuzz<EM: LoopManager>(
     prepared: &Prepared,
     state: Option<State>,
-    mut manager: Manager,
+    mut manager: EM,
     fatal: &FatalChannel,
 ) -> Result<(), Error> {
     let result = fuzz_in(prepared, state, &mut manager);
@@ -437,9 +586,15 @@ fn fuzz(
     result
 }
 
-fn fuzz_in(prepared: &Prepared, state: Option<State>, manager: &mut Manager) -> Result<(), Error> {
+fn fuzz_in<EM: LoopManager>(
+    prepared: &Prepared,
+    state: Option<State>,
+    manager: &mut EM,
+) -> Result<(), Error> {
     let config = &prepared.config;
     let replay = Rc::new(RefCell::new(LastExecution::default()));
+    let mut manager = SendsExecuted::new(manager, Rc::clone(&replay), config.bounds);
+    let manager = &mut manager;
     let replay_observer = ReplayObserver::new(Rc::clone(&replay));
     let edges = EdgeObserver::from_registered_counters();
     let mut feedback = ValidityFeedback::new(
@@ -466,8 +621,14 @@ fn fuzz_in(prepared: &Prepared, state: Option<State>, manager: &mut Manager) -> 
         None => {
             let mut state = StdState::new(
                 StdRand::with_seed(config.seed),
-                DiskCorpus::new(&prepared.out.root, Role::Queue, fingerprint),
-                DiskCorpus::new(&prepared.out.root, Role::Faults, fingerprint),
+                shared_if(
+                    DiskCorpus::new(&prepared.out.root, Role::Queue, fingerprint),
+                    config.client.is_some(),
+                ),
+                shared_if(
+                    DiskCorpus::new(&prepared.out.root, Role::Faults, fingerprint),
+                    config.client.is_some(),
+                ),
                 &mut feedback,
                 &mut objective,
             )?;
@@ -496,6 +657,10 @@ fn fuzz_in(prepared: &Prepared, state: Option<State>, manager: &mut Manager) -> 
     }
 }
 
+fn shared_if(corpus: DiskCorpus, shared: bool) -> DiskCorpus {
+    if shared { corpus.shared() } else { corpus }
+}
+
 /// What the loop is built from besides its scheduler: the feedbacks that built the state, and
 /// the observers they read, which the executor takes over.
 struct LoopParts {
@@ -506,15 +671,16 @@ struct LoopParts {
     edges: EdgeObserver,
 }
 
-fn fuzz_with<CS>(
+fn fuzz_with<CS, EM>(
     prepared: &Prepared,
     state: &mut State,
-    manager: &mut Manager,
+    manager: &mut EM,
     scheduler: CS,
     parts: LoopParts,
 ) -> Result<(), Error>
 where
     CS: Scheduler<ChoiceInput, State> + Energy<State>,
+    EM: LoopManager,
 {
     let LoopParts {
         feedback,
@@ -613,7 +779,7 @@ where
     let stop = Stop::new(config.stop, prepared.started);
     let status = Status::new(config.show_status, prepared.started);
     let timeline = CoverageLog::open(
-        &prepared.out.root,
+        &prepared.log_dir,
         config.criteria,
         prepared.started,
         prepared.coverage_offset,
@@ -684,7 +850,7 @@ where
         summary.overhead = measure(&recorder.borrow(), prepared.grammar, bounds, config.target);
     }
     let json = serde_json::to_string(&summary).expect("plain data serializes");
-    crate::write_atomic(&prepared.out.root.join(SUMMARY), json.as_bytes())
+    crate::write_atomic(&prepared.log_dir.join(SUMMARY), json.as_bytes())
         .map_err(|d| Error::os_error(std::io::Error::other(d), "writing the summary"))?;
     // Tells the supervisor that this exit is the end of the run, not a crash to restart from.
     manager.send_exiting()?;
@@ -694,14 +860,14 @@ where
 /// An empty choice sequence is a fresh sample: the harness draws every decision, so a
 /// generated input is sampled once, not once to generate and again to execute. Returns the
 /// entry it became, if it was kept.
-fn generate_one<E, Z>(
+fn generate_one<E, EM, Z>(
     fuzzer: &mut Z,
     state: &mut State,
     executor: &mut E,
-    manager: &mut Manager,
+    manager: &mut EM,
 ) -> Result<Option<libafl::corpus::CorpusId>, Error>
 where
-    Z: Evaluator<E, Manager, ChoiceInput, State>,
+    Z: Evaluator<E, EM, ChoiceInput, State>,
 {
     *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
         mutation: Mutation::Generate,
@@ -749,6 +915,7 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         stop: stop.to_string(),
         out: prepared.out.root.clone(),
         overhead: None,
+        clients: None,
         kpaths: Some(
             state
                 .metadata::<crate::feedback::QueuePaths>()

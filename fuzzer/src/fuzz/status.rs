@@ -137,7 +137,7 @@ impl Status {
     }
 }
 
-fn format_elapsed(d: Duration) -> String {
+pub(super) fn format_elapsed(d: Duration) -> String {
     let s = d.as_secs();
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }

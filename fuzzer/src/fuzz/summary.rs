@@ -52,4 +52,7 @@ pub struct Summary {
     /// Present when the run measured the engine's overhead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<super::Overhead>,
+    /// The clients of a multi-core run (`--cores`); absent for one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<usize>,
 }

@@ -1,0 +1,119 @@
+//! The event manager of a multi-core run's client, sending each new entry as it was run.
+//!
+//! LibAFL sends another client the input the loop handed to the executor. For Bonsai that is
+//! not the entry: the harness draws fresh choices where a sequence runs out (a generated
+//! input is an empty sequence), and the feedback saves the sequence the execution consumed.
+//! Sent as handed over, a generated input would be sampled afresh by every receiver, each
+//! drawing another program. The entry's own sequence replays to the same text everywhere.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use libafl::events::{
+    AwaitRestartSafe, Event, EventFirer, EventManagerId, EventReceiver, EventRestarter,
+    EventWithStats, HasEventManagerId, ProgressReporter, SendExiting,
+};
+use libafl_bolts::Error;
+
+use crate::choice::ChoiceInput;
+use crate::observer::LastExecution;
+use crate::sampler::Bounds;
+
+pub(super) struct SendsExecuted<'a, EM> {
+    inner: &'a mut EM,
+    replay: Rc<RefCell<LastExecution>>,
+    bounds: Bounds,
+}
+
+impl<'a, EM> SendsExecuted<'a, EM> {
+    pub(super) fn new(inner: &'a mut EM, replay: Rc<RefCell<LastExecution>>, bounds: Bounds) -> Self {
+        Self {
+            inner,
+            replay,
+            bounds,
+        }
+    }
+}
+
+impl<EM, S> EventFirer<ChoiceInput, S> for SendsExecuted<'_, EM>
+where
+    EM: EventFirer<ChoiceInput, S>,
+{
+    fn fire(&mut self, state: &mut S, mut event: EventWithStats<ChoiceInput>) -> Result<(), Error> {
+        if let Event::NewTestcase { input, .. } = event.event_mut() {
+            let replay = self.replay.borrow();
+            *input = ChoiceInput::new(replay.sample.choices.clone(), self.bounds)
+                .with_words(replay.words.clone());
+        }
+        self.inner.fire(state, event)
+    }
+
+    fn should_send(&self) -> bool {
+        self.inner.should_send()
+    }
+}
+
+impl<EM, S> EventRestarter<S> for SendsExecuted<'_, EM>
+where
+    EM: EventRestarter<S>,
+{
+    fn on_restart(&mut self, state: &mut S) -> Result<(), Error> {
+        self.inner.on_restart(state)
+    }
+}
+
+impl<EM, S> EventReceiver<ChoiceInput, S> for SendsExecuted<'_, EM>
+where
+    EM: EventReceiver<ChoiceInput, S>,
+{
+    fn try_receive(
+        &mut self,
+        state: &mut S,
+    ) -> Result<Option<(EventWithStats<ChoiceInput>, bool)>, Error> {
+        self.inner.try_receive(state)
+    }
+
+    fn on_interesting(
+        &mut self,
+        state: &mut S,
+        event: EventWithStats<ChoiceInput>,
+    ) -> Result<(), Error> {
+        self.inner.on_interesting(state, event)
+    }
+}
+
+impl<EM, S> ProgressReporter<S> for SendsExecuted<'_, EM>
+where
+    EM: ProgressReporter<S>,
+{
+    fn maybe_report_progress(&mut self, state: &mut S, monitor_timeout: Duration) -> Result<(), Error> {
+        self.inner.maybe_report_progress(state, monitor_timeout)
+    }
+
+    fn report_progress(&mut self, state: &mut S) -> Result<(), Error> {
+        self.inner.report_progress(state)
+    }
+}
+
+impl<EM: SendExiting> SendExiting for SendsExecuted<'_, EM> {
+    fn send_exiting(&mut self) -> Result<(), Error> {
+        self.inner.send_exiting()
+    }
+
+    fn on_shutdown(&mut self) -> Result<(), Error> {
+        self.inner.on_shutdown()
+    }
+}
+
+impl<EM: AwaitRestartSafe> AwaitRestartSafe for SendsExecuted<'_, EM> {
+    fn await_restart_safe(&mut self) {
+        self.inner.await_restart_safe();
+    }
+}
+
+impl<EM: HasEventManagerId> HasEventManagerId for SendsExecuted<'_, EM> {
+    fn mgr_id(&self) -> EventManagerId {
+        self.inner.mgr_id()
+    }
+}
