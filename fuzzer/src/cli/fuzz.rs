@@ -182,6 +182,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
             .execs
             .map(|n| n.div_ceil(role.count as u64).max(1));
         config.measure_overhead = None;
+        config.seed = role.seed(config.seed);
         crate::fuzz::run(config)?;
         return Ok(());
     }
@@ -233,7 +234,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
 }
 
 /// A list of cores as `taskset` and LibAFL take it: `all`, `3`, `0-3`, `0,2,5-7`. Each must
-/// exist on this machine.
+/// exist on this machine; a core named twice runs two clients (LibAFL's overcommit).
 fn parse_cores(text: &str) -> Result<CoreList, String> {
     let available = std::thread::available_parallelism().map_or(1, usize::from);
     if text.trim() == "all" {
@@ -260,9 +261,7 @@ fn parse_cores(text: &str) -> Result<CoreList, String> {
                     available - 1
                 ));
             }
-            if !cores.contains(&core) {
-                cores.push(core);
-            }
+            cores.push(core);
         }
     }
     Ok(CoreList(cores))

@@ -88,6 +88,20 @@ impl ClientRole {
         text
     }
 
+    /// The client's own random seed from the run's `--seed`: clients that drew the same
+    /// decisions would run the same inputs, each finding what the other finds at the same
+    /// moment. The machine's name and the broker's port make the clients of different
+    /// machines differ too; the same command on the same machine draws the same again.
+    pub fn seed(&self, run_seed: u64) -> u64 {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let mut hasher = fnv::FnvHasher::default();
+        std::hash::Hasher::write(
+            &mut hasher,
+            format!("{run_seed};{};{};{}", self.index, self.broker_port, host.trim()).as_bytes(),
+        );
+        std::hash::Hasher::finish(&hasher)
+    }
+
     /// `OUT/clients/<index>`: the client's log, pid, coverage.csv and summary.json.
     pub fn dir(&self, out: &Path) -> PathBuf {
         client_dir(out, self.index)
@@ -120,6 +134,23 @@ mod tests {
             ..role
         };
         assert_eq!(ClientRole::parse(&fresh.to_env()), Some(fresh));
+    }
+
+    #[test]
+    fn clients_draw_different_decisions() {
+        let role = |index, broker_port| ClientRole {
+            index,
+            count: 2,
+            core: 0,
+            broker_port,
+            resumed: false,
+            queue_below: 0,
+            time_left: None,
+        };
+        assert_ne!(role(0, 1337).seed(7), role(1, 1337).seed(7));
+        assert_ne!(role(0, 1337).seed(7), role(0, 1338).seed(7));
+        assert_ne!(role(0, 1337).seed(7), role(0, 1337).seed(8));
+        assert_eq!(role(1, 1337).seed(7), role(1, 1337).seed(7));
     }
 
     #[test]

@@ -200,14 +200,12 @@ fn start_broker(network: &Network) -> Result<Broker, Diagnostics> {
         .map_err(|e| fail(format!("cannot create shared memory for LLMP: {e}")))?;
     let hook = StdLlmpEventHook::<ChoiceInput, NopMonitor>::new(NopMonitor::new())
         .map_err(|e| fail(format!("cannot create the LLMP broker: {e}")))?;
-    let mut broker = LlmpBroker::create_attach_to_tcp(shmem, tuple_list!(hook), network.broker_port)
-        .map_err(|e| {
-            fail(format!(
-                "cannot listen on port {} for the clients: {e} (another run's broker? choose \
-                 another with --broker-port)",
-                network.broker_port
-            ))
-        })?;
+    let mut broker = LlmpBroker::new(shmem, tuple_list!(hook))
+        .map_err(|e| fail(format!("cannot create the LLMP broker: {e}")))?;
+    // The link to the other machine first, the listener for this machine's clients after: the
+    // listener numbers clients from where the broker's count stands when it starts, and the
+    // link, numbered later, would share its number with the first client; each would then
+    // drop the other's messages as its own (LLMP 0.16 leaves broker ids to the caller).
     if let Some(remote) = &network.connect {
         let address = resolve(remote)?;
         broker
@@ -215,6 +213,16 @@ fn start_broker(network: &Network) -> Result<Broker, Diagnostics> {
             .connect_b2b(address)
             .map_err(|e| fail(format!("cannot connect to the broker at {remote}: {e}")))?;
     }
+    broker
+        .inner_mut()
+        .launch_tcp_listener_on(network.broker_port)
+        .map_err(|e| {
+            fail(format!(
+                "cannot listen on port {} for the clients: {e} (another run's broker? choose \
+                 another with --broker-port)",
+                network.broker_port
+            ))
+        })?;
     Ok(broker)
 }
 

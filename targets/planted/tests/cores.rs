@@ -1,0 +1,305 @@
+//! `bonsai fuzz --cores` and `--connect`: clients sharing entries over LLMP, one output
+//! directory, and what survives a SIGKILL of a client or of the whole run.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{fuzz_command, summary_of};
+
+/// Two clients: on two cores where the machine has them, else twice on core 0.
+fn two_cores() -> &'static str {
+    if std::thread::available_parallelism().map_or(1, usize::from) >= 2 {
+        "0,1"
+    } else {
+        "0,0"
+    }
+}
+
+/// A TCP port nobody listens on now.
+fn free_port() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port().to_string()
+}
+
+/// Every complete queue entry: number → its `.choices` bytes.
+fn entries(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    for entry in std::fs::read_dir(out.join("queue")).into_iter().flatten() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "meta") {
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            let choices = std::fs::read(path.with_extension("choices")).unwrap();
+            found.insert(stem, choices);
+        }
+    }
+    found
+}
+
+fn meta(out: &Path, stem: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join("queue").join(format!("{stem}.meta"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn start(out: &Path, extra: &[&str]) -> Child {
+    fuzz_command(out, extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn finish(child: Child) -> serde_json::Value {
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "fuzz failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    summary_of(&output.stdout)
+}
+
+/// Waits until `path` holds a process id and returns it.
+fn pid_in(path: &Path, within: Duration) -> i32 {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "{} never appeared", path.display());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+#[test]
+fn clients_share_entries_and_write_each_one_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let port = free_port();
+    let summary = finish(start(
+        &out,
+        &[
+            "--bounds", "3,3,3", "--time", "12s", "--cores", two_cores(), "--broker-port", &port,
+        ],
+    ));
+    assert_eq!(summary["clients"], 2, "{summary}");
+    let queue = entries(&out);
+    assert_eq!(summary["corpus"].as_u64().unwrap() as usize, queue.len());
+    assert!(queue.len() > 20, "{summary}");
+    // Each content once on disk: what one client received from the other is not written again.
+    let distinct: BTreeSet<&Vec<u8>> = queue.values().collect();
+    assert_eq!(distinct.len(), queue.len(), "an entry was written twice");
+    assert!(
+        queue.keys().all(|stem| meta(&out, stem)["mutator"] != "import"),
+        "a received entry was written into the directory it came from"
+    );
+    let mut client_execs = 0;
+    for k in 0..2 {
+        let part: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join(format!("clients/{k}/summary.json"))).unwrap(),
+        )
+        .unwrap();
+        client_execs += part["execs"].as_u64().unwrap();
+        // Each client holds most of the shared queue: it received what the other found.
+        let held = part["corpus"].as_u64().unwrap() as usize;
+        assert!(
+            held * 10 >= queue.len() * 6,
+            "client {k} holds {held} of {} entries: nothing was shared",
+            queue.len()
+        );
+    }
+    assert_eq!(summary["execs"].as_u64().unwrap(), client_execs);
+    // One coverage.csv for the run, whose executions grow to the summary's.
+    let log = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    let last: Vec<&str> = log.lines().last().unwrap().split(',').collect();
+    assert_eq!(last[1].parse::<u64>().unwrap(), client_execs, "{log}");
+    assert!(log.lines().count() > 5, "{log}");
+    // Every entry replays to its text, whichever client wrote it.
+    let replay = common::bonsai(&[
+        "replay",
+        "--target",
+        "planted",
+        "--grammar",
+        common::grammar_path().to_str().unwrap(),
+        out.join("queue").to_str().unwrap(),
+    ]);
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+}
+
+/// The parent of a process, from `/proc`.
+fn parent_of(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    after_name.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+/// SIGKILLs the process whose id `pid_file` holds. A client's fuzzing process is restarted
+/// by LibAFL after each crash the planted target has, with a new id: read and kill again
+/// until the kill lands.
+fn kill_client(pid_file: &Path, parent: bool) -> i32 {
+    for _ in 0..50 {
+        let pid = pid_in(pid_file, Duration::from_secs(20));
+        let target = if parent { parent_of(pid) } else { pid };
+        // SAFETY: plain system call.
+        if alive(pid) && unsafe { libc::kill(target, libc::SIGKILL) } == 0 {
+            return target;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("could not kill the client of {}", pid_file.display());
+}
+
+#[test]
+fn killed_clients_are_started_again_and_nothing_saved_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let port = free_port();
+    let run = start(
+        &out,
+        &[
+            "--bounds", "3,3,3", "--time", "25s", "--cores", two_cores(), "--broker-port", &port,
+        ],
+    );
+    pid_in(&out.join("clients/1/pid"), Duration::from_secs(20));
+    std::thread::sleep(Duration::from_secs(5));
+    let before = entries(&out);
+    assert!(!before.is_empty());
+    // Client 1's fuzzing process: its supervisor starts it again from the shared queue.
+    kill_client(&out.join("clients/1/pid"), false);
+    std::thread::sleep(Duration::from_secs(3));
+    // Client 0's supervisor, fuzzing process and all: the coordinator starts it again.
+    kill_client(&out.join("clients/0/pid"), true);
+    let output = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let summary = summary_of(&output.stdout);
+    let after = entries(&out);
+    for (stem, choices) in &before {
+        assert_eq!(after.get(stem), Some(choices), "entry {stem} was lost or changed");
+    }
+    assert!(summary["restarts"].as_u64().unwrap() >= 2, "{summary}");
+    let client_log = std::fs::read_to_string(out.join("clients/1/log")).unwrap();
+    assert!(
+        client_log.contains("the fuzzing process was lost"),
+        "client 1:\n{client_log}"
+    );
+    assert!(stderr.contains("client 0 was lost"), "{stderr}");
+    // Both went on fuzzing to the end of the run.
+    for k in 0..2 {
+        let log = std::fs::read_to_string(out.join(format!("clients/{k}/coverage.csv"))).unwrap();
+        let last_secs: f64 = log.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
+        assert!(last_secs > 15.0, "client {k} stopped at {last_secs}s:\n{log}");
+    }
+}
+
+#[test]
+fn a_killed_run_resumes_with_every_saved_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let port = free_port();
+    let mut run = start(
+        &out,
+        &[
+            "--bounds", "3,3,3", "--time", "60s", "--cores", two_cores(), "--broker-port", &port,
+        ],
+    );
+    let clients: Vec<i32> = (0..2)
+        .map(|k| pid_in(&out.join(format!("clients/{k}/pid")), Duration::from_secs(20)))
+        .collect();
+    std::thread::sleep(Duration::from_secs(6));
+    run.kill().unwrap();
+    run.wait().unwrap();
+    // The clients die with the coordinator: nobody goes on writing into the directory.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while clients.iter().any(|&pid| alive(pid)) {
+        assert!(Instant::now() < deadline, "a client outlived its coordinator");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let before = entries(&out);
+    assert!(!before.is_empty());
+    let port = free_port();
+    let summary = finish(start(
+        &out,
+        &[
+            "--bounds", "3,3,3", "--time", "6s", "--cores", two_cores(), "--broker-port", &port,
+        ],
+    ));
+    let after = entries(&out);
+    for (stem, choices) in &before {
+        assert_eq!(after.get(stem), Some(choices), "entry {stem} was lost or changed");
+    }
+    // The resumed clients seeded from the queue: every saved entry, shared among them.
+    assert!(
+        summary["seeds_loaded"].as_u64().unwrap() as usize >= before.len(),
+        "{summary}"
+    );
+}
+
+#[test]
+fn two_machines_on_loopback_receive_each_others_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let first_out = dir.path().join("first");
+    let second_out = dir.path().join("second");
+    let first_port = free_port();
+    let first = start(
+        &first_out,
+        &["--bounds", "3,3,3", "--time", "14s", "--cores", "0", "--broker-port", &first_port],
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let second_port = free_port();
+    let connect = format!("127.0.0.1:{first_port}");
+    let core = if two_cores() == "0,1" { "1" } else { "0" };
+    let second = start(
+        &second_out,
+        &[
+            "--bounds", "3,3,3", "--time", "10s", "--cores", core, "--broker-port", &second_port,
+            "--connect", &connect,
+        ],
+    );
+    finish(second);
+    finish(first);
+    let first_entries = entries(&first_out);
+    let second_entries = entries(&second_out);
+    let found_by_first: BTreeSet<&Vec<u8>> = first_entries.values().collect();
+    let received: Vec<&String> = second_entries
+        .iter()
+        .filter(|(stem, choices)| {
+            meta(&second_out, stem)["mutator"] == "import" && found_by_first.contains(choices)
+        })
+        .map(|(stem, _)| stem)
+        .collect();
+    assert!(
+        !received.is_empty(),
+        "no entry of the first machine reached the second's queue ({} and {} entries)",
+        first_entries.len(),
+        second_entries.len()
+    );
+    let found_by_second: BTreeSet<&Vec<u8>> = second_entries
+        .iter()
+        .filter(|(stem, _)| meta(&second_out, stem)["mutator"] != "import")
+        .map(|(_, c)| c)
+        .collect();
+    assert!(
+        first_entries.iter().any(|(stem, choices)| {
+            meta(&first_out, stem)["mutator"] == "import" && found_by_second.contains(choices)
+        }),
+        "no entry of the second machine reached the first's queue"
+    );
+}
+
