@@ -442,6 +442,8 @@ fn summarize(
         trim: None,
         kpaths: parts.iter().filter_map(|s| s.kpaths).max(),
         overhead: None,
+        received: Some(parts.iter().filter_map(|s| s.received).sum()),
+        receive_secs: Some(parts.iter().filter_map(|s| s.receive_secs).sum()),
         clients: Some(clients.len()),
     })
 }

@@ -8,7 +8,10 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use libafl::HasMetadata;
+use serde::{Deserialize, Serialize};
 
 use libafl::events::{
     AwaitRestartSafe, Event, EventFirer, EventManagerId, EventReceiver, EventRestarter,
@@ -24,7 +27,19 @@ pub(super) struct SendsExecuted<'a, EM> {
     inner: &'a mut EM,
     replay: Rc<RefCell<LastExecution>>,
     bounds: Bounds,
+    /// When the batch of received events being handled now began to arrive.
+    receiving_since: Option<Instant>,
 }
+
+/// State metadata: what receiving other clients' entries cost this client: how many arrived,
+/// and the seconds from the first event of each batch to the end of the batch (decoding,
+/// running each input again, saving what is new). Divided, the cost of one shared entry.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Received {
+    pub entries: u64,
+    pub seconds: f64,
+}
+libafl_bolts::impl_serdeany!(Received);
 
 impl<'a, EM> SendsExecuted<'a, EM> {
     pub(super) fn new(inner: &'a mut EM, replay: Rc<RefCell<LastExecution>>, bounds: Bounds) -> Self {
@@ -32,6 +47,7 @@ impl<'a, EM> SendsExecuted<'a, EM> {
             inner,
             replay,
             bounds,
+            receiving_since: None,
         }
     }
 }
@@ -66,12 +82,27 @@ where
 impl<EM, S> EventReceiver<ChoiceInput, S> for SendsExecuted<'_, EM>
 where
     EM: EventReceiver<ChoiceInput, S>,
+    S: HasMetadata,
 {
     fn try_receive(
         &mut self,
         state: &mut S,
     ) -> Result<Option<(EventWithStats<ChoiceInput>, bool)>, Error> {
-        self.inner.try_receive(state)
+        let now = Instant::now();
+        let received = self.inner.try_receive(state)?;
+        match (&received, self.receiving_since) {
+            (Some((event, _)), since) if matches!(event.event(), Event::NewTestcase { .. }) => {
+                state.metadata_or_insert_with(Received::default).entries += 1;
+                self.receiving_since = since.or(Some(now));
+            }
+            (None, Some(since)) => {
+                state.metadata_or_insert_with(Received::default).seconds +=
+                    since.elapsed().as_secs_f64();
+                self.receiving_since = None;
+            }
+            _ => {}
+        }
+        Ok(received)
     }
 
     fn on_interesting(

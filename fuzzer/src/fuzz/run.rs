@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use super::client::ClientRole;
 use super::config::FuzzConfig;
 use super::coverage_log::{CoverageLog, resume_offset};
-use super::executed_events::SendsExecuted;
+use super::executed_events::{Received, SendsExecuted};
 use super::fatal::FatalChannel;
 use super::harness::Harness;
 use super::overhead::{OverheadObserver, Recorder, measure};
@@ -915,6 +915,12 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         stop: stop.to_string(),
         out: prepared.out.root.clone(),
         overhead: None,
+        received: config
+            .client
+            .map(|_| state.metadata::<Received>().map_or(0, |r| r.entries)),
+        receive_secs: config
+            .client
+            .map(|_| state.metadata::<Received>().map_or(0.0, |r| r.seconds)),
         clients: None,
         kpaths: Some(
             state

@@ -52,6 +52,12 @@ pub struct Summary {
     /// Present when the run measured the engine's overhead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<super::Overhead>,
+    /// Entries received from other clients, and the seconds spent taking them in (running
+    /// each again, saving what is new); absent for one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_secs: Option<f64>,
     /// The clients of a multi-core run (`--cores`); absent for one core.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clients: Option<usize>,
