@@ -31,6 +31,8 @@ pub struct NewCampaign {
     /// `CampaignState::budget_secs`).
     pub total: Option<Duration>,
     pub jobs: usize,
+    /// Cores per node (`bonsai fuzz --cores`); 1: single-core nodes.
+    pub cores_per_node: usize,
     pub seed: u64,
     pub timeout_ms: u64,
     pub save_on: CoverageGrain,
@@ -46,7 +48,7 @@ pub struct NewCampaign {
 /// Either start `DIR` afresh or continue the campaign recorded in `DIR/campaign.json`.
 #[derive(Clone, Debug)]
 pub enum CampaignMode {
-    New(NewCampaign),
+    New(Box<NewCampaign>),
     /// Resume; `jobs` overrides the recorded number of parallel nodes (a different machine).
     Resume {
         jobs: Option<usize>,
@@ -63,6 +65,10 @@ pub struct CampaignConfig {
     /// Show the lattice view (a live view on a terminal, log lines otherwise).
     pub show_progress: bool,
 }
+
+/// Measured on the README's campaign (docs/results.md, "Campaign: cores per node"): single-core
+/// nodes side by side reach the top node's coverage sooner than nodes of two cores each.
+pub const DEFAULT_CORES_PER_NODE: usize = 1;
 
 /// One process per core by default: nodes are independent single-threaded fuzzers.
 pub fn default_jobs() -> usize {

@@ -20,7 +20,9 @@ mod state;
 mod view;
 mod worklist;
 
-pub use config::{CampaignConfig, CampaignMode, NewCampaign, NodeBudget, default_jobs};
+pub use config::{
+    CampaignConfig, CampaignMode, DEFAULT_CORES_PER_NODE, NewCampaign, NodeBudget, default_jobs,
+};
 pub use run::run;
 pub use state::{CampaignState, NodeState, STATE_FILE, load_state};
 pub use worklist::{LOGS_DIR, NODES_DIR};

@@ -174,6 +174,7 @@ fn create(dir: &Path, new: &NewCampaign) -> Result<(CampaignState, Lattice), Dia
         node_execs: new.budget.execs,
         budget_secs: new.total.map(|t| t.as_secs_f64()),
         jobs: new.jobs,
+        cores_per_node: new.cores_per_node,
         seed: new.seed,
         timeout_ms: new.timeout_ms,
         save_on: new.save_on,

@@ -28,6 +28,9 @@ pub struct NodeCommand {
     pub budget: NodeBudget,
     /// The child's stderr (its status lines and warnings) is appended here.
     pub log: PathBuf,
+    /// With more than one core per node: the cores its clients run on, and the port of its
+    /// LLMP broker.
+    pub cores: Option<(Vec<usize>, u16)>,
 }
 
 impl NodeCommand {
@@ -76,6 +79,18 @@ impl NodeCommand {
             args.push("--execs".into());
             args.push(n.to_string());
         }
+        if let Some((cores, port)) = &self.cores {
+            args.push("--cores".into());
+            args.push(
+                cores
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
+            args.push("--broker-port".into());
+            args.push(port.to_string());
+        }
         args
     }
 }
@@ -88,6 +103,8 @@ pub struct NodeProcess {
     pub started: Instant,
     /// Wall time the node had already spent in earlier attempts.
     pub earlier_secs: f64,
+    /// The cores its clients run on, when it has more than one.
+    pub cores: Vec<usize>,
 }
 
 impl NodeProcess {
@@ -120,6 +137,11 @@ impl NodeProcess {
             child,
             started: Instant::now(),
             earlier_secs,
+            cores: command
+                .cores
+                .as_ref()
+                .map(|(cores, _)| cores.clone())
+                .unwrap_or_default(),
         })
     }
 

@@ -82,6 +82,10 @@ pub struct CampaignState {
     #[serde(default)]
     pub budget_secs: Option<f64>,
     pub jobs: usize,
+    /// Cores each node fuzzes with; campaigns recorded before the option ran single-core
+    /// nodes.
+    #[serde(default = "one")]
+    pub cores_per_node: usize,
     pub seed: u64,
     pub timeout_ms: u64,
     /// What new coverage keeps an input in every node. Campaigns recorded before the choice
@@ -214,6 +218,10 @@ pub(crate) fn load_with_lattice(dir: &Path) -> Result<(CampaignState, Lattice), 
     Ok((state, lattice))
 }
 
+fn one() -> usize {
+    1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,6 +240,7 @@ mod tests {
             node_execs: None,
             budget_secs: None,
             jobs: 1,
+            cores_per_node: 1,
             seed: 0,
             timeout_ms: 100,
             save_on: CoverageGrain::Edges,

@@ -237,6 +237,7 @@ mod tests {
             node_execs: None,
             budget_secs: None,
             jobs: 2,
+            cores_per_node: 1,
             seed: 0,
             timeout_ms: 1,
             save_on: crate::feedback::CoverageGrain::Edges,

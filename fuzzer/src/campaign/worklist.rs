@@ -292,6 +292,37 @@ impl WorkList<'_> {
         ((total - spent) / to_start.max(1) as f64).clamp(1.0, cap)
     }
 
+    /// The cores and broker port of a node that fuzzes with more than one core: the cores no
+    /// running node uses, lowest first (shared again when the machine has too few), and a
+    /// port the system has free now.
+    fn node_cores(&self, running: &[NodeProcess]) -> Result<Option<(Vec<usize>, u16)>, Diagnostic> {
+        let k = self.state.cores_per_node;
+        if k <= 1 {
+            return Ok(None);
+        }
+        let available = std::thread::available_parallelism().map_or(1, usize::from);
+        let busy: Vec<usize> = running
+            .iter()
+            .flat_map(|p| p.cores.iter().copied())
+            .collect();
+        let mut cores: Vec<usize> = (0..available)
+            .filter(|c| !busy.contains(c))
+            .take(k)
+            .collect();
+        let mut next = 0;
+        while cores.len() < k {
+            cores.push(next % available);
+            next += 1;
+        }
+        let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .map_err(|e| {
+                Diagnostic::error(format!("cannot find a free port for a node's broker: {e}"))
+            })?;
+        Ok(Some((cores, port)))
+    }
+
     /// Merges the predecessors' queues into the node's seeds, records the node as running
     /// and starts its fuzzer. A node that ran before resumes from its own queue (same
     /// `--out`) with the rest of its time budget.
@@ -352,6 +383,7 @@ impl WorkList<'_> {
             timeout_ms: self.state.timeout_ms,
             budget,
             log: self.dir.join(LOGS_DIR).join(format!("{name}.log")),
+            cores: self.node_cores(running)?,
         };
         {
             let shared = self.state.budget_secs.is_some();

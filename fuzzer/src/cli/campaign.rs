@@ -64,9 +64,15 @@ pub struct CampaignArgs {
     /// Stop each node after this many executions (reproducible campaigns).
     #[arg(long, value_name = "N")]
     node_execs: Option<u64>,
-    /// Nodes fuzzed at once (default: the number of cores). Also accepted with --resume.
+    /// Nodes fuzzed at once (default: the number of cores divided by --cores-per-node). Also
+    /// accepted with --resume.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// Cores each node fuzzes with (`bonsai fuzz --cores`, clients sharing entries over
+    /// LLMP); 1 runs single-core nodes side by side. See docs/multi-core.md for the measured
+    /// choice of the default.
+    #[arg(long, value_name = "K", default_value_t = crate::campaign::DEFAULT_CORES_PER_NODE)]
+    cores_per_node: usize,
     /// Random seed (each node derives its own from it).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -109,6 +115,9 @@ pub struct CampaignArgs {
 }
 
 pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    if args.cores_per_node == 0 {
+        return Err(Diagnostic::error("--cores-per-node must be at least 1").into());
+    }
     if args.jobs == Some(0) {
         return Err(Diagnostic::error("--jobs must be at least 1").into());
     }
@@ -169,7 +178,10 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                     execs: args.node_execs,
                 },
                 total: args.budget,
-                jobs: args.jobs.unwrap_or_else(default_jobs),
+                jobs: args
+                    .jobs
+                    .unwrap_or_else(|| (default_jobs() / args.cores_per_node).max(1)),
+                cores_per_node: args.cores_per_node,
                 seed: args.seed,
                 timeout_ms: args.timeout_ms,
                 save_on: args.save_on,
@@ -177,7 +189,7 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                 grammar_feedback: args.grammar_feedback,
                 seeds: args.seeds,
             };
-            (out, CampaignMode::New(new))
+            (out, CampaignMode::New(Box::new(new)))
         }
         (None, None) => unreachable!("clap requires --out or --resume"),
     };

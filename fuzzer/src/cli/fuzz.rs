@@ -194,7 +194,10 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     let summary = match cores {
         Some(cores) => {
             if config.measure_overhead.is_some() {
-                return Err(Diagnostic::error("--measure-overhead needs a single core: leave out --cores").into());
+                return Err(Diagnostic::error(
+                    "--measure-overhead needs a single core: leave out --cores",
+                )
+                .into());
             }
             let network = crate::fuzz::Network {
                 broker_port: args.broker_port,

@@ -38,9 +38,10 @@ impl ClientRole {
     /// The role in the environment, if this process is a client; a malformed one is an error.
     pub fn from_env() -> Option<Result<Self, Diagnostic>> {
         let text = std::env::var(CLIENT_ROLE_VAR).ok()?;
-        Some(Self::parse(&text).ok_or_else(|| {
-            Diagnostic::error(format!("malformed {CLIENT_ROLE_VAR}: `{text}`"))
-        }))
+        Some(
+            Self::parse(&text)
+                .ok_or_else(|| Diagnostic::error(format!("malformed {CLIENT_ROLE_VAR}: `{text}`"))),
+        )
     }
 
     fn parse(text: &str) -> Option<Self> {
@@ -72,7 +73,7 @@ impl ClientRole {
     }
 
     /// The value of [`CLIENT_ROLE_VAR`] that hands this role over.
-    pub fn to_env(&self) -> String {
+    pub fn to_env(self) -> String {
         let mut text = format!(
             "index={};count={};core={};port={};resumed={};queue_below={}",
             self.index,
@@ -97,7 +98,13 @@ impl ClientRole {
         let mut hasher = fnv::FnvHasher::default();
         std::hash::Hasher::write(
             &mut hasher,
-            format!("{run_seed};{};{};{}", self.index, self.broker_port, host.trim()).as_bytes(),
+            format!(
+                "{run_seed};{};{};{}",
+                self.index,
+                self.broker_port,
+                host.trim()
+            )
+            .as_bytes(),
         );
         std::hash::Hasher::finish(&hasher)
     }

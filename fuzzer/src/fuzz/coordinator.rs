@@ -395,9 +395,8 @@ fn summarize(
             )
             .in_file(&path)
         })?;
-        let summary: Summary = serde_json::from_str(&text).map_err(|e| {
-            Diagnostic::error(format!("unreadable summary: {e}")).in_file(&path)
-        })?;
+        let summary: Summary = serde_json::from_str(&text)
+            .map_err(|e| Diagnostic::error(format!("unreadable summary: {e}")).in_file(&path))?;
         parts.push(summary);
     }
     let elapsed = started.elapsed().as_secs_f64();

@@ -42,7 +42,11 @@ pub struct Received {
 libafl_bolts::impl_serdeany!(Received);
 
 impl<'a, EM> SendsExecuted<'a, EM> {
-    pub(super) fn new(inner: &'a mut EM, replay: Rc<RefCell<LastExecution>>, bounds: Bounds) -> Self {
+    pub(super) fn new(
+        inner: &'a mut EM,
+        replay: Rc<RefCell<LastExecution>>,
+        bounds: Bounds,
+    ) -> Self {
         Self {
             inner,
             replay,
@@ -118,7 +122,11 @@ impl<EM, S> ProgressReporter<S> for SendsExecuted<'_, EM>
 where
     EM: ProgressReporter<S>,
 {
-    fn maybe_report_progress(&mut self, state: &mut S, monitor_timeout: Duration) -> Result<(), Error> {
+    fn maybe_report_progress(
+        &mut self,
+        state: &mut S,
+        monitor_timeout: Duration,
+    ) -> Result<(), Error> {
         self.inner.maybe_report_progress(state, monitor_timeout)
     }
 

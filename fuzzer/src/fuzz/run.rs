@@ -24,10 +24,10 @@ use libafl::mutators::SingleChoiceScheduledMutator;
 use libafl::schedulers::Scheduler;
 use libafl::state::{HasCorpus, HasExecutions, HasRand, StdState};
 use libafl_bolts::core_affinity::CoreId;
-use libafl_bolts::{ClientId, Error};
 use libafl_bolts::rands::{Rand, StdRand};
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
+use libafl_bolts::{ClientId, Error};
 use serde::{Deserialize, Serialize};
 
 use super::client::ClientRole;
@@ -300,7 +300,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         Ok(Some(match client {
             None => {
                 let (state, manager) = Manager::launch(NopMonitor::new(), &mut shmem, true)?;
-                Launch::Alone(state, manager)
+                Launch::Alone(state, Box::new(manager))
             }
             Some(role) => {
                 let description = ClientDescription::new(role.index, 0, CoreId(role.core));
@@ -345,7 +345,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
                 );
             }
             let result = match launch {
-                Launch::Alone(state, manager) => fuzz(&prepared, state, manager, &fatal),
+                Launch::Alone(state, manager) => fuzz(&prepared, state, *manager, &fatal),
                 Launch::Client(state, manager) => fuzz(&prepared, state, *manager, &fatal),
             };
             std::process::exit(if result.is_ok() { 0 } else { 2 });
@@ -400,20 +400,17 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
 /// The event manager a fuzzing process got from LibAFL, with the state it saved before a
 /// restart.
 enum Launch {
-    Alone(Option<State>, Manager),
-    Client(
-        Option<State>,
-        Box<
-            libafl::events::LlmpRestartingEventManager<
-                (MarkImports, ()),
-                ChoiceInput,
-                State,
-                <StdShMemProvider as ShMemProvider>::ShMem,
-                StdShMemProvider,
-            >,
-        >,
-    ),
+    Alone(Option<State>, Box<Manager>),
+    Client(Option<State>, Box<ClientManager>),
 }
+
+type ClientManager = libafl::events::LlmpRestartingEventManager<
+    (MarkImports, ()),
+    ChoiceInput,
+    State,
+    <StdShMemProvider as ShMemProvider>::ShMem,
+    StdShMemProvider,
+>;
 
 /// A client's share of the seeds: every `count`-th one, so that the clients run the seeds
 /// side by side and send each other what they keep. Entries the run's clients wrote

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use bonsai::grammar::Grammar;
 use bonsai::sampler::Bounds;
-use bonsai::target::ValidityReport;
+use bonsai::target::{Target, ValidityReport, Verdict};
 use bonsai_target_naga::Naga;
 
 #[test]
@@ -30,4 +30,37 @@ fn generated_shaders_validate_and_only_the_known_bug_crashes() {
         validity.percent(validity.refused_at("parse")) <= 20.0,
         "{validity:#?}"
     );
+}
+
+/// Found by `bonsai negative grammars/wgsl.ebnf --cover cdrc --target naga` (the symbol
+/// insertion mutant 0866, `@vertex struct fn vs_main ...`, which naga refuses only at `fn`;
+/// docs/results.md, issue 16): naga 30.0.1 takes the stage attributes, `@workgroup_size` and
+/// `@id` in front of module-scope declarations that the WGSL grammar gives no attributes at all
+/// (`struct_decl`, `type_alias_decl`, a `const` `global_value_decl`, `const_assert` and the
+/// empty declaration `;`), and drops them: a syntax error accepted. Other attributes are
+/// refused there.
+#[test]
+fn entry_point_attributes_before_a_struct_or_alias_are_accepted() {
+    let verdict = |source: &str| Naga::new().run(source.as_bytes());
+    for shader in [
+        "@vertex struct S { a: f32 }",
+        "@compute alias T = f32;",
+        "@vertex const c = 1;",
+        "@vertex const_assert true;",
+        "@fragment ;",
+        "@workgroup_size(1) struct S { a: f32 }",
+        "@id(1) struct S { a: f32 }",
+    ] {
+        assert_eq!(verdict(shader), Verdict::Valid, "{shader}");
+    }
+    for shader in [
+        "@must_use struct S { a: f32 }",
+        "@location(0) struct S { a: f32 }",
+        "@align(4) struct S { a: f32 }",
+    ] {
+        assert!(
+            matches!(verdict(shader), Verdict::Invalid(ref m) if m.starts_with("parse:")),
+            "{shader}"
+        );
+    }
 }

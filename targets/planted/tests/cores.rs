@@ -73,7 +73,11 @@ fn pid_in(path: &Path, within: Duration) -> i32 {
         {
             return pid;
         }
-        assert!(Instant::now() < deadline, "{} never appeared", path.display());
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -91,7 +95,14 @@ fn clients_share_entries_and_write_each_one_once() {
     let summary = finish(start(
         &out,
         &[
-            "--bounds", "3,3,3", "--time", "12s", "--cores", two_cores(), "--broker-port", &port,
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "12s",
+            "--cores",
+            two_cores(),
+            "--broker-port",
+            &port,
         ],
     ));
     assert_eq!(summary["clients"], 2, "{summary}");
@@ -102,7 +113,9 @@ fn clients_share_entries_and_write_each_one_once() {
     let distinct: BTreeSet<&Vec<u8>> = queue.values().collect();
     assert_eq!(distinct.len(), queue.len(), "an entry was written twice");
     assert!(
-        queue.keys().all(|stem| meta(&out, stem)["mutator"] != "import"),
+        queue
+            .keys()
+            .all(|stem| meta(&out, stem)["mutator"] != "import"),
         "a received entry was written into the directory it came from"
     );
     let mut client_execs = 0;
@@ -173,7 +186,14 @@ fn killed_clients_are_started_again_and_nothing_saved_is_lost() {
     let run = start(
         &out,
         &[
-            "--bounds", "3,3,3", "--time", "25s", "--cores", two_cores(), "--broker-port", &port,
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "25s",
+            "--cores",
+            two_cores(),
+            "--broker-port",
+            &port,
         ],
     );
     pid_in(&out.join("clients/1/pid"), Duration::from_secs(20));
@@ -191,7 +211,11 @@ fn killed_clients_are_started_again_and_nothing_saved_is_lost() {
     let summary = summary_of(&output.stdout);
     let after = entries(&out);
     for (stem, choices) in &before {
-        assert_eq!(after.get(stem), Some(choices), "entry {stem} was lost or changed");
+        assert_eq!(
+            after.get(stem),
+            Some(choices),
+            "entry {stem} was lost or changed"
+        );
     }
     assert!(summary["restarts"].as_u64().unwrap() >= 2, "{summary}");
     let client_log = std::fs::read_to_string(out.join("clients/1/log")).unwrap();
@@ -203,8 +227,19 @@ fn killed_clients_are_started_again_and_nothing_saved_is_lost() {
     // Both went on fuzzing to the end of the run.
     for k in 0..2 {
         let log = std::fs::read_to_string(out.join(format!("clients/{k}/coverage.csv"))).unwrap();
-        let last_secs: f64 = log.lines().last().unwrap().split(',').next().unwrap().parse().unwrap();
-        assert!(last_secs > 15.0, "client {k} stopped at {last_secs}s:\n{log}");
+        let last_secs: f64 = log
+            .lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            last_secs > 15.0,
+            "client {k} stopped at {last_secs}s:\n{log}"
+        );
     }
 }
 
@@ -216,11 +251,23 @@ fn a_killed_run_resumes_with_every_saved_entry() {
     let mut run = start(
         &out,
         &[
-            "--bounds", "3,3,3", "--time", "60s", "--cores", two_cores(), "--broker-port", &port,
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "60s",
+            "--cores",
+            two_cores(),
+            "--broker-port",
+            &port,
         ],
     );
     let clients: Vec<i32> = (0..2)
-        .map(|k| pid_in(&out.join(format!("clients/{k}/pid")), Duration::from_secs(20)))
+        .map(|k| {
+            pid_in(
+                &out.join(format!("clients/{k}/pid")),
+                Duration::from_secs(20),
+            )
+        })
         .collect();
     std::thread::sleep(Duration::from_secs(6));
     run.kill().unwrap();
@@ -228,7 +275,10 @@ fn a_killed_run_resumes_with_every_saved_entry() {
     // The clients die with the coordinator: nobody goes on writing into the directory.
     let deadline = Instant::now() + Duration::from_secs(10);
     while clients.iter().any(|&pid| alive(pid)) {
-        assert!(Instant::now() < deadline, "a client outlived its coordinator");
+        assert!(
+            Instant::now() < deadline,
+            "a client outlived its coordinator"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let before = entries(&out);
@@ -237,12 +287,23 @@ fn a_killed_run_resumes_with_every_saved_entry() {
     let summary = finish(start(
         &out,
         &[
-            "--bounds", "3,3,3", "--time", "6s", "--cores", two_cores(), "--broker-port", &port,
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "6s",
+            "--cores",
+            two_cores(),
+            "--broker-port",
+            &port,
         ],
     ));
     let after = entries(&out);
     for (stem, choices) in &before {
-        assert_eq!(after.get(stem), Some(choices), "entry {stem} was lost or changed");
+        assert_eq!(
+            after.get(stem),
+            Some(choices),
+            "entry {stem} was lost or changed"
+        );
     }
     // The resumed clients seeded from the queue: every saved entry, shared among them.
     assert!(
@@ -259,7 +320,16 @@ fn two_machines_on_loopback_receive_each_others_entries() {
     let first_port = free_port();
     let first = start(
         &first_out,
-        &["--bounds", "3,3,3", "--time", "14s", "--cores", "0", "--broker-port", &first_port],
+        &[
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "14s",
+            "--cores",
+            "0",
+            "--broker-port",
+            &first_port,
+        ],
     );
     std::thread::sleep(Duration::from_secs(2));
     let second_port = free_port();
@@ -268,8 +338,16 @@ fn two_machines_on_loopback_receive_each_others_entries() {
     let second = start(
         &second_out,
         &[
-            "--bounds", "3,3,3", "--time", "10s", "--cores", core, "--broker-port", &second_port,
-            "--connect", &connect,
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "10s",
+            "--cores",
+            core,
+            "--broker-port",
+            &second_port,
+            "--connect",
+            &connect,
         ],
     );
     finish(second);
@@ -302,4 +380,3 @@ fn two_machines_on_loopback_receive_each_others_entries() {
         "no entry of the second machine reached the first's queue"
     );
 }
-
