@@ -315,7 +315,27 @@ pub(super) fn parse_grammar_feedback(text: &str) -> Result<usize, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{parse_cores, parse_size};
+
+    #[test]
+    fn core_lists_parse_as_taskset_takes_them() {
+        let available = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(parse_cores("0").unwrap().0, vec![0]);
+        assert_eq!(parse_cores("0,0").unwrap().0, vec![0, 0]);
+        assert_eq!(
+            parse_cores("all").unwrap().0,
+            (0..available).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            parse_cores(&format!("0-{}", available - 1)).unwrap().0,
+            (0..available).collect::<Vec<_>>()
+        );
+        for bad in ["", "x", "1-0", "0,,1", "-1"] {
+            assert!(parse_cores(bad).is_err(), "{bad}");
+        }
+        let missing = parse_cores(&available.to_string()).unwrap_err();
+        assert!(missing.contains("there is no core"), "{missing}");
+    }
 
     #[test]
     fn sizes_parse_with_binary_units() {

@@ -212,6 +212,21 @@ pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     }
 }
 
+/// The lock of `dir`, waiting up to `patience` for a holder that is about to end.
+fn acquire_within(
+    dir: &std::path::Path,
+    patience: std::time::Duration,
+) -> Result<DirLock, Diagnostic> {
+    let deadline = Instant::now() + patience;
+    loop {
+        match DirLock::acquire(dir, "bonsai fuzz") {
+            Ok(lock) => return Ok(lock),
+            Err(e) if Instant::now() >= deadline => return Err(e),
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(100)),
+        }
+    }
+}
+
 /// Where a run writes `coverage.csv` and `summary.json`.
 fn log_dir(config: &FuzzConfig) -> std::path::PathBuf {
     config
@@ -246,7 +261,12 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         // empty would otherwise both write a manifest and number entries from the same start.
         // A client locks its own directory: the coordinator holds the output directory's.
         crate::create_dir(&log_dir)?;
-        *lock = Some(DirLock::acquire(&log_dir, "bonsai fuzz")?);
+        *lock = Some(match config.client {
+            None => DirLock::acquire(&log_dir, "bonsai fuzz")?,
+            // A client started again after its supervisor was killed: the fuzzing process
+            // of the lost one holds the lock until the parent-death signal has ended it.
+            Some(_) => acquire_within(&log_dir, std::time::Duration::from_secs(10))?,
+        });
     }
     let mut out = OutDir::prepare(&config.out, &manifest)?;
     match config.client {

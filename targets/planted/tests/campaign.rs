@@ -765,3 +765,56 @@ fn queue_like_texts(dir: &Path) -> Vec<String> {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect()
 }
+
+/// `campaign --cores-per-node 2`: every node is a `fuzz --cores` run of two clients (its
+/// `clients/0` and `clients/1`), campaign.json records the split for a resume, and the lattice
+/// still ends with every node done and the top node seeded by its predecessors.
+#[test]
+fn nodes_run_as_multi_core_fuzzers_with_cores_per_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("campaign");
+    let mut args = new_campaign_args(
+        &out,
+        &[
+            "--max-bounds",
+            "1,1,2",
+            "--node-time",
+            "3s",
+            "--cores-per-node",
+            "2",
+            "--no-report",
+        ],
+    );
+    // One node at a time: its two clients take the machine's cores.
+    let jobs = args.iter().position(|a| a == "--jobs").unwrap();
+    args[jobs + 1] = "1".into();
+    let output = bonsai(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let state = state(&out);
+    assert_eq!(state["cores_per_node"], 2);
+    let nodes = nodes(&state);
+    assert!(nodes.len() >= 4, "{state}");
+    for node in &nodes {
+        let name = node["name"].as_str().unwrap();
+        assert_eq!(node["state"], "done", "{name}");
+        let summary = &node["summary"];
+        assert_eq!(summary["clients"], 2, "{name}: {summary}");
+        for k in 0..2 {
+            let client = out
+                .join("nodes")
+                .join(name)
+                .join(format!("clients/{k}/summary.json"));
+            assert!(client.is_file(), "{}", client.display());
+        }
+    }
+    let top = state["top"].as_str().unwrap();
+    let top_summary = &nodes.iter().find(|n| n["name"] == top).unwrap()["summary"];
+    assert!(
+        top_summary["seeds_loaded"].as_u64().unwrap() > 0,
+        "{top_summary}"
+    );
+}

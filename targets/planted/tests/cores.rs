@@ -155,22 +155,25 @@ fn clients_share_entries_and_write_each_one_once() {
     );
 }
 
-/// The parent of a process, from `/proc`.
-fn parent_of(pid: i32) -> i32 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
-    after_name.split(' ').nth(1).unwrap().parse().unwrap()
+/// The parent of a process, from `/proc`; `None` once it has ended.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 2..];
+    after_name.split(' ').nth(1)?.parse().ok()
 }
 
-/// SIGKILLs the process whose id `pid_file` holds. A client's fuzzing process is restarted
-/// by LibAFL after each crash the planted target has, with a new id: read and kill again
-/// until the kill lands.
+/// SIGKILLs the process whose id `pid_file` holds (or its parent, the client's supervisor). A
+/// client's fuzzing process is restarted by LibAFL after each crash the planted target has,
+/// with a new id: read and kill again until the kill lands.
 fn kill_client(pid_file: &Path, parent: bool) -> i32 {
-    for _ in 0..50 {
+    for _ in 0..100 {
         let pid = pid_in(pid_file, Duration::from_secs(20));
-        let target = if parent { parent_of(pid) } else { pid };
+        let target = if parent { parent_of(pid) } else { Some(pid) };
         // SAFETY: plain system call.
-        if alive(pid) && unsafe { libc::kill(target, libc::SIGKILL) } == 0 {
+        if let Some(target) = target
+            && alive(pid)
+            && unsafe { libc::kill(target, libc::SIGKILL) } == 0
+        {
             return target;
         }
         std::thread::sleep(Duration::from_millis(20));
