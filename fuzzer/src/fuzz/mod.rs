@@ -5,7 +5,10 @@
 //! `crash_reduction` gives each saved crash a reduced reproducer
 //! afterwards; `signal_guard` keeps LibAFL's fault handlers off an interrupted allocator;
 //! `fatal` carries why a fuzzing process had to stop to its supervisor;
-//! `config`, `stop`, `summary` and `status` are its interface.
+//! `config`, `stop`, `summary` and `status` are its interface. With `--cores`, `coordinator`
+//! runs the LLMP broker and one client process per core, each a run as above in the role
+//! `client` describes, whose event manager (`executed_events`) sends each new entry as the
+//! choice sequence it ran as.
 
 mod client;
 mod config;
