@@ -383,3 +383,41 @@ fn two_machines_on_loopback_receive_each_others_entries() {
         "no entry of the second machine reached the first's queue"
     );
 }
+
+#[test]
+fn bad_cores_ports_and_remote_brokers_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let run = |extra: &[&str]| {
+        fuzz_command(
+            &out,
+            &[&["--bounds", "2,2,2", "--time", "5s"], extra].concat(),
+        )
+        .output()
+        .unwrap()
+    };
+    let no_core = run(&["--cores", "4096"]);
+    assert_eq!(no_core.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&no_core.stderr).contains("there is no core 4096"),
+        "{}",
+        String::from_utf8_lossy(&no_core.stderr)
+    );
+    let malformed = run(&["--cores", "1-0"]);
+    assert_eq!(malformed.status.code(), Some(2));
+    // Nobody listens on a port just freed: the link to the remote broker fails, with its
+    // address in the message, before any client starts.
+    let nobody = format!("127.0.0.1:{}", free_port());
+    let port = free_port();
+    let unreachable = run(&["--cores", "0", "--broker-port", &port, "--connect", &nobody]);
+    assert_eq!(unreachable.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&unreachable.stderr);
+    assert!(stderr.contains(&nobody), "{stderr}");
+    // A port another process holds.
+    let held = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let held_port = held.local_addr().unwrap().port().to_string();
+    let taken = run(&["--cores", "0", "--broker-port", &held_port]);
+    assert_eq!(taken.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&taken.stderr);
+    assert!(stderr.contains("--broker-port"), "{stderr}");
+}
