@@ -19,29 +19,7 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic
 }
 
 fn write_through_rename(path: &Path, bytes: &[u8], sync: bool) -> Result<(), Diagnostic> {
-    let fail = |e: std::io::Error| Diagnostic::error(format!("cannot write: {e}")).in_file(path);
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let written = std::fs::File::create(&tmp).and_then(|mut file| {
-        file.write_all(bytes)?;
-        if sync {
-            file.sync_all()?;
-        }
-        std::fs::rename(&tmp, path)
-    });
-    written.map_err(|e| {
-        // A full disk fails the write, not the creation: the empty or partial temporary file
-        // would otherwise stay, and take room, for good.
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
+    put_in_place(path, bytes, sync, |tmp, path| std::fs::rename(tmp, path)).map(|_| ())
 }
 
 /// Writes `path` only if no file of that name exists, atomically as [`write_atomic`] does;
@@ -49,7 +27,22 @@ fn write_through_rename(path: &Path, bytes: &[u8], sync: bool) -> Result<(), Dia
 /// directory: the link that puts the file in place fails for all but one of two clients
 /// that picked the same number, so no entry is ever written over another's.
 pub fn write_new(path: &Path, bytes: &[u8], sync: bool) -> Result<bool, Diagnostic> {
-    let fail = |e: std::io::Error| Diagnostic::error(format!("cannot write: {e}")).in_file(path);
+    put_in_place(path, bytes, sync, |tmp, path| {
+        let linked = std::fs::hard_link(tmp, path);
+        // The link (or its failure) leaves the temporary name behind either way.
+        let _ = std::fs::remove_file(tmp);
+        linked
+    })
+}
+
+/// Writes `bytes` to a sibling temporary file (`.NAME.tmpPID`, synced if asked) and lets
+/// `place` move it to `path`; `Ok(false)` when `place` finds `path` taken.
+fn put_in_place(
+    path: &Path,
+    bytes: &[u8],
+    sync: bool,
+    place: impl FnOnce(&Path, &Path) -> std::io::Result<()>,
+) -> Result<bool, Diagnostic> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -64,13 +57,17 @@ pub fn write_new(path: &Path, bytes: &[u8], sync: bool) -> Result<bool, Diagnost
         if sync {
             file.sync_all()?;
         }
-        std::fs::hard_link(&tmp, path)
+        place(&tmp, path)
     });
-    let _ = std::fs::remove_file(&tmp);
     match written {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(fail(e)),
+        Err(e) => {
+            // A full disk fails the write, not the creation: the empty or partial temporary
+            // file would otherwise stay, and take room, for good.
+            let _ = std::fs::remove_file(&tmp);
+            Err(Diagnostic::error(format!("cannot write: {e}")).in_file(path))
+        }
     }
 }
 

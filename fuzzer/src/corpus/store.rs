@@ -108,20 +108,25 @@ impl DiskCorpus {
         }
     }
 
-    /// The claim name of an entry's content: a stable hash of its saved choices, the same in
-    /// every client of one run (and on every machine).
-    fn content_claim(&self, input: &ChoiceInput) -> Result<String, Error> {
-        if !self.shared {
-            return Ok(String::new());
-        }
-        let saved = SavedChoices {
+    /// What an entry's `.choices` file holds.
+    fn saved(&self, input: &ChoiceInput) -> Result<SavedChoices, Error> {
+        Ok(SavedChoices {
             grammar: self.grammar,
             bounds: input
                 .bounds
                 .ok_or_else(|| Error::illegal_state("corpus entry without bounds"))?,
             choices: input.choices.clone(),
             words: input.words.clone(),
-        };
+        })
+    }
+
+    /// The claim name of an entry's content: a stable hash of its saved choices, the same in
+    /// every client of one run (and on every machine).
+    fn content_claim(&self, input: &ChoiceInput) -> Result<String, Error> {
+        if !self.shared {
+            return Ok(String::new());
+        }
+        let saved = self.saved(input)?;
         let mut hasher = fnv::FnvHasher::default();
         std::hash::Hasher::write(&mut hasher, &saved.to_bytes());
         Ok(format!("queue-{:016x}", std::hash::Hasher::finish(&hasher)))
@@ -158,14 +163,7 @@ impl DiskCorpus {
             .input()
             .as_ref()
             .ok_or_else(|| Error::illegal_state("corpus entry without input"))?;
-        let saved = SavedChoices {
-            grammar: self.grammar,
-            bounds: input
-                .bounds
-                .ok_or_else(|| Error::illegal_state("corpus entry without bounds"))?,
-            choices: input.choices.clone(),
-            words: input.words.clone(),
-        };
+        let saved = self.saved(input)?;
         let claim = match (&info.fault, self.role) {
             (Some(fault), Role::Faults) => format!("fault-{}-{:016x}", fault.kind, fault.signature),
             _ => self.content_claim(input)?,
@@ -229,14 +227,7 @@ impl DiskCorpus {
             .input()
             .as_ref()
             .ok_or_else(|| Error::illegal_state("corpus entry without input"))?;
-        let saved = SavedChoices {
-            grammar: self.grammar,
-            bounds: input
-                .bounds
-                .ok_or_else(|| Error::illegal_state("corpus entry without bounds"))?,
-            choices: input.choices.clone(),
-            words: input.words.clone(),
-        };
+        let saved = self.saved(input)?;
         let base = self
             .root
             .join(self.directory(info))
