@@ -86,12 +86,9 @@ impl DiskCorpus {
         self
     }
 
-    /// Whether this process is the first of the clients to save `name` (a content hash or a
-    /// fault signature): always, when the directories are not shared.
+    /// Whether this process is the first of the clients sharing the directories to save
+    /// `name` (a content hash or a fault signature).
     fn first_to_claim(&self, name: &str) -> Result<bool, Error> {
-        if !self.shared {
-            return Ok(true);
-        }
         let dir = self.root.join(CLAIMS_DIR);
         let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
         if !dir.is_dir() {
@@ -120,16 +117,12 @@ impl DiskCorpus {
         })
     }
 
-    /// The claim name of an entry's content: a stable hash of its saved choices, the same in
-    /// every client of one run (and on every machine).
-    fn content_claim(&self, input: &ChoiceInput) -> Result<String, Error> {
-        if !self.shared {
-            return Ok(String::new());
-        }
-        let saved = self.saved(input)?;
+    /// The claim name of an entry's content: a stable hash of its `.choices` bytes, the same
+    /// in every client of one run (and on every machine).
+    fn content_claim(bytes: &[u8]) -> String {
         let mut hasher = fnv::FnvHasher::default();
-        std::hash::Hasher::write(&mut hasher, &saved.to_bytes());
-        Ok(format!("queue-{:016x}", std::hash::Hasher::finish(&hasher)))
+        std::hash::Hasher::write(&mut hasher, bytes);
+        format!("queue-{:016x}", std::hash::Hasher::finish(&hasher))
     }
 
     fn take_number(&mut self, directory: &str) -> u32 {
@@ -148,10 +141,11 @@ impl DiskCorpus {
             .map_err(|_| Error::illegal_state("corpus entry without EntryInfo metadata"))?
             .clone();
         if let Some(existing) = info.existing {
-            if let Some(input) = testcase.input() {
+            if let (true, Some(input)) = (self.shared, testcase.input()) {
                 // Entries of an earlier run are on disk already; claiming their content keeps
                 // the other clients from writing them again when they receive them.
-                self.first_to_claim(&self.content_claim(input)?)?;
+                let bytes = self.saved(input)?.to_bytes();
+                self.first_to_claim(&Self::content_claim(&bytes))?;
             }
             let mut info = info;
             info.number = Some(existing);
@@ -163,14 +157,18 @@ impl DiskCorpus {
             .input()
             .as_ref()
             .ok_or_else(|| Error::illegal_state("corpus entry without input"))?;
-        let saved = self.saved(input)?;
-        let claim = match (&info.fault, self.role) {
-            (Some(fault), Role::Faults) => format!("fault-{}-{:016x}", fault.kind, fault.signature),
-            _ => self.content_claim(input)?,
-        };
-        if !self.first_to_claim(&claim)? {
-            // Another client saved it: kept in memory, without a number.
-            return Ok(());
+        let bytes = self.saved(input)?.to_bytes();
+        if self.shared {
+            let claim = match (&info.fault, self.role) {
+                (Some(fault), Role::Faults) => {
+                    format!("fault-{}-{:016x}", fault.kind, fault.signature)
+                }
+                _ => Self::content_claim(&bytes),
+            };
+            if !self.first_to_claim(&claim)? {
+                // Another client saved it: kept in memory, without a number.
+                return Ok(());
+            }
         }
         let directory = self.directory(&info);
         // The diagnostic travels inside the error, so that the run can end with the file and
@@ -179,16 +177,15 @@ impl DiskCorpus {
         // Faults are rare and precious: synced. Queue entries come by the thousand early in a
         // campaign: renamed into place without a sync (see `write_atomic_unsynced`).
         let sync = self.role == Role::Faults;
-        let bytes = saved.to_bytes();
+        let write = if sync {
+            crate::write_atomic
+        } else {
+            crate::write_atomic_unsynced
+        };
         let (number, base) = loop {
             let number = self.take_number(directory);
             let base = self.root.join(directory).join(format!("{number:06}"));
             if !self.shared {
-                let write = if sync {
-                    crate::write_atomic
-                } else {
-                    crate::write_atomic_unsynced
-                };
                 write(&base.with_extension("choices"), &bytes).map_err(io)?;
                 break (number, base);
             }
@@ -196,11 +193,6 @@ impl DiskCorpus {
             if crate::write_new(&base.with_extension("choices"), &bytes, sync).map_err(io)? {
                 break (number, base);
             }
-        };
-        let write = if sync {
-            crate::write_atomic
-        } else {
-            crate::write_atomic_unsynced
         };
         write(&base.with_extension("txt"), info.text.as_bytes()).map_err(io)?;
         let mut info = info;

@@ -111,12 +111,8 @@ impl ClientRole {
 
     /// `OUT/clients/<index>`: the client's log, pid, coverage.csv and summary.json.
     pub fn dir(&self, out: &Path) -> PathBuf {
-        client_dir(out, self.index)
+        out.join(CLIENTS_DIR).join(self.index.to_string())
     }
-}
-
-pub fn client_dir(out: &Path, index: usize) -> PathBuf {
-    out.join(CLIENTS_DIR).join(index.to_string())
 }
 
 #[cfg(test)]

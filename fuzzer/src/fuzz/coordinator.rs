@@ -13,7 +13,7 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -23,16 +23,16 @@ use libafl_bolts::llmp::LlmpBroker;
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
 
-use super::client::{CLIENT_ROLE_VAR, ClientRole, client_dir};
+use super::client::{CLIENT_ROLE_VAR, ClientRole};
 use super::config::FuzzConfig;
-use super::coverage_log::{CoveragePoint, read_coverage, resume_offset};
+use super::coverage_log::{CoveragePoint, last_coverage_point, resume_offset};
 use super::summary::Summary;
 use crate::choice::ChoiceInput;
 use crate::corpus::{OutDir, SUMMARY, complete_entries, next_free_number, repair};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::dir_lock::DirLock;
 use crate::feedback::SaveCriteria;
-use crate::layout::{CLIENT_LOG, COVERAGE_CSV, QUEUE_DIR};
+use crate::layout::{CLIENT_LOG, CLIENTS_DIR, COVERAGE_CSV, QUEUE_DIR};
 
 /// The port LibAFL's own examples use for their broker.
 pub const DEFAULT_BROKER_PORT: u16 = 1337;
@@ -77,12 +77,12 @@ pub fn run_clients(
 ) -> Result<Summary, Diagnostics> {
     let started = Instant::now();
     let map_size = crate::target::require_instrumented(config.target.name)?;
-    let (grammar, manifest) = super::run::checked_manifest(&config)?;
+    let (grammar, _, manifest) = super::run::checked_manifest(&config)?;
     crate::create_dir(&config.out)?;
     let _lock = DirLock::acquire(&config.out, "bonsai fuzz")?;
     let out = OutDir::prepare(&config.out, &manifest)?;
     if out.resumed {
-        await_clients_of_an_earlier_run(&config.out, cores.len());
+        await_clients_of_an_earlier_run(&config.out);
         let repaired = repair(&out.root, grammar, config.bounds);
         super::run::report_repairs(&repaired);
     }
@@ -334,11 +334,13 @@ fn last_error_line(log: &Path) -> Option<String> {
 /// A resumed run must not repair what a client of the killed run it resumes is still
 /// writing: each client holds its directory's lock until it ends, and dies soon after its
 /// coordinator did. Waits a few seconds for those locks.
-fn await_clients_of_an_earlier_run(out: &Path, count: usize) {
-    let dirs: Vec<PathBuf> = (0..count.max(64))
-        .map(|i| client_dir(out, i))
-        .take_while(|d| d.is_dir())
-        .collect();
+fn await_clients_of_an_earlier_run(out: &Path) {
+    let dirs = std::fs::read_dir(out.join(CLIENTS_DIR))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir());
     for dir in dirs {
         let deadline = Instant::now() + Duration::from_secs(10);
         while DirLock::acquire(&dir, "bonsai fuzz").is_err() && Instant::now() < deadline {
@@ -348,9 +350,7 @@ fn await_clients_of_an_earlier_run(out: &Path, count: usize) {
 }
 
 fn last_point(dir: &Path) -> Option<CoveragePoint> {
-    read_coverage(&dir.join(COVERAGE_CSV))
-        .ok()
-        .and_then(|points| points.last().copied())
+    last_coverage_point(&dir.join(COVERAGE_CSV))
 }
 
 /// One line of the run's `coverage.csv`: executions summed over the clients, everything else

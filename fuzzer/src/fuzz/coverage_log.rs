@@ -95,6 +95,22 @@ pub fn read_coverage(path: &Path) -> Result<Vec<CoveragePoint>, Diagnostic> {
     Ok(points)
 }
 
+/// The last complete line of a `coverage.csv`, read from the file's end: a multi-core run's
+/// coordinator asks every second for each client's, and a log grows by a line a second.
+pub fn last_coverage_point(path: &Path) -> Option<CoveragePoint> {
+    const TAIL: u64 = 4096;
+    let mut file = File::open(path).ok()?;
+    let length = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(length.saturating_sub(TAIL)))
+        .ok()?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).ok()?;
+    let tail = String::from_utf8_lossy(&tail);
+    // A line still being written has no newline yet; the first line of the tail may be cut.
+    let complete = &tail[..tail.rfind('\n')?];
+    complete.lines().rev().find_map(CoveragePoint::parse)
+}
+
 /// Where the earlier runs of an output directory left off. Called once by the supervisor
 /// before the fuzzing process starts, so that the processes LibAFL restarts after a crash
 /// continue the same clock and the same file. Creates the file with its header and a line at
@@ -267,6 +283,7 @@ mod tests {
         assert!(text.ends_with("2.500,40,7,3,2,0,1\n"), "{text}");
         let points = read_coverage(&path).unwrap();
         assert_eq!(points.len(), 2);
+        assert_eq!(last_coverage_point(&path), Some(points[1]));
         assert_eq!(points[1].hangs, 1);
         std::fs::write(&path, format!("{COVERAGE_HEADER}\n1.0,x,5,2,1,0,0\n")).unwrap();
         let error = read_coverage(&path).unwrap_err();

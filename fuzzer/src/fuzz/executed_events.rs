@@ -1,4 +1,5 @@
-//! The event manager of a multi-core run's client, sending each new entry as it was run.
+//! The event manager of a multi-core run's client, sending each new entry as it was run and
+//! marking and timing what it receives.
 //!
 //! LibAFL sends another client the input the loop handed to the executor. For Bonsai that is
 //! not the entry: the harness draws fresh choices where a sequence runs out (a generated
@@ -21,6 +22,7 @@ use libafl_bolts::Error;
 
 use crate::choice::ChoiceInput;
 use crate::observer::LastExecution;
+use crate::provenance::{LastMutation, Mutation};
 use crate::sampler::Bounds;
 
 pub(super) struct SendsExecuted<'a, EM> {
@@ -98,6 +100,12 @@ where
             (Some((event, _)), since) if matches!(event.event(), Event::NewTestcase { .. }) => {
                 state.metadata_or_insert_with(Received::default).entries += 1;
                 self.receiving_since = since.or(Some(now));
+                // The loop runs it next: the entry it may become says where it came from.
+                *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
+                    mutation: Mutation::Import,
+                    existing: None,
+                    repair: false,
+                };
             }
             (None, Some(since)) => {
                 state.metadata_or_insert_with(Received::default).seconds +=

@@ -30,7 +30,9 @@ mod trim;
 pub use client::ClientRole;
 pub use config::{DEFAULT_TIMEOUT, FuzzConfig};
 pub use coordinator::{DEFAULT_BROKER_PORT, Network, run_clients};
-pub use coverage_log::{COVERAGE_CSV, CoveragePoint, read_coverage, resume_offset};
+pub use coverage_log::{
+    COVERAGE_CSV, CoveragePoint, last_coverage_point, read_coverage, resume_offset,
+};
 pub use crash_reduction::{DEFAULT_CRASH_TESTS, reduce_new_crashes};
 pub use overhead::Overhead;
 pub use run::{quiet_library_backtraces, run};

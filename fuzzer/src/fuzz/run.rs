@@ -9,10 +9,9 @@ use libafl::HasMetadata;
 use libafl::corpus::Corpus;
 use libafl::corpus::HasCurrentCorpusId;
 use libafl::events::{
-    AwaitRestartSafe, ClientDescription, Event, EventConfig, EventFirer, EventManagerHook,
-    EventReceiver, EventRestarter, EventWithStats, HasEventManagerId, ManagerKind,
-    ProgressReporter, SendExiting, ShouldSaveState, SimpleRestartingEventManager,
-    setup_restarting_mgr_llmp,
+    AwaitRestartSafe, ClientDescription, EventConfig, EventFirer, EventReceiver, EventRestarter,
+    HasEventManagerId, ManagerKind, ProgressReporter, SendExiting, ShouldSaveState,
+    SimpleRestartingEventManager, setup_restarting_mgr_llmp,
 };
 use libafl::executors::InProcessExecutor;
 use libafl::executors::hooks::inprocess::HasTimeout;
@@ -23,11 +22,11 @@ use libafl::monitors::NopMonitor;
 use libafl::mutators::SingleChoiceScheduledMutator;
 use libafl::schedulers::Scheduler;
 use libafl::state::{HasCorpus, HasExecutions, HasRand, StdState};
+use libafl_bolts::Error;
 use libafl_bolts::core_affinity::CoreId;
 use libafl_bolts::rands::{Rand, StdRand};
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
-use libafl_bolts::{ClientId, Error};
 use serde::{Deserialize, Serialize};
 
 use super::client::ClientRole;
@@ -88,30 +87,6 @@ impl<T> LoopManager for T where
 {
 }
 
-/// Marks what another client sent as imported before the loop runs it, so that the entry it
-/// may become says where it came from.
-#[derive(Clone, Copy, Debug, Default)]
-struct MarkImports;
-
-impl EventManagerHook<ChoiceInput, State> for MarkImports {
-    fn pre_receive(
-        &mut self,
-        state: &mut State,
-        _client_id: ClientId,
-        event: &EventWithStats<ChoiceInput>,
-    ) -> Result<bool, Error> {
-        if !matches!(event.event(), Event::NewTestcase { .. }) {
-            return Ok(true);
-        }
-        *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
-            mutation: Mutation::Import,
-            existing: None,
-            repair: false,
-        };
-        Ok(true)
-    }
-}
-
 /// Progress that must survive LibAFL's restarts: how far seeding got, how often the process
 /// was restarted.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -154,12 +129,7 @@ pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let started = Instant::now();
     let log_dir = log_dir(&config);
     let coverage = log_dir.join(super::COVERAGE_CSV);
-    let execs_logged = || {
-        super::read_coverage(&coverage)
-            .ok()
-            .and_then(|points| points.last().map(|p| p.execs))
-            .unwrap_or(0)
-    };
+    let execs_logged = || super::last_coverage_point(&coverage).map_or(0, |p| p.execs);
     let execs_at_start = execs_logged();
     let mut relaunches = 0;
     // Taken by the first launch once the grammar has been checked, and held until the run
@@ -253,8 +223,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
     let config = config.clone();
     let map_size = require_instrumented(config.target.name)?;
     quiet_library_backtraces();
-    let (grammar, manifest) = checked_manifest(&config)?;
-    let analysis = crate::analysis::Analysis::new(grammar);
+    let (grammar, analysis, manifest) = checked_manifest(&config)?;
     let log_dir = log_dir(&config);
     if lock.is_none() {
         // Before anything is read or written there: two runs that both found the directory
@@ -336,7 +305,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
                     },
                     None,
                     ShouldSaveState::OnRestart,
-                    tuple_list!(MarkImports),
+                    (),
                 )?;
                 Launch::Client(state, Box::new(manager))
             }
@@ -425,7 +394,7 @@ enum Launch {
 }
 
 type ClientManager = libafl::events::LlmpRestartingEventManager<
-    (MarkImports, ()),
+    (),
     ChoiceInput,
     State,
     <StdShMemProvider as ShMemProvider>::ShMem,
@@ -445,11 +414,12 @@ fn share_seeds(seeds: Vec<Seed>, role: ClientRole) -> Vec<Seed> {
         .collect()
 }
 
-/// The run's grammar, checked as fuzzing needs it (warnings logged), and the manifest of the
-/// output directory it fuzzes into.
+/// The run's grammar, checked as fuzzing needs it (warnings logged), its analysis (which the
+/// check computed, and cover seeds need), and the manifest of the output directory it fuzzes
+/// into.
 pub(super) fn checked_manifest(
     config: &FuzzConfig,
-) -> Result<(&'static Grammar, Manifest), Diagnostics> {
+) -> Result<(&'static Grammar, crate::analysis::Analysis, Manifest), Diagnostics> {
     let imported = crate::import::load(&config.grammar)?;
     for warning in &imported.warnings {
         tracing::warn!("{warning}");
@@ -468,7 +438,7 @@ pub(super) fn checked_manifest(
         bounds: config.bounds.to_string(),
         valid_only: config.criteria == SaveCriteria::ValidOnly,
     };
-    Ok((grammar, manifest))
+    Ok((grammar, analysis, manifest))
 }
 
 /// A fuzzing process whose supervisor died has nobody to restart it or to read its summary,
