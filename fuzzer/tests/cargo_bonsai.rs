@@ -93,6 +93,17 @@ fn summary_of(output: &Output) -> Value {
         .unwrap_or_else(|e| panic!("no JSON summary ({e}): {stdout}"))
 }
 
+/// `cargo bonsai build` in `project`, which must succeed, with how long it took on stderr.
+fn timed_build(project: &Path) -> Output {
+    let started = Instant::now();
+    let built = succeeded(cargo_bonsai(project, &["build"]));
+    eprintln!(
+        "cargo bonsai build: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    built
+}
+
 #[test]
 fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
     let temp = tempfile::tempdir().unwrap();
@@ -121,12 +132,7 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
     let again = cargo_bonsai(&project, &["init"]);
     assert_eq!(again.status.code(), Some(2), "{}", text(&again));
 
-    let started = Instant::now();
-    let built = succeeded(cargo_bonsai(&project, &["build"]));
-    eprintln!(
-        "cargo bonsai build: {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    let built = timed_build(&project);
     // Exactly the user's crate is instrumented: no counter in the harness, the engine or LibAFL.
     let listed = crates(&String::from_utf8_lossy(&built.stdout));
     assert!(
@@ -300,12 +306,7 @@ fn a_tree_sitter_grammar_crate_drives_the_parser_it_describes() {
         .replace("instrument = []", "instrument = [\"serde_json\"]");
     std::fs::write(&manifest, toml).unwrap();
 
-    let started = Instant::now();
-    let built = succeeded(cargo_bonsai(&project, &["build"]));
-    eprintln!(
-        "cargo bonsai build: {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    let built = timed_build(&project);
     let listed = crates(&String::from_utf8_lossy(&built.stdout));
     assert!(
         listed.iter().any(|(c, n)| c == "serde_json" && *n > 500),

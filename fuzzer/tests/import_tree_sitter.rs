@@ -21,6 +21,54 @@ fn load(package: &str) -> bonsai::grammar::Grammar {
         .grammar
 }
 
+/// `bonsai import` of one Python file named `name` with tree-sitter-python's grammar, which
+/// must succeed: the import report, with the directory it lives in.
+fn import_python_file(name: &str, file: &str) -> ImportedFile {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join(name), file).unwrap();
+    let corpus = dir.path().join("corpus");
+    let grammar = grammar_json("tree-sitter-python");
+    let (code, _, stderr) = bonsai(&[
+        "import".as_ref(),
+        grammar.as_os_str(),
+        seeds.as_os_str(),
+        "--out".as_ref(),
+        corpus.as_os_str(),
+    ]);
+    let report = std::fs::read_to_string(corpus.join("import-report.txt"))
+        .unwrap_or_else(|_| panic!("{stderr}"));
+    assert_eq!(code, 0, "{report}");
+    ImportedFile {
+        _dir: dir,
+        corpus,
+        grammar,
+        report,
+    }
+}
+
+struct ImportedFile {
+    _dir: tempfile::TempDir,
+    corpus: std::path::PathBuf,
+    grammar: std::path::PathBuf,
+    report: String,
+}
+
+impl ImportedFile {
+    /// What the first entry's choices replay to, its final newline taken off.
+    fn replayed(&self) -> String {
+        let (code, replayed, stderr) = bonsai(&[
+            "generate".as_ref(),
+            self.grammar.as_os_str(),
+            "--replay".as_ref(),
+            self.corpus.join("000000.choices").as_os_str(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        replayed.strip_suffix('\n').unwrap_or(&replayed).to_string()
+    }
+}
+
 #[test]
 fn every_grammar_crate_passes_grammar_check() {
     for c in CRATES {
@@ -228,38 +276,17 @@ def g(h):
     '''
     return "a {h}" + '%s = %r' % (h, a)
 "#;
-    let dir = tempfile::tempdir().unwrap();
-    let seeds = dir.path().join("seeds");
-    std::fs::create_dir_all(&seeds).unwrap();
-    std::fs::write(seeds.join("strings.py"), file).unwrap();
-    let corpus = dir.path().join("corpus");
-    let grammar = grammar_json("tree-sitter-python");
-    let (code, _, stderr) = bonsai(&[
-        "import".as_ref(),
-        grammar.as_os_str(),
-        seeds.as_os_str(),
-        "--out".as_ref(),
-        corpus.as_os_str(),
-    ]);
-    let report = std::fs::read_to_string(corpus.join("import-report.txt"))
-        .unwrap_or_else(|_| panic!("{stderr}"));
-    assert_eq!(code, 0, "{report}");
+    let imported = import_python_file("strings.py", file);
+    let report = &imported.report;
     assert!(
         report.contains("strings.py: accepted as 000000 (exact"),
         "{report}"
     );
     assert_eq!(
-        std::fs::read_to_string(corpus.join("000000.txt")).unwrap(),
+        std::fs::read_to_string(imported.corpus.join("000000.txt")).unwrap(),
         file
     );
-    let (code, replayed, stderr) = bonsai(&[
-        "generate".as_ref(),
-        grammar.as_os_str(),
-        "--replay".as_ref(),
-        corpus.join("000000.choices").as_os_str(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(replayed.strip_suffix('\n').unwrap_or(&replayed), file);
+    assert_eq!(imported.replayed(), file);
 }
 
 /// Inside a string, `if`, `def`, `#` and `"""` of another quote are the string's characters:
@@ -339,34 +366,13 @@ fn python_words_that_begin_with_a_keyword_are_one_identifier() {
 #[test]
 fn python_soft_keywords_used_as_names_import_exactly() {
     let file = "match = 1\ntype = 2\n_ = f()\nfor _ in x:\n    print(_)\nmatch match:\n    case _:\n        pass\n";
-    let dir = tempfile::tempdir().unwrap();
-    let seeds = dir.path().join("seeds");
-    std::fs::create_dir_all(&seeds).unwrap();
-    std::fs::write(seeds.join("soft.py"), file).unwrap();
-    let corpus = dir.path().join("corpus");
-    let grammar = grammar_json("tree-sitter-python");
-    let (code, _, stderr) = bonsai(&[
-        "import".as_ref(),
-        grammar.as_os_str(),
-        seeds.as_os_str(),
-        "--out".as_ref(),
-        corpus.as_os_str(),
-    ]);
-    let report = std::fs::read_to_string(corpus.join("import-report.txt"))
-        .unwrap_or_else(|_| panic!("{stderr}"));
-    assert_eq!(code, 0, "{report}");
+    let imported = import_python_file("soft.py", file);
+    let report = &imported.report;
     assert!(
         report.contains("soft.py: accepted as 000000 (exact"),
         "{report}"
     );
-    let (code, replayed, stderr) = bonsai(&[
-        "generate".as_ref(),
-        grammar.as_os_str(),
-        "--replay".as_ref(),
-        corpus.join("000000.choices").as_os_str(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(replayed.strip_suffix('\n').unwrap_or(&replayed), file);
+    assert_eq!(imported.replayed(), file);
 
     // The match statement's `match`, `case` and `_` are its literals; the other `match`es and
     // `_`s are the identifier pool's, as is `print` read through `keyword_identifier`'s
@@ -467,36 +473,15 @@ fn python_names_of_a_real_file_are_kept_and_operators_read_longest_first() {
         .collect();
     assert_eq!(operators, [".", ".", ".", "**", "*"]);
 
-    let dir = tempfile::tempdir().unwrap();
-    let seeds = dir.path().join("seeds");
-    std::fs::create_dir_all(&seeds).unwrap();
     let file = "import total\nscale = total ** 2 * total\nprint(scale)\n";
-    std::fs::write(seeds.join("names.py"), file).unwrap();
-    let corpus = dir.path().join("corpus");
-    let json = grammar_json("tree-sitter-python");
-    let (code, _, stderr) = bonsai(&[
-        "import".as_ref(),
-        json.as_os_str(),
-        seeds.as_os_str(),
-        "--out".as_ref(),
-        corpus.as_os_str(),
-    ]);
-    let report = std::fs::read_to_string(corpus.join("import-report.txt"))
-        .unwrap_or_else(|_| panic!("{stderr}"));
-    assert_eq!(code, 0, "{report}");
+    let imported = import_python_file("names.py", file);
+    let report = &imported.report;
     assert!(
         report.contains("names.py: accepted as 000000 (exact, bounds 2,")
             && report.contains("; 2 words of its own"),
         "{report}"
     );
-    let (code, replayed, stderr) = bonsai(&[
-        "generate".as_ref(),
-        json.as_os_str(),
-        "--replay".as_ref(),
-        corpus.join("000000.choices").as_os_str(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(replayed.strip_suffix('\n').unwrap_or(&replayed), file);
+    assert_eq!(imported.replayed(), file);
 
     // Renaming stays available, and says what it changed.
     let renamed = parser

@@ -56,6 +56,12 @@ fn new_campaign_args(out: &Path, extra: &[&str]) -> Vec<String> {
     args
 }
 
+/// Turns `new_campaign_args`' two jobs into one: one node runs at a time.
+fn one_job(args: &mut [String]) {
+    let jobs = args.iter().position(|a| a == "--jobs").unwrap();
+    args[jobs + 1] = "1".into();
+}
+
 fn state(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("campaign.json")).unwrap();
     serde_json::from_str(&text).unwrap()
@@ -255,8 +261,7 @@ fn a_campaign_budget_passes_the_time_saturated_nodes_leave_up_to_the_top() {
         ],
     );
     // One node at a time, so that every share is decided by finished nodes alone.
-    let jobs = args.iter().position(|a| a == "--jobs").unwrap();
-    args[jobs + 1] = "1".into();
+    one_job(&mut args);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = bonsai(&args);
     assert!(run.status.success(), "{run:?}");
@@ -786,8 +791,7 @@ fn nodes_run_as_multi_core_fuzzers_with_cores_per_node() {
         ],
     );
     // One node at a time: its two clients take the machine's cores.
-    let jobs = args.iter().position(|a| a == "--jobs").unwrap();
-    args[jobs + 1] = "1".into();
+    one_job(&mut args);
     let output = bonsai(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(
         output.status.success(),

@@ -52,6 +52,24 @@ fn start(out: &Path, extra: &[&str]) -> Child {
         .unwrap()
 }
 
+/// Two clients (`two_cores`) on a broker port of their own, bounds 3,3,3, for `time`.
+fn start_two_clients(out: &Path, time: &str) -> Child {
+    let port = free_port();
+    start(
+        out,
+        &[
+            "--bounds",
+            "3,3,3",
+            "--time",
+            time,
+            "--cores",
+            two_cores(),
+            "--broker-port",
+            &port,
+        ],
+    )
+}
+
 fn finish(child: Child) -> serde_json::Value {
     let output = child.wait_with_output().unwrap();
     assert!(
@@ -91,20 +109,7 @@ fn alive(pid: i32) -> bool {
 fn clients_share_entries_and_write_each_one_once() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let port = free_port();
-    let summary = finish(start(
-        &out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "12s",
-            "--cores",
-            two_cores(),
-            "--broker-port",
-            &port,
-        ],
-    ));
+    let summary = finish(start_two_clients(&out, "12s"));
     assert_eq!(summary["clients"], 2, "{summary}");
     let queue = entries(&out);
     assert_eq!(summary["corpus"].as_u64().unwrap() as usize, queue.len());
@@ -185,20 +190,7 @@ fn kill_client(pid_file: &Path, parent: bool) -> i32 {
 fn killed_clients_are_started_again_and_nothing_saved_is_lost() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let port = free_port();
-    let run = start(
-        &out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "25s",
-            "--cores",
-            two_cores(),
-            "--broker-port",
-            &port,
-        ],
-    );
+    let run = start_two_clients(&out, "25s");
     pid_in(&out.join("clients/1/pid"), Duration::from_secs(20));
     std::thread::sleep(Duration::from_secs(5));
     let before = entries(&out);
@@ -250,20 +242,7 @@ fn killed_clients_are_started_again_and_nothing_saved_is_lost() {
 fn a_killed_run_resumes_with_every_saved_entry() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let port = free_port();
-    let mut run = start(
-        &out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "60s",
-            "--cores",
-            two_cores(),
-            "--broker-port",
-            &port,
-        ],
-    );
+    let mut run = start_two_clients(&out, "60s");
     let clients: Vec<i32> = (0..2)
         .map(|k| {
             pid_in(
@@ -286,20 +265,7 @@ fn a_killed_run_resumes_with_every_saved_entry() {
     }
     let before = entries(&out);
     assert!(!before.is_empty());
-    let port = free_port();
-    let summary = finish(start(
-        &out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "6s",
-            "--cores",
-            two_cores(),
-            "--broker-port",
-            &port,
-        ],
-    ));
+    let summary = finish(start_two_clients(&out, "6s"));
     let after = entries(&out);
     for (stem, choices) in &before {
         assert_eq!(
