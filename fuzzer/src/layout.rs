@@ -3,8 +3,10 @@
 //! command can spell a name its own way. A leaf: every stage may name files.
 //!
 //! A fuzzing output (`bonsai fuzz --out DIR`):
-//! `DIR/fuzz.json`, `DIR/summary.json`, `DIR/coverage.csv`, and `DIR/queue`, `DIR/crashes`,
-//! `DIR/hangs` of `NNNNNN.txt` + `.choices` + `.meta`; a multi-core run (`--cores`) adds
+//! `DIR/fuzz.json`, `DIR/summary.json`, `DIR/coverage.csv`, `DIR/faults.json` (each fault
+//! bucket's count and times), and `DIR/queue`, `DIR/crashes`, `DIR/hangs` of `NNNNNN.txt` +
+//! `.choices` + `.meta` (a fault's reduced reproducer as `NNNNNN.min.txt` + `.min.choices`);
+//! a multi-core run (`--cores`) adds
 //! `DIR/clients/<k>/` (each client's own coverage.csv, summary.json, log and pid) and
 //! `DIR/.claims/` (which entry contents and fault signatures the clients saved). A campaign (`bonsai campaign --out DIR`):
 //! `DIR/campaign.json`, `DIR/campaign.log`, `DIR/nodes/<node>/` (one fuzzing output each),
@@ -33,6 +35,19 @@ pub const FUZZ_JSON: &str = "fuzz.json";
 pub const SUMMARY_JSON: &str = "summary.json";
 /// A fuzzing run's coverage over time.
 pub const COVERAGE_CSV: &str = "coverage.csv";
+/// Each fault bucket a fuzzing process saw: how often, when first and last (one file per
+/// fuzzing process's directory: the output directory, or a client's own directory).
+pub const FAULTS_JSON: &str = "faults.json";
+/// The extensions of a fault's reduced reproducer: `NNNNNN.min.txt`, and `NNNNNN.min.choices`
+/// while it is a sentence of the grammar.
+pub const REDUCED_TXT: &str = "min.txt";
+/// See [`REDUCED_TXT`].
+pub const REDUCED_CHOICES: &str = "min.choices";
+/// `bonsai faults --export-tests OUT`: the Rust test file, and the directory of reproducers
+/// beside it that its tests include.
+pub const FAULT_TESTS_RS: &str = "bonsai_faults.rs";
+/// See [`FAULT_TESTS_RS`].
+pub const FAULT_TESTS_DIR: &str = "bonsai_faults";
 /// A campaign's configuration and node states.
 pub const CAMPAIGN_JSON: &str = "campaign.json";
 /// A campaign's events, one line each, appended and never rewritten.

@@ -45,6 +45,7 @@ fn scripts_read_the_engine_s_metadata_in_both_formats() {
             kind: FaultKind::Timeout,
             signature: 0x1234_5678_9abc_def0,
             message: "the target did not finish in time".into(),
+            location: "in f".into(),
             frames: vec!["f (x.rs:1)".into(), "g (y.rs:2)".into()],
         }),
         ..EntryInfo::default()

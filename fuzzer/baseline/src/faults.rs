@@ -4,8 +4,8 @@
 //! LibAFL's `CrashFeedback`/`TimeoutFeedback` keep every faulting input, duplicates included,
 //! and only in memory, so a comparison could neither say which bugs the peer found nor check
 //! whether Bonsai finds them too. This feedback decides as Bonsai's `FaultFeedback` does
-//! (`feedback::new_fault`, deduplicated in the same `SeenFaults` state metadata), so a
-//! signature means the same fault on both sides.
+//! (`feedback::note_fault`, bucketed in the same `SeenFaults` state metadata and logged to the
+//! same `faults.json`), so a bucket means the same bug on both sides.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -19,13 +19,14 @@ use libafl::generators::NautilusContext;
 use libafl::inputs::NautilusInput;
 use libafl_bolts::{Error, Named};
 
-use bonsai::corpus::{EntryInfo, next_free_number};
-use bonsai::feedback::{Fault, FaultKind, SeenFaults, new_fault};
-use bonsai::layout::{CRASHES_DIR, HANGS_DIR};
+use bonsai::corpus::{EntryInfo, FaultSlots, Slot, next_free_number, replace_entry};
+use bonsai::feedback::{Fault, FaultKind, SeenFaults, Sighting, note_fault};
+use bonsai::layout::{CRASHES_DIR, FAULTS_JSON, HANGS_DIR};
 
-/// Decides whether a faulting execution is a new fault and writes it as
-/// `NNNNNN.txt` + `NNNNNN.meta` (the `.meta` line of Bonsai's own faults; there are no
-/// `.choices`, as Nautilus inputs are trees of its own rules).
+/// Decides whether a faulting execution is a new fault (a bucket not seen before) or a smaller
+/// reproducer of a known one, and writes it as `NNNNNN.txt` + `NNNNNN.meta` (the `.meta`
+/// line of Bonsai's own faults; there are no `.choices`, as Nautilus inputs are trees of its
+/// own rules), one entry per bucket.
 pub struct FaultStore {
     root: PathBuf,
     context: &'static NautilusContext,
@@ -35,6 +36,8 @@ pub struct FaultStore {
     /// could re-enter the allocator the signal interrupted.
     next_crash: u32,
     next_hang: u32,
+    /// Which entry holds each bucket, read when the fuzzing process starts.
+    slots: FaultSlots,
     pending: Option<Fault>,
     text: Vec<u8>,
 }
@@ -47,6 +50,7 @@ impl FaultStore {
             started,
             next_crash: next_free_number(&root.join(CRASHES_DIR)),
             next_hang: next_free_number(&root.join(HANGS_DIR)),
+            slots: FaultSlots::scan(root),
             pending: None,
             text: Vec::new(),
         }
@@ -54,12 +58,22 @@ impl FaultStore {
 
     fn save(&mut self, fault: Fault, input: &NautilusInput) -> Result<(), String> {
         input.unparse(self.context, &mut self.text);
-        let next = match fault.kind {
-            FaultKind::Timeout => &mut self.next_hang,
-            _ => &mut self.next_crash,
+        let key = (fault.kind, fault.signature);
+        let known = self.slots.get(key);
+        if known.is_some_and(|slot| slot.size <= self.text.len()) {
+            return Ok(());
+        }
+        let number = match known {
+            Some(slot) => slot.number,
+            None => {
+                let next = match fault.kind {
+                    FaultKind::Timeout => &mut self.next_hang,
+                    _ => &mut self.next_crash,
+                };
+                *next += 1;
+                *next - 1
+            }
         };
-        let number = *next;
-        *next += 1;
         let base = self
             .root
             .join(fault.kind.directory())
@@ -73,11 +87,16 @@ impl FaultStore {
             ..EntryInfo::default()
         };
         // The `.meta` last: an entry whose metadata exists is complete.
-        bonsai::write_atomic(&base.with_extension("txt"), &self.text)
-            .and_then(|()| {
-                bonsai::write_atomic(&base.with_extension("meta"), info.to_text().as_bytes())
-            })
-            .map_err(|d| d.to_string())
+        replace_entry(&base, None, &self.text, info.to_text().as_bytes(), true)
+            .map_err(|d| d.to_string())?;
+        self.slots.offer(
+            key,
+            Slot {
+                number,
+                size: self.text.len(),
+            },
+        );
+        Ok(())
     }
 }
 
@@ -100,11 +119,20 @@ impl<EM, OT, S: HasMetadata> Feedback<EM, NautilusInput, OT, S> for FaultStore {
         &mut self,
         state: &mut S,
         _manager: &mut EM,
-        _input: &NautilusInput,
+        input: &NautilusInput,
         _observers: &OT,
         exit_kind: &ExitKind,
     ) -> Result<bool, Error> {
-        self.pending = new_fault(state, exit_kind);
+        if *exit_kind == ExitKind::Ok {
+            self.pending = None;
+            return Ok(false);
+        }
+        input.unparse(self.context, &mut self.text);
+        let log = self.root.join(FAULTS_JSON);
+        self.pending = match note_fault(state, exit_kind, self.text.len(), Some(&log)) {
+            Some((fault, Sighting::New | Sighting::Smaller)) => Some(fault),
+            _ => None,
+        };
         Ok(self.pending.is_some())
     }
 
@@ -127,16 +155,16 @@ impl<EM, OT, S: HasMetadata> Feedback<EM, NautilusInput, OT, S> for FaultStore {
     }
 }
 
-/// Distinct faults seen so far, `(crashes, hangs)`: out-of-memory inputs count as crashes, as
+/// Buckets seen so far, `(crashes, hangs)`: out-of-memory inputs count as crashes, as
 /// in Bonsai's `coverage.csv`.
 pub fn fault_counts(seen: Option<&SeenFaults>) -> (u64, u64) {
     let Some(seen) = seen else {
         return (0, 0);
     };
     let hangs = seen
-        .signatures
-        .iter()
+        .buckets
+        .keys()
         .filter(|(kind, _)| *kind == FaultKind::Timeout)
         .count() as u64;
-    (seen.signatures.len() as u64 - hangs, hangs)
+    (seen.buckets.len() as u64 - hangs, hangs)
 }

@@ -37,8 +37,8 @@ use serde::{Deserialize, Serialize};
 
 use bonsai::bounds::Bounds;
 use bonsai::diagnostic::{Diagnostic, Diagnostics};
-use bonsai::feedback::{SeenFaults, panic_record};
-use bonsai::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR, SUMMARY_JSON};
+use bonsai::feedback::{SeenFaults, flush_fault_log, prepare_capture, run_caught};
+use bonsai::layout::{CRASHES_DIR, FAULTS_JSON, HANGS_DIR, QUEUE_DIR, SUMMARY_JSON};
 use bonsai::peer::CoveragePoint;
 use bonsai::target::{LinkedTarget, Verdict, require_instrumented};
 
@@ -193,9 +193,7 @@ where
     let mut bytes = Vec::new();
     let mut harness = |input: &NautilusInput| {
         input.unparse(context, &mut bytes);
-        panic_record::set_in_target(true);
-        let result = catch_unwind(AssertUnwindSafe(|| target.run(&bytes)));
-        panic_record::set_in_target(false);
+        let result = run_caught(|| target.run(&bytes));
         match result {
             Ok(verdict) => {
                 last_valid.set(verdict == Verdict::Valid);
@@ -223,9 +221,9 @@ where
     // Bonsai's loop checks the clock in batches (a hang is an input that runs between one
     // and two timeouts); the same here, so that "a hang" means the same on both sides.
     *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
-    // Panics are caught in the harness; the hook records their message, location and stack
-    // for the fault's description and signature, as in Bonsai's loop.
-    panic_record::install();
+    // Panics are caught in the harness, their message, location and stack recorded, and the
+    // stack sampled for hangs, as in Bonsai's loop, so that both bucket faults alike.
+    prepare_capture(config.timeout);
     // The same guard as Bonsai's loop, so both fuzzers survive a timeout inside `malloc`.
     bonsai::peer::install_signal_guard();
     let mut timeline = Timeline::open(&config.out);
@@ -266,6 +264,8 @@ where
         fuzzer.fuzz_one(&mut stages, &mut executor, &mut state, manager)?;
     }
     drop(executor);
+    bonsai::feedback::stack_samples::stop();
+    flush_fault_log(&mut state, &config.out.join(FAULTS_JSON));
     let last = point(&state, &edges_name, started);
     timeline.log(last);
     let corpus = state.corpus();

@@ -220,7 +220,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         total.valid += usize::from(report.verdict == "valid");
         total.faults += usize::from(matches!(
             report.verdict.as_str(),
-            "panic" | "crash" | "timeout"
+            "panic" | "crash" | "stack-overflow" | "timeout"
         ));
         if let (Some(unstable), Some(n)) = (&mut total.unstable_inputs, report.unstable_edges) {
             *unstable += usize::from(n > 0);

@@ -94,7 +94,11 @@ fn verdict(run: Execution) -> Result<Verdict, String> {
         Outcome::Valid => Ok(Verdict::Valid),
         Outcome::Invalid => Ok(Verdict::Invalid(run.message)),
         Outcome::Reject => Ok(Verdict::Reject),
-        Outcome::Panic | Outcome::Crash | Outcome::Timeout | Outcome::Error => {
+        Outcome::Panic
+        | Outcome::Crash
+        | Outcome::StackOverflow
+        | Outcome::Timeout
+        | Outcome::Error => {
             let message = run.fault.map_or(run.message, |f| f.message);
             Err(format!("{}: {message}", run.outcome))
         }

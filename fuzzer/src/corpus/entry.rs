@@ -42,7 +42,7 @@ impl EntryInfo {
     /// "parent":7,"mutator":"splice","time":12.5}`, with `trimmed_from` for a trimmed entry
     /// and `fault` (kind, signature as 16 hex digits, message, first stack frames) for a fault.
     pub fn to_text(&self) -> String {
-        let record = MetaRecord {
+        MetaRecord {
             size: self.text.len(),
             valid: self.valid,
             edges: self.edges,
@@ -55,12 +55,12 @@ impl EntryInfo {
                 kind: fault.kind.to_string(),
                 signature: format!("{:016x}", fault.signature),
                 message: fault.message.clone(),
+                location: fault.location.clone(),
                 frames: fault.frames.clone(),
+                flaky: false,
             }),
-        };
-        let mut line = serde_json::to_string(&record).expect("plain data serializes");
-        line.push('\n');
-        line
+        }
+        .to_line()
     }
 
     /// Reads back the fields a resumed run or `bonsai replay` needs from a metadata file:
@@ -73,6 +73,7 @@ impl EntryInfo {
                 return ParsedMeta::default();
             };
             return ParsedMeta {
+                size: Some(record.size),
                 valid: Some(record.valid),
                 edges: Some(record.edges),
                 kind: record.fault.as_ref().map(|f| f.kind.clone()),
@@ -103,30 +104,62 @@ impl EntryInfo {
     }
 }
 
-/// A metadata file's one line.
-#[derive(Serialize, Deserialize)]
-struct MetaRecord {
-    size: usize,
-    valid: bool,
-    edges: u32,
-    new_edges: u32,
-    parent: Option<u32>,
-    mutator: String,
+/// A metadata file's one line, as written and read back whole (`triage` lists faults from it).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct MetaRecord {
+    /// The input's size in bytes.
+    pub size: usize,
+    /// Whether the target accepted it.
+    pub valid: bool,
+    /// Edges it covers.
+    pub edges: u32,
+    /// Edges no earlier entry covered.
+    pub new_edges: u32,
+    /// The entry it was mutated from.
+    pub parent: Option<u32>,
+    /// How it was made.
+    pub mutator: String,
     /// Seconds since the campaign started.
-    time: f64,
+    pub time: f64,
+    /// Its size when found, for an entry the loop trimmed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    trimmed_from: Option<usize>,
+    pub trimmed_from: Option<usize>,
+    /// For a fault: what it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    fault: Option<FaultRecord>,
+    pub fault: Option<FaultRecord>,
 }
 
-#[derive(Serialize, Deserialize)]
-struct FaultRecord {
-    kind: String,
+impl MetaRecord {
+    /// Reads the JSON line of a metadata file; the error has serde's line and column.
+    pub fn read(text: &str) -> Result<MetaRecord, serde_json::Error> {
+        serde_json::from_str(text.lines().next().unwrap_or_default())
+    }
+
+    /// The line as written, newline included.
+    pub fn to_line(&self) -> String {
+        let mut line = serde_json::to_string(self).expect("plain data serializes");
+        line.push('\n');
+        line
+    }
+}
+
+/// A fault's part of a metadata line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FaultRecord {
+    /// `FaultKind`'s word.
+    pub kind: String,
     /// 16 hex digits: JSON numbers lose precision past 2^53 in most readers.
-    signature: String,
-    message: String,
-    frames: Vec<String>,
+    pub signature: String,
+    /// One line for the user.
+    pub message: String,
+    /// What the bucket was computed from, in words (empty in outputs of earlier versions).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub location: String,
+    /// The first frames of the target's stack.
+    pub frames: Vec<String>,
+    /// Set when a rerun of the input in a fresh process did not fault the same way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
 }
 
 /// Whether the metadata file at `path` can be read back: text whose first line has the `valid`
@@ -143,6 +176,8 @@ pub fn meta_is_readable(path: &std::path::Path) -> bool {
 /// The fields of a metadata line that other commands read back.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ParsedMeta {
+    /// The input's size in bytes (JSON lines only).
+    pub size: Option<usize>,
     /// The `valid` field; `None` when the line does not have it (unreadable metadata).
     pub valid: Option<bool>,
     /// How many edges the input covered.
@@ -191,6 +226,7 @@ mod tests {
                 kind: FaultKind::Panic,
                 signature: 0xabc,
                 message: "boom at x.rs:1:2".into(),
+                location: "x.rs:1:2 in check_block".into(),
                 frames: vec!["check_block (src/lib.rs:10)".into()],
             }),
             ..EntryInfo::default()

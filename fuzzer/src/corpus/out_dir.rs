@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::EntryInfo;
+use super::FaultSlots;
 use crate::diagnostic::Diagnostic;
-use crate::fault::{FaultKind, SeenFaults};
+use crate::fault::{FaultLog, SeenFaults};
 use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 
 /// The file that marks a directory as a Bonsai fuzzing output. It records what the run was
@@ -100,33 +101,27 @@ impl OutDir {
         })
     }
 
-    /// Signatures of the faults already saved, so that a resumed run does not save them again.
-    pub fn seen_faults(&self) -> SeenFaults {
+    /// The buckets of the faults already saved, so that a resumed run does not save them
+    /// again, with the counts and times `log` (the process's `faults.json`) kept of them, so
+    /// that the counts go on across resumes.
+    pub fn seen_faults(&self, log: &Path) -> SeenFaults {
         let mut seen = SeenFaults::default();
-        for dir in [CRASHES_DIR, HANGS_DIR] {
-            let Ok(entries) = std::fs::read_dir(self.root.join(dir)) else {
-                continue;
-            };
-            for entry in entries.filter_map(Result::ok) {
-                let path = entry.path();
-                if path.extension().and_then(|e| e.to_str()) != Some("meta") {
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(&path) else {
-                    continue;
-                };
-                let meta = EntryInfo::parse_line(&text);
-                let kind = match meta.kind.as_deref() {
-                    Some("panic") => FaultKind::Panic,
-                    Some("crash") => FaultKind::Crash,
-                    Some("timeout") => FaultKind::Timeout,
-                    Some("oom") => FaultKind::OutOfMemory,
-                    _ => continue,
-                };
-                if let Some(signature) = meta.signature {
-                    seen.signatures.insert((kind, signature));
+        let now = crate::fault::unix_now();
+        for (key, slot) in FaultSlots::scan(&self.root).iter() {
+            seen.know(key, slot.size, now);
+        }
+        match FaultLog::read(log) {
+            Ok(Some(log)) => {
+                for (key, stats) in log.entries() {
+                    let saved = seen.buckets.get(&key).map(|s| s.smallest);
+                    let mut stats = stats;
+                    stats.smallest = stats.smallest.min(saved.unwrap_or(usize::MAX));
+                    seen.occurrences += stats.count;
+                    seen.buckets.insert(key, stats);
                 }
             }
+            Ok(None) => {}
+            Err(why) => tracing::warn!("{why}; the fault counts start again"),
         }
         seen
     }

@@ -10,9 +10,10 @@ use libafl_bolts::Error;
 use serde::{Deserialize, Serialize};
 
 use super::EntryInfo;
+use super::fault_slots::{FaultSlots, Slot, read_slot, replace_entry};
 use crate::choice::{ChoiceInput, SavedChoices};
 use crate::diagnostic::Diagnostic;
-use crate::fault::FaultKind;
+use crate::fault::{BucketKey, FaultKind};
 use crate::layout::{CLAIMS_DIR, CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 
 /// Which part of the output tree a store writes.
@@ -52,6 +53,9 @@ pub struct DiskCorpus {
     /// signature another client saved already is kept in memory only (see [`Self::shared`]).
     #[serde(default)]
     shared: bool,
+    /// For the faults: the entry holding each bucket's reproducer.
+    #[serde(default)]
+    slots: FaultSlots,
 }
 
 impl DiskCorpus {
@@ -67,6 +71,10 @@ impl DiskCorpus {
             .iter()
             .map(|d| (d.to_string(), next_free_number(&root.join(d))))
             .collect();
+        let slots = match role {
+            Role::Queue => FaultSlots::default(),
+            Role::Faults => FaultSlots::scan(root),
+        };
         Self {
             inner: InMemoryCorpus::new(),
             root: root.to_path_buf(),
@@ -74,13 +82,15 @@ impl DiskCorpus {
             grammar,
             next,
             shared: false,
+            slots,
         }
     }
 
     /// A store that shares its directories with the other clients of a multi-core run. Each
     /// queue entry is saved once: a client that receives another's entry over LLMP keeps it
     /// in memory but finds its content claimed in `.claims/` and writes nothing. Each fault
-    /// signature is saved once across clients the same way.
+    /// bucket is saved once across clients the same way, and its claim holds the entry's
+    /// number, so that a client with a smaller reproducer replaces that entry.
     pub fn shared(mut self) -> Self {
         self.shared = true;
         self
@@ -158,12 +168,19 @@ impl DiskCorpus {
             .as_ref()
             .ok_or_else(|| Error::illegal_state("corpus entry without input"))?;
         let bytes = self.saved(input)?.to_bytes();
+        let bucket = match (&info.fault, self.role) {
+            (Some(fault), Role::Faults) => Some((fault.kind, fault.signature)),
+            _ => None,
+        };
+        if let Some(key) = bucket {
+            if let Some(slot) = self.known_slot(key)? {
+                return self.replace_if_smaller(key, slot, &bytes, testcase);
+            }
+        }
         if self.shared {
-            let claim = match (&info.fault, self.role) {
-                (Some(fault), Role::Faults) => {
-                    format!("fault-{}-{:016x}", fault.kind, fault.signature)
-                }
-                _ => Self::content_claim(&bytes),
+            let claim = match bucket {
+                Some((kind, signature)) => Self::fault_claim(kind, signature),
+                None => Self::content_claim(&bytes),
             };
             if !self.first_to_claim(&claim)? {
                 // Another client saved it: kept in memory, without a number.
@@ -198,6 +215,101 @@ impl DiskCorpus {
         let mut info = info;
         info.number = Some(number);
         write(&base.with_extension("meta"), info.to_text().as_bytes()).map_err(io)?;
+        if let Some((kind, signature)) = bucket {
+            let size = info.text.len();
+            self.slots.offer((kind, signature), Slot { number, size });
+            if self.shared {
+                // The claim names the entry from now on, for the clients that find a smaller
+                // reproducer (`known_slot`).
+                let claim = self
+                    .root
+                    .join(CLAIMS_DIR)
+                    .join(Self::fault_claim(kind, signature));
+                crate::write_atomic_unsynced(&claim, number.to_string().as_bytes()).map_err(io)?;
+            }
+        }
+        *testcase.metadata_mut::<EntryInfo>()? = info;
+        Ok(())
+    }
+
+    fn fault_claim(kind: FaultKind, signature: u64) -> String {
+        format!("fault-{kind}-{signature:016x}")
+    }
+
+    /// The entry that holds bucket `key` already, if any: one this store wrote or found when
+    /// it started, or, in a multi-core run, the one another client's claim names (read from
+    /// that entry's metadata, since its size changes as clients replace it). `None` while the
+    /// claiming client has not finished writing.
+    fn known_slot(&mut self, key: BucketKey) -> Result<Option<Slot>, Error> {
+        if !self.shared {
+            return Ok(self.slots.get(key));
+        }
+        let claim = self
+            .root
+            .join(CLAIMS_DIR)
+            .join(Self::fault_claim(key.0, key.1));
+        let Ok(number) = std::fs::read_to_string(&claim) else {
+            return Ok(None);
+        };
+        let Ok(number) = number.trim().parse::<u32>() else {
+            return Ok(None);
+        };
+        let meta = self
+            .root
+            .join(key.0.directory())
+            .join(format!("{number:06}.meta"));
+        Ok(read_slot(&meta).map(|(_, slot)| slot))
+    }
+
+    /// Writes a known bucket's smaller reproducer over its entry (nothing for one no smaller;
+    /// kept in memory either way). Clients that share the entry take turns by locking its
+    /// claim, and check the size again inside the lock.
+    fn replace_if_smaller(
+        &mut self,
+        key: BucketKey,
+        slot: Slot,
+        bytes: &[u8],
+        testcase: &mut Testcase<ChoiceInput>,
+    ) -> Result<(), Error> {
+        let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
+        let mut info = testcase.metadata::<EntryInfo>()?.clone();
+        if info.text.len() >= slot.size {
+            return Ok(());
+        }
+        let _turn = if self.shared {
+            let claim = self
+                .root
+                .join(CLAIMS_DIR)
+                .join(Self::fault_claim(key.0, key.1));
+            let turn = ClaimLock::take(&claim).map_err(io)?;
+            match self.known_slot(key)? {
+                Some(now) if now.number == slot.number && info.text.len() < now.size => {}
+                _ => return Ok(()),
+            }
+            Some(turn)
+        } else {
+            None
+        };
+        let base = self
+            .root
+            .join(key.0.directory())
+            .join(format!("{:06}", slot.number));
+        info.number = Some(slot.number);
+        replace_entry(
+            &base,
+            Some(bytes),
+            info.text.as_bytes(),
+            info.to_text().as_bytes(),
+            true,
+        )
+        .map_err(io)?;
+        self.slots.offer(
+            key,
+            Slot {
+                number: slot.number,
+                size: info.text.len(),
+            },
+        );
         *testcase.metadata_mut::<EntryInfo>()? = info;
         Ok(())
     }
@@ -265,6 +377,33 @@ impl DiskCorpus {
             crate::write_atomic_unsynced(&meta, info.to_text().as_bytes()).map_err(io)?;
         }
         Ok(())
+    }
+}
+
+/// An exclusive `flock` on a claim file, released when dropped (or when the process dies).
+struct ClaimLock(std::fs::File);
+
+impl ClaimLock {
+    fn take(path: &Path) -> Result<ClaimLock, Diagnostic> {
+        let file = std::fs::File::open(path)
+            .map_err(|e| Diagnostic::error(format!("cannot open: {e}")).in_file(path))?;
+        use std::os::fd::AsRawFd;
+        // SAFETY: a plain system call on a descriptor we own.
+        while unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() != std::io::ErrorKind::Interrupted {
+                return Err(Diagnostic::error(format!("cannot lock: {error}")).in_file(path));
+            }
+        }
+        Ok(ClaimLock(file))
+    }
+}
+
+impl Drop for ClaimLock {
+    fn drop(&mut self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: unlocking our own descriptor.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
     }
 }
 
@@ -538,6 +677,7 @@ mod tests {
             kind,
             signature: 1,
             message: "m".into(),
+            location: "in f".into(),
             frames: vec!["f (x.rs:1)".into()],
         };
         let mut store = DiskCorpus::new(dir.path(), Role::Faults, 7);
@@ -566,6 +706,90 @@ mod tests {
         assert!(
             meta.contains(r#""kind":"timeout""#) && meta.contains(r#""frames":["f (x.rs:1)"]"#),
             "{meta}"
+        );
+    }
+
+    fn bucket_fault(signature: u64) -> Fault {
+        Fault {
+            kind: FaultKind::Panic,
+            signature,
+            message: "m".into(),
+            location: "x.rs:1:1 in f".into(),
+            frames: vec![],
+        }
+    }
+
+    fn crash_files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.join("crashes"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn one_entry_per_bucket_replaced_by_smaller_inputs_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("crashes")).unwrap();
+        let mut store = DiskCorpus::new(dir.path(), Role::Faults, 7);
+        let add = |store: &mut DiskCorpus, text: &str, choice: u32, signature: u64| {
+            store
+                .add(entry(text, vec![choice], Some(bucket_fault(signature))))
+                .unwrap();
+        };
+        add(&mut store, "print 12345;", 1, 9);
+        add(&mut store, "print 99999;", 2, 9);
+        add(&mut store, "print 1;", 3, 9);
+        add(&mut store, "print 22;", 4, 9);
+        add(&mut store, "while 1 {}", 5, 10);
+        assert_eq!(
+            crash_files(dir.path()),
+            [
+                "000000.choices",
+                "000000.meta",
+                "000000.txt",
+                "000001.choices",
+                "000001.meta",
+                "000001.txt"
+            ]
+        );
+        let read = |name: &str| std::fs::read_to_string(dir.path().join("crashes").join(name));
+        assert_eq!(read("000000.txt").unwrap(), "print 1;");
+        let saved = SavedChoices::read(&dir.path().join("crashes/000000.choices")).unwrap();
+        assert_eq!(saved.choices.0, vec![3], "the choices of the smaller input");
+        assert!(read("000000.meta").unwrap().contains(r#""size":8"#));
+
+        // A resumed run knows the buckets on disk.
+        let mut resumed = DiskCorpus::new(dir.path(), Role::Faults, 7);
+        add(&mut resumed, "print 77;", 6, 9);
+        add(&mut resumed, "new;", 7, 11);
+        assert_eq!(read("000000.txt").unwrap(), "print 1;");
+        assert_eq!(read("000002.txt").unwrap(), "new;");
+    }
+
+    #[test]
+    fn clients_sharing_the_directories_replace_each_others_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("crashes")).unwrap();
+        let mut first = DiskCorpus::new(dir.path(), Role::Faults, 7).shared();
+        let mut second = DiskCorpus::new(dir.path(), Role::Faults, 7).shared();
+        first
+            .add(entry("print 12345;", vec![1], Some(bucket_fault(9))))
+            .unwrap();
+        second
+            .add(entry("print 99999;", vec![2], Some(bucket_fault(9))))
+            .unwrap();
+        second
+            .add(entry("print 5;", vec![3], Some(bucket_fault(9))))
+            .unwrap();
+        first
+            .add(entry("print 55;", vec![4], Some(bucket_fault(9))))
+            .unwrap();
+        assert_eq!(crash_files(dir.path()).len(), 3, "one entry");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("crashes/000000.txt")).unwrap(),
+            "print 5;"
         );
     }
 }

@@ -1,7 +1,8 @@
 //! The objective: crashes, hangs and out-of-memory inputs, each distinct bug saved once.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use libafl::HasMetadata;
@@ -13,29 +14,62 @@ use libafl::state::HasCorpus;
 use libafl_bolts::tuples::{Handle, Handled, MatchNameRef};
 use libafl_bolts::{Error, Named};
 
+use super::describe::{Evidence, describe};
 use super::panic_record;
-use super::signature::{SymbolCache, describe_frames, signature, target_frames};
+use super::signature::{SymbolCache, stack_addresses};
+use super::stack_samples;
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
-pub use crate::fault::{Fault, FaultKind, SeenFaults};
+pub use crate::fault::{Fault, FaultKind, SeenFaults, Sighting};
+use crate::fault::{FaultLog, unix_now};
 use crate::observer::{EdgeObserver, ReplayObserver};
 use crate::provenance::{LastMutation, Mutation};
 use crate::sampler::Bounds;
 use crate::target::memory_limit;
 
-/// The fault the last execution ended in, described, when its kind and signature are new to
-/// this run (`None` for a normal exit or a fault seen before); every faulting execution is
-/// counted. The one place where Bonsai's loop and the Nautilus baseline decide what a new
-/// fault is, so that the two save the same faults and their counts compare.
-pub fn new_fault<S: HasMetadata>(state: &mut S, exit_kind: &ExitKind) -> Option<Fault> {
+/// Seconds between two writes of `faults.json` when only counts changed.
+const LOG_EVERY: f64 = 2.0;
+
+/// The fault the last execution ended in, described and counted in its bucket, with how it
+/// relates to what was seen before (`None` for a normal exit). `size` is the input's length in
+/// bytes; `log`, where the process keeps its `faults.json`, is written when a bucket is new or
+/// smaller and otherwise at most every [`LOG_EVERY`] seconds. The one place where Bonsai's
+/// loop and the Nautilus baseline decide what a fault is, so that the two save the same
+/// faults and their counts compare.
+pub fn note_fault<S: HasMetadata>(
+    state: &mut S,
+    exit_kind: &ExitKind,
+    size: usize,
+    log: Option<&Path>,
+) -> Option<(Fault, Sighting)> {
     restore_stderr();
     let kind = fault_kind(exit_kind)?;
     let fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
+    let now = unix_now();
     let seen = state.metadata_or_insert_with(SeenFaults::default);
-    seen.occurrences += 1;
-    seen.signatures
-        .insert((fault.kind, fault.signature))
-        .then_some(fault)
+    let sighting = seen.see((fault.kind, fault.signature), size, now);
+    if let Some(log) = log
+        && seen.due(sighting != Sighting::Again, now, LOG_EVERY)
+    {
+        match FaultLog::of(seen).write(log) {
+            Ok(()) => seen.mark_written(now),
+            Err(why) => tracing::warn!("{why}"),
+        }
+    }
+    Some((fault, sighting))
+}
+
+/// Writes `log` now if anything in it changed (at the end of a run).
+pub fn flush_fault_log<S: HasMetadata>(state: &mut S, log: &Path) {
+    let now = unix_now();
+    if let Ok(seen) = state.metadata_mut::<SeenFaults>()
+        && seen.due(true, now, LOG_EVERY)
+    {
+        match FaultLog::of(seen).write(log) {
+            Ok(()) => seen.mark_written(now),
+            Err(why) => tracing::warn!("{why}"),
+        }
+    }
 }
 
 /// Texts that ran past the short timeout a trim gives its candidates (`fuzz::trim`). They are
@@ -68,35 +102,38 @@ impl SlowTrimCandidates {
     }
 }
 
-/// Decides whether a faulting execution is a new bug, and describes it.
+/// Decides whether a faulting execution is a new bug (a bucket not seen before) or a smaller
+/// reproducer of a known one, and describes it.
 ///
-/// Why our own signature rather than LibAFL's `BacktraceObserver` + `NewHashFeedback`: that
+/// Why our own buckets rather than LibAFL's `BacktraceObserver` + `NewHashFeedback`: that
 /// observer hashes every return address of the stack, so the same panic reached with a
 /// different recursion depth (every stack overflow, any recursive-descent parser) hashes
-/// differently and is saved again and again. Function names of the top frames of the target
-/// are stable across depths and rebuilds.
+/// differently and is saved again and again, and a hang is wherever its timer landed.
 pub struct FaultFeedback {
     replay: Handle<ReplayObserver>,
     edges: Handle<EdgeObserver>,
     bounds: Bounds,
     started: Instant,
+    log: PathBuf,
     pending: Option<Fault>,
 }
 
 impl FaultFeedback {
     /// A feedback reading the given observers; `started` is the campaign's start, from which a
-    /// saved fault's time is measured.
+    /// saved fault's time is measured; `log` is this process's `faults.json`.
     pub fn new(
         replay: &ReplayObserver,
         edges: &EdgeObserver,
         bounds: Bounds,
         started: Instant,
+        log: PathBuf,
     ) -> Self {
         Self {
             replay: replay.handle(),
             edges: edges.handle(),
             bounds,
             started,
+            log,
             pending: None,
         }
     }
@@ -104,7 +141,8 @@ impl FaultFeedback {
 
 /// The kind of fault an execution ended in, or `None` for a normal exit. Asked right after
 /// the execution: a caught panic is told from a signal by the panic record the run left
-/// behind, which [`describe_fault`] then takes.
+/// behind, which [`describe_fault`] then takes. A signal may still turn out to be a stack
+/// overflow when it is described.
 pub fn fault_kind(exit_kind: &ExitKind) -> Option<FaultKind> {
     Some(match exit_kind {
         ExitKind::Crash if memory_limit::tripped() => FaultKind::OutOfMemory,
@@ -116,52 +154,39 @@ pub fn fault_kind(exit_kind: &ExitKind) -> Option<FaultKind> {
     })
 }
 
-/// Describes the fault the last execution ended in: a panic from its record, anything else
-/// from the stack the signal handler runs on and the signal the guard recorded. Shared by
-/// every fuzzer that runs a target in-process (Bonsai's loop, the Nautilus baseline), so that
-/// a fault gets the same signature on both sides of a comparison and "found the same bug"
-/// means the same thing.
+/// Describes the fault the last execution of this process ended in: a panic from its record,
+/// anything else from the stack the signal handler runs on, the signal and faulting address
+/// the guard recorded, and the run's stack samples. Shared by every fuzzer that runs a target
+/// in-process (Bonsai's loop, the Nautilus baseline).
 pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
     let caught = if kind == FaultKind::Panic {
         panic_record::take()
     } else {
         None
     };
-    let (message, raw, location, frames) = match caught {
-        Some(p) => {
-            let message = match &p.location {
-                Some(l) => format!("{} at {l}", p.message),
-                None => p.message.clone(),
-            };
-            let frames = describe_frames(&p.addresses, cache);
-            (message, Some(p.message), p.location, frames)
-        }
-        None => {
-            let frames = target_frames(cache);
-            let message = match kind {
-                FaultKind::Timeout => "the target did not finish in time".to_string(),
-                FaultKind::OutOfMemory => {
-                    "the target allocated more than the memory limit".to_string()
-                }
-                _ => {
-                    let signal = SIGNAL.swap(0, Ordering::SeqCst);
-                    describe_signal((signal != 0).then_some(signal), &frames)
-                }
-            };
-            (message, None, None, frames)
-        }
+    let signal = SIGNAL.swap(0, Ordering::SeqCst);
+    let fault_address = FAULT_ADDRESS.swap(0, Ordering::SeqCst);
+    let samples = match kind {
+        FaultKind::Timeout | FaultKind::OutOfMemory => stack_samples::taken(),
+        _ => Vec::new(),
     };
-    Fault {
-        kind,
-        signature: signature(
-            &kind.to_string(),
-            location.as_deref(),
-            raw.as_deref(),
-            &frames,
-        ),
-        message,
-        frames,
-    }
+    let addresses = match &caught {
+        Some(record) => record.addresses.clone(),
+        None => stack_addresses(),
+    };
+    describe(
+        &Evidence {
+            kind,
+            signal: (signal != 0).then_some(signal),
+            fault_address,
+            panic: caught
+                .as_ref()
+                .map(|p| (p.message.as_str(), p.location.as_deref())),
+            addresses: &addresses,
+            samples: &samples,
+        },
+        cache,
+    )
 }
 
 /// The signal of the fault this process is handling, 0 when none was recorded. LibAFL passes
@@ -169,9 +194,14 @@ pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
 /// signal before LibAFL's handler, records it here.
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-/// Records the signal of a fault about to be handled (async-signal-safe: one atomic store).
-pub fn record_signal(signal: libc::c_int) {
+/// The faulting address of that signal (`si_addr`), 0 when none.
+static FAULT_ADDRESS: AtomicUsize = AtomicUsize::new(0);
+
+/// Records the signal of a fault about to be handled and its faulting address
+/// (async-signal-safe: two atomic stores).
+pub fn record_signal(signal: libc::c_int, address: usize) {
     SIGNAL.store(signal, Ordering::SeqCst);
+    FAULT_ADDRESS.store(address, Ordering::SeqCst);
 }
 
 /// Standard error's own descriptor while LibAFL's crash handler runs with standard error on
@@ -231,28 +261,6 @@ pub fn restore_stderr() {
     }
 }
 
-/// What a fault that ended in `signal` is called, in `crashes/*.meta`, `replay`, `reduce` and
-/// `validity` alike: the same bug must not be an abort in one and a segmentation fault in
-/// another. A stack overflow is read off the stack (the same function over and over), since
-/// its signal is an ordinary segmentation fault; `None` is a signal that was not recorded.
-pub fn describe_signal(signal: Option<libc::c_int>, frames: &[String]) -> String {
-    let function = |f: &String| f.split(" (").next().unwrap_or_default().to_string();
-    let repeated = frames.len() >= 4 && frames.iter().all(|f| function(f) == function(&frames[0]));
-    if repeated {
-        return "the target overflowed its stack (or crashed in deep recursion)".to_string();
-    }
-    match signal {
-        Some(libc::SIGABRT) => "the target aborted (signal 6)".to_string(),
-        Some(libc::SIGSEGV) => {
-            "the target crashed with a segmentation fault (signal 11)".to_string()
-        }
-        Some(other) => format!("the target crashed with signal {other}"),
-        None => {
-            "the target crashed with a signal (abort, segmentation fault or similar)".to_string()
-        }
-    }
-}
-
 impl Named for FaultFeedback {
     fn name(&self) -> &Cow<'static, str> {
         static NAME: Cow<'static, str> = Cow::Borrowed("faults");
@@ -295,7 +303,13 @@ where
             }
             return Ok(false);
         }
-        self.pending = new_fault(state, exit_kind);
+        let size = observers
+            .get(&self.replay)
+            .map_or(0, |replay| replay.replay().text.len());
+        self.pending = match note_fault(state, exit_kind, size, Some(&self.log)) {
+            Some((fault, Sighting::New | Sighting::Smaller)) => Some(fault),
+            _ => None,
+        };
         Ok(self.pending.is_some())
     }
 
@@ -353,31 +367,40 @@ mod tests {
         panic!("{message}");
     }
 
-    /// The signature of the panic `check_fails(message)` raises inside the target, as the
-    /// fuzzing loop records and describes it.
-    fn panic_signature(message: &str) -> u64 {
+    /// Another check, at another location.
+    fn other_check_fails(message: &str) {
+        panic!("{message}");
+    }
+
+    /// The signature of the panic `check` raises inside the target, as the fuzzing loop
+    /// records and describes it.
+    fn panic_signature(check: fn(&str), message: &str) -> u64 {
         panic_record::install();
         panic_record::set_in_target(true);
-        let caught = std::panic::catch_unwind(|| check_fails(message));
+        let caught = std::panic::catch_unwind(|| check(message));
         panic_record::set_in_target(false);
         assert!(caught.is_err());
         let fault = describe_fault(FaultKind::Panic, &mut SymbolCache::default());
         assert_eq!(fault.kind, FaultKind::Panic);
         assert!(fault.message.starts_with(message), "{}", fault.message);
+        assert!(fault.location.contains("fault.rs:"), "{}", fault.location);
         fault.signature
     }
 
     #[test]
-    fn one_assertion_failing_for_two_reasons_is_two_faults() {
-        let text = panic_signature("round trip changed the text of 'a' at 3");
+    fn one_check_is_one_bucket_whatever_its_message_names() {
+        let quoted = panic_signature(check_fails, "round trip changed the text of 'a' at 3");
         assert_eq!(
-            text,
-            panic_signature("round trip changed the text of 'bc' at 12"),
-            "other values, the same reason"
+            quoted,
+            panic_signature(
+                check_fails,
+                "print of let bc = 12 did not parse: unexpected bc"
+            ),
+            "the input's words, quoted or not, and other reasons: one check"
         );
         assert_ne!(
-            text,
-            panic_signature("round trip changed the verdict of 'a' at 3")
+            quoted,
+            panic_signature(other_check_fails, "round trip changed")
         );
     }
 }

@@ -1,27 +1,33 @@
 //! Feedback. Which executions are kept: `validity` applies Zest's save criteria to the
 //! edge hits and verdicts, at the `coverage_grain` of new edges or new hit counts; `fault`
-//! decides which crashes, hangs and out-of-memory inputs are new bugs, using `signature` (stack
-//! frames, and a panic's location and normalised message) and `panic_record` (panics caught
-//! in-process).
+//! decides which crashes, hangs and out-of-memory inputs are new bugs or smaller reproducers
+//! of known ones, using `describe` (one description of a fault wherever it was caught),
+//! `signature` (the target's stack frames and the bucket of a fault), `stack_samples` (where
+//! a hang spends its time) and `panic_record` (panics caught in-process).
 
+mod capture;
 mod coverage_grain;
+mod describe;
 mod fault;
 mod grammar_paths;
 pub mod panic_record;
 mod queue_paths;
 mod signature;
+pub mod stack_samples;
 mod validity;
 
+pub use capture::{prepare_capture, run_caught};
 pub use coverage_grain::{CoverageGrain, UnknownGrain};
+pub use describe::{Evidence, describe, describe_signal, record_target_stack};
 pub use fault::{
-    Fault, FaultFeedback, FaultKind, SeenFaults, SlowTrimCandidates, describe_fault,
-    describe_signal, fault_kind, new_fault, prepare_quiet_stderr, quiet_stderr, record_signal,
+    Fault, FaultFeedback, FaultKind, SeenFaults, Sighting, SlowTrimCandidates, describe_fault,
+    fault_kind, flush_fault_log, note_fault, prepare_quiet_stderr, quiet_stderr, record_signal,
     restore_stderr,
 };
 pub use grammar_paths::GrammarPaths;
 pub use queue_paths::{DEFAULT_QUEUE_PATHS_K, QueuePaths};
 pub use signature::{
-    SymbolCache, describe_frames, normalise_message, signature, stack_addresses, target_frames,
-    warm_symbol_cache,
+    Bucket, SHOWN_FRAMES, SymbolCache, bare_bucket, bucket, describe_frames, function_of,
+    stack_addresses, target_frames, warm_symbol_cache,
 };
 pub use validity::{Contribution, CoverageHistory, Novelty, SaveCriteria, ValidityFeedback};

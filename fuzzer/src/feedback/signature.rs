@@ -1,13 +1,16 @@
-//! Where a fault happened: the first frames of the stack that belong to the code under test,
-//! and a signature that identifies the bug across inputs.
+//! Where a fault happened and which bug it is: the frames of the stack that belong to the code
+//! under test, and the bucket (ClusterFuzz's "crash state") that identifies one bug across
+//! inputs, nestings, messages and the places a timer happened to land.
 
 use std::collections::HashMap;
 use std::hash::Hasher;
 
+use crate::fault::FaultKind;
+
 /// How many frames of the target are shown in `crashes/*.meta`.
 pub const SHOWN_FRAMES: usize = 8;
 /// Frames walked at most: a stack overflow has hundreds of thousands.
-const WALKED_FRAMES: usize = 96;
+pub const WALKED_FRAMES: usize = 96;
 
 /// Frames that belong to the fault machinery rather than to the code under test: the
 /// unwinder, the panic runtime, signal trampolines, libc's abort path, the engine, LibAFL,
@@ -144,26 +147,19 @@ pub struct SymbolCache {
 }
 libafl_bolts::impl_serdeany!(SymbolCache);
 
-/// The top frames of the current stack that belong to the code under test.
+/// The frames of the current stack that belong to the code under test, all of those walked.
 pub fn target_frames(cache: &mut SymbolCache) -> Vec<String> {
     describe_frames(&stack_addresses(), cache)
 }
 
-/// The frames of `addresses` that belong to the code under test, as `function (file:line)`.
+/// The frames of `addresses` that belong to the code under test, as `function (file:line)`,
+/// innermost first: every one of them (callers keep [`SHOWN_FRAMES`] for display; the bucket
+/// of a recursion or a hang needs the whole walked window).
 pub fn describe_frames(addresses: &[usize], cache: &mut SymbolCache) -> Vec<String> {
     let mut frames = Vec::new();
     for &ip in addresses {
-        let logical = cache
-            .frames
-            .entry(ip)
-            .or_insert_with(|| resolve(ip))
-            .clone();
-        for frame in logical {
-            frames.push(frame);
-            if frames.len() == SHOWN_FRAMES {
-                return frames;
-            }
-        }
+        let logical = cache.frames.entry(ip).or_insert_with(|| resolve(ip));
+        frames.extend(logical.iter().cloned());
     }
     frames
 }
@@ -196,37 +192,163 @@ pub fn warm_symbol_cache() {
     let _ = target_frames(&mut SymbolCache::default());
 }
 
-/// A stable 64-bit signature of a fault: its kind and where it happened. For a panic that is
-/// the `panic!` location and the panic's message as [`normalise_message`] masks it, so that
-/// one assertion failing for different reasons ("expected 3 tokens" or "unknown name 'x'")
-/// is several faults, while the same reason with other values ("expected 4 tokens", "unknown
-/// name 'y'") is one. Otherwise the innermost frame of the target, with its line for signals
-/// (the abort or faulting access) and without it for hangs (a timeout interrupts the looping
-/// function at an arbitrary line). Callers further out do not count: the same bug reached
-/// through a different nesting of the input is the same bug.
-pub fn signature(
-    kind: &str,
-    location: Option<&str>,
-    message: Option<&str>,
+/// A frame's function, without its source location.
+pub fn function_of(frame: &str) -> &str {
+    match frame.rfind(" (") {
+        Some(at) if frame.ends_with(')') => &frame[..at],
+        _ => frame,
+    }
+}
+
+/// Whether a panic's `file:line:col` lies in the standard library (a panic without
+/// `#[track_caller]` inside `core` or `alloc`), where it says nothing of the target.
+fn in_library(location: &str) -> bool {
+    [
+        "/rustc/",
+        "/library/std/",
+        "/library/core/",
+        "/library/alloc/",
+    ]
+    .iter()
+    .any(|part| location.contains(part))
+        || location.starts_with("library/")
+}
+
+/// A fault's bucket: its signature, and what it was computed from in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bucket {
+    /// The hash that names the bucket.
+    pub signature: u64,
+    /// What it was computed from, in words.
+    pub location: String,
+}
+
+/// What a fault is bucketed by. No message takes part: messages quote the input, name its
+/// words, give indices and lengths, and no masking of quotes and digits catches a word of the
+/// input printed bare, so one assertion would be as many "bugs" as inputs that fail it.
+///
+/// - A panic: its `panic!` location and the function it is in; a location inside the standard
+///   library counts as the innermost frame of the target instead.
+/// - A crash: the innermost frame of the target with its line (the abort or the faulting
+///   access).
+/// - A stack overflow: the recursion, as the set of functions that occur more than once in
+///   the walked frames, whatever the depth and wherever in the cycle the stack ran out.
+/// - A hang or an out-of-memory: the computation that does not end, the innermost function
+///   that every stack sample taken during the run holds (`samples`, see
+///   `feedback::stack_samples`), so that a timer landing in one of three helpers of a loop is
+///   still the loop. Without samples, the innermost function of the target on the stack.
+pub fn bucket(
+    kind: FaultKind,
+    panic_location: Option<&str>,
     frames: &[String],
-) -> u64 {
-    let mut h = fnv::FnvHasher::default();
-    h.write(kind.as_bytes());
-    h.write_u8(0);
-    match (location, frames.first()) {
-        (Some(location), _) => h.write(location.as_bytes()),
-        (None, Some(_)) if kind == "timeout" => {
+    samples: &[Vec<String>],
+) -> Bucket {
+    let (key, location) = match kind {
+        FaultKind::Panic => match panic_location {
+            Some(location) if !in_library(location) => {
+                let function = frames.first().map_or("", |f| function_of(f));
+                (
+                    format!("{location} {function}"),
+                    match function {
+                        "" => location.to_string(),
+                        _ => format!("{location} in {function}"),
+                    },
+                )
+            }
+            _ => {
+                let top = innermost_located(frames);
+                (top.to_string(), top.to_string())
+            }
+        },
+        FaultKind::Crash => {
             let top = innermost_located(frames);
-            h.write(top.split(" (").next().unwrap_or(top).as_bytes());
+            (top.to_string(), top.to_string())
         }
-        (None, Some(top)) => h.write(top.as_bytes()),
-        (None, None) => {}
+        FaultKind::StackOverflow => {
+            let cycle = recursion(frames);
+            if cycle.is_empty() {
+                let top = function_of(innermost_located(frames)).to_string();
+                (top.clone(), format!("deep in {top}"))
+            } else {
+                let mut sorted = cycle.clone();
+                sorted.sort_unstable();
+                (
+                    sorted.join("\n"),
+                    format!("recursion through {}", cycle.join(", ")),
+                )
+            }
+        }
+        FaultKind::Timeout | FaultKind::OutOfMemory => {
+            let function = shared_function(frames, samples)
+                .unwrap_or_else(|| function_of(innermost_located(frames)));
+            (function.to_string(), format!("in {function}"))
+        }
+    };
+    let mut h = fnv::FnvHasher::default();
+    h.write(kind.to_string().as_bytes());
+    h.write_u8(0);
+    h.write(key.as_bytes());
+    Bucket {
+        signature: h.finish(),
+        location,
     }
-    if let Some(message) = message {
-        h.write_u8(0);
-        h.write(normalise_message(message).as_bytes());
+}
+
+/// The bucket of a run that ended without a report of its own (no stack, no message): what it
+/// ended with, in words.
+pub fn bare_bucket(kind: FaultKind, how: &str) -> Bucket {
+    let mut h = fnv::FnvHasher::default();
+    h.write(kind.to_string().as_bytes());
+    h.write_u8(0);
+    h.write(how.as_bytes());
+    Bucket {
+        signature: h.finish(),
+        location: how.to_string(),
     }
-    h.finish()
+}
+
+/// The functions that occur more than once among `frames`, in the order of their first
+/// occurrence (innermost first): a recursion's cycle, seen from wherever the stack was cut.
+pub fn recursion(frames: &[String]) -> Vec<String> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for frame in frames {
+        let function = function_of(frame);
+        match counts.iter_mut().find(|(f, _)| *f == function) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((function, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .filter(|&(_, n)| n > 1)
+        .map(|(f, _)| f.to_string())
+        .collect()
+}
+
+/// Whether the frames are a recursion deep enough to fill the walked window: a function that
+/// occurs at least a twelfth as often as there are frames, and at least four times.
+pub fn is_deep_recursion(frames: &[String]) -> bool {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for frame in frames {
+        *counts.entry(function_of(frame)).or_default() += 1;
+    }
+    let needed = (frames.len() / 12).max(4);
+    frames.len() >= 24 && counts.values().any(|&n| n >= needed)
+}
+
+/// The innermost function of `frames` that every sample holds too.
+fn shared_function<'a>(frames: &'a [String], samples: &[Vec<String>]) -> Option<&'a str> {
+    if samples.is_empty() {
+        return None;
+    }
+    let sets: Vec<std::collections::HashSet<&str>> = samples
+        .iter()
+        .map(|sample| sample.iter().map(|f| function_of(f)).collect())
+        .collect();
+    frames
+        .iter()
+        .map(|f| function_of(f))
+        .find(|function| sets.iter().all(|set| set.contains(function)))
 }
 
 /// The innermost frame that surely belongs to the target: one with a source location, or one
@@ -260,166 +382,129 @@ fn crate_of(frame: &str) -> &str {
     name.split_once("::").map_or("", |(first, _)| first)
 }
 
-/// How much of a normalised message counts towards a signature: the reason a check failed is
-/// said first, and a long dump after it (a whole tree in an `assert_eq!`) would make every
-/// input its own fault.
-const SIGNATURE_MESSAGE_CHARS: usize = 200;
-
-/// A panic message with what varies from input to input masked: each quoted part (`'...'`,
-/// `"..."` or backquoted, as `{:?}` prints strings and messages quote names) becomes `'_'`, and
-/// each number (a run of digits not inside a word, with its hex digits, suffix or fraction)
-/// becomes `#`; at most [`SIGNATURE_MESSAGE_CHARS`] characters of the result are kept. A word
-/// with digits (`E0308`, `u32`) and an apostrophe inside a word (`can't`) are kept as they are.
-pub fn normalise_message(message: &str) -> String {
-    let chars: Vec<char> = message.chars().collect();
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    let mut out = String::new();
-    let mut i = 0;
-    while i < chars.len() && out.chars().count() < SIGNATURE_MESSAGE_CHARS {
-        let c = chars[i];
-        let after_word = i > 0 && word(chars[i - 1]);
-        let quote = matches!(c, '"' | '`') || (c == '\'' && !after_word);
-        if quote && let Some(end) = closing_quote(&chars, i) {
-            out.push_str("'_'");
-            i = end + 1;
-        } else if c.is_ascii_digit() && !after_word {
-            out.push('#');
-            i += 1;
-            while i < chars.len()
-                && (word(chars[i])
-                    || (chars[i] == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
-            {
-                i += 1;
-            }
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
-}
-
-/// The index of the quote that closes the one at `open`, on the same line, past backslash
-/// escapes; `None` when the line has none (a lone apostrophe, an unbalanced quote).
-fn closing_quote(chars: &[char], open: usize) -> Option<usize> {
-    let quote = chars[open];
-    let mut i = open + 1;
-    while i < chars.len() && chars[i] != '\n' {
-        match chars[i] {
-            '\\' => i += 2,
-            c if c == quote => return Some(i),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn frames(list: &[&str]) -> Vec<String> {
+        list.iter().map(|f| f.to_string()).collect()
+    }
+
+    fn signature(kind: FaultKind, frames: &[String]) -> u64 {
+        bucket(kind, None, frames, &[]).signature
+    }
+
     #[test]
-    fn signature_is_the_fault_site_not_the_callers() {
-        let a = vec![
-            "f (a.rs:1)".to_string(),
-            "g (a.rs:2)".into(),
-            "main (a.rs:4)".into(),
-        ];
-        let b = vec!["f (a.rs:1)".to_string(), "h (a.rs:9)".into()];
-        let c = vec!["f (a.rs:7)".to_string(), "g (a.rs:2)".into()];
+    fn a_crash_is_its_innermost_frame_not_its_callers() {
+        let a = frames(&["f (a.rs:1)", "g (a.rs:2)", "main (a.rs:4)"]);
+        let b = frames(&["f (a.rs:1)", "h (a.rs:9)"]);
+        let c = frames(&["f (a.rs:7)", "g (a.rs:2)"]);
         assert_eq!(
-            signature("crash", None, None, &a),
-            signature("crash", None, None, &b)
+            signature(FaultKind::Crash, &a),
+            signature(FaultKind::Crash, &b)
         );
         assert_ne!(
-            signature("crash", None, None, &a),
-            signature("crash", None, None, &c)
+            signature(FaultKind::Crash, &a),
+            signature(FaultKind::Crash, &c)
         );
         assert_ne!(
-            signature("crash", None, None, &a),
-            signature("oom", None, None, &a)
-        );
-        // A hang is identified by its looping function, whatever line it was stopped at.
-        assert_eq!(
-            signature("timeout", None, None, &a),
-            signature("timeout", None, None, &c)
-        );
-        // Frames without a source location, named after the nearest symbol, do not count.
-        let stopped_in_libc = |name: &str| {
-            let mut frames = vec![name.to_string()];
-            frames.extend(a.iter().cloned());
-            signature("timeout", None, None, &frames)
-        };
-        assert_eq!(
-            stopped_in_libc("main"),
-            signature("timeout", None, None, &a)
-        );
-        assert_eq!(
-            stopped_in_libc("<gimli::Attributes as core::ops::Deref>::deref"),
-            stopped_in_libc("main")
-        );
-        // But a frame of the target's own crate without a line counts: it is the loop.
-        let crate_frames = |top: &str| {
-            vec![
-                top.to_string(),
-                "t::g (a.rs:2)".into(),
-                "<t::T as x::Run>::run (a.rs:4)".into(),
-            ]
-        };
-        assert_eq!(
-            signature("timeout", None, None, &crate_frames("t::f")),
-            signature("timeout", None, None, &crate_frames("t::f (a.rs:1)"))
-        );
-        assert_ne!(
-            signature("timeout", None, None, &crate_frames("t::f")),
-            signature("timeout", None, None, &crate_frames("main"))
-        );
-        // A panic by its location and its message with the values masked, whatever the stack.
-        let panic = |location: &str, message: &str, frames: &[String]| {
-            signature("panic", Some(location), Some(message), frames)
-        };
-        assert_eq!(
-            panic("x.rs:1:1", "expected 3 tokens", &a),
-            panic("x.rs:1:1", "expected 4 tokens", &c)
-        );
-        assert_ne!(
-            panic("x.rs:1:1", "expected 3 tokens", &a),
-            panic("x.rs:2:1", "expected 3 tokens", &a)
-        );
-        // One check failing for two reasons is two faults.
-        assert_ne!(
-            panic("x.rs:1:1", "round trip changed the text", &a),
-            panic("x.rs:1:1", "round trip changed the verdict", &a)
+            signature(FaultKind::Crash, &a),
+            signature(FaultKind::OutOfMemory, &a)
         );
     }
 
     #[test]
-    fn messages_are_normalised_by_masking_numbers_and_quoted_text() {
-        let n = normalise_message;
-        assert_eq!(
-            n("index out of bounds: the len is 3 but the index is 17"),
-            "index out of bounds: the len is # but the index is #"
+    fn a_panic_is_its_location_and_function_whatever_its_message_or_callers() {
+        let a = frames(&["t::f (x.rs:1)", "t::g (x.rs:2)"]);
+        let b = frames(&["t::f (x.rs:1)", "t::h (x.rs:9)", "t::g (x.rs:2)"]);
+        let panic = |location: &str, frames: &[String]| {
+            bucket(FaultKind::Panic, Some(location), frames, &[])
+        };
+        assert_eq!(panic("x.rs:1:5", &a), panic("x.rs:1:5", &b));
+        assert_ne!(
+            panic("x.rs:1:5", &a).signature,
+            panic("x.rs:2:5", &a).signature
         );
+        assert_eq!(panic("x.rs:1:5", &a).location, "x.rs:1:5 in t::f");
+        // A panic inside the standard library is placed at the target's innermost frame.
+        let in_core = |frames: &[String]| {
+            bucket(
+                FaultKind::Panic,
+                Some("/rustc/0123/library/core/src/str/mod.rs:68:5"),
+                frames,
+                &[],
+            )
+        };
+        assert_eq!(in_core(&a).location, "t::f (x.rs:1)");
+        assert_ne!(in_core(&a), in_core(&frames(&["t::k (x.rs:3)"])));
+    }
+
+    #[test]
+    fn a_stack_overflow_is_its_recursion_wherever_the_stack_ran_out() {
+        let deep = |start: usize, depth: usize| {
+            let cycle = [
+                "p::expr (p.rs:10)",
+                "p::unary (p.rs:20)",
+                "p::primary (p.rs:30)",
+            ];
+            let mut list = vec!["p::peek (p.rs:5)".to_string()];
+            list.extend((start..start + depth).map(|i| cycle[i % 3].to_string()));
+            list
+        };
+        let one = bucket(FaultKind::StackOverflow, None, &deep(0, 60), &[]);
+        let other = bucket(FaultKind::StackOverflow, None, &deep(2, 90), &[]);
+        assert_eq!(one.signature, other.signature);
         assert_eq!(
-            n("unknown name 'foo' at 3:14, expected \"bar\" or `baz`"),
-            "unknown name '_' at #:#, expected '_' or '_'"
+            one.location,
+            "recursion through p::expr, p::unary, p::primary"
         );
-        assert_eq!(
-            n(r#"left: Ident("a\"b"), right: 0x1f"#),
-            "left: Ident('_'), right: #"
+        let direct = frames(&["p::list (p.rs:1)"; 40]);
+        assert_ne!(
+            bucket(FaultKind::StackOverflow, None, &direct, &[]).signature,
+            one.signature
         );
-        assert_eq!(n("took 2.5s, limit 1e3"), "took #, limit #");
-        // Words with digits, apostrophes inside words and unbalanced quotes stay.
+        assert!(is_deep_recursion(&deep(0, 60)));
+        assert!(is_deep_recursion(&direct));
+        assert!(!is_deep_recursion(&frames(&[
+            "a (x.rs:1)",
+            "b (x.rs:2)",
+            "a (x.rs:1)"
+        ])));
+    }
+
+    #[test]
+    fn a_hang_is_the_function_every_sample_holds_wherever_the_timer_landed() {
+        let at = |leaf: &str| {
+            let mut list = frames(&[leaf]);
+            list.extend(frames(&["t::spin (a.rs:10)", "t::check (a.rs:20)"]));
+            list
+        };
+        let samples = vec![
+            at("t::a (a.rs:1)"),
+            at("t::b (a.rs:2)"),
+            at("t::c (a.rs:3)"),
+        ];
+        let hang = |leaf: &str| bucket(FaultKind::Timeout, None, &at(leaf), &samples);
+        assert_eq!(hang("t::a (a.rs:1)"), hang("t::c (a.rs:3)"));
+        assert_eq!(hang("t::b (a.rs:2)").location, "in t::spin");
+        // Without samples: the innermost function, at whatever line the timer stopped it.
+        let alone = |list: &[&str]| bucket(FaultKind::Timeout, None, &frames(list), &[]);
         assert_eq!(
-            n("error E0308: can't use u32 here 'x"),
-            "error E0308: can't use u32 here 'x"
+            alone(&["t::f (a.rs:1)", "t::g (a.rs:2)"]),
+            alone(&["t::f (a.rs:7)", "t::g (a.rs:2)"])
         );
-        // A quote does not run past the end of its line.
-        assert_eq!(n("a 'b\nc' d"), "a 'b\nc' d");
+        // Frames without a source location, named after the nearest symbol, do not count.
         assert_eq!(
-            n(&"x".repeat(1000)).len(),
-            SIGNATURE_MESSAGE_CHARS,
-            "a long dump is cut"
+            alone(&["main", "t::f (a.rs:1)"]),
+            alone(&[
+                "<gimli::Attributes as core::ops::Deref>::deref",
+                "t::f (a.rs:1)"
+            ])
+        );
+        // But a frame of the target's own crate without a line counts: it is the loop.
+        assert_ne!(
+            alone(&["t::f", "t::g (a.rs:2)"]),
+            alone(&["main", "t::g (a.rs:2)"])
         );
     }
 
@@ -445,6 +530,8 @@ mod tests {
             Some("/src/mycrate/lib.rs")
         ));
         assert!(!is_machinery("mycrate::free", Some("/src/mycrate/lib.rs")));
+        assert_eq!(function_of("t::f (a.rs:1)"), "t::f");
+        assert_eq!(function_of("main"), "main");
     }
 
     #[test]

@@ -1,14 +1,13 @@
 //! One execution: choices → tree → text → target.
 
 use std::cell::{Cell, RefCell};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
 use libafl::executors::ExitKind;
 use libafl_bolts::rands::StdRand;
 
 use crate::choice::{ChoiceInput, Replay};
-use crate::feedback::panic_record;
+use crate::feedback::run_caught;
 use crate::grammar::Grammar;
 use crate::observer::{ExecutionClass, LastExecution};
 use crate::sampler::{Bounds, Sampler};
@@ -90,13 +89,11 @@ impl Harness {
         }
         let replay = self.replay.borrow();
         let target = &mut self.target;
-        panic_record::set_in_target(true);
         if let Some(limit) = self.memory_limit {
             memory_limit::arm(limit);
         }
-        let result = catch_unwind(AssertUnwindSafe(|| target.run(replay.text.as_bytes())));
+        let result = run_caught(|| target.run(replay.text.as_bytes()));
         memory_limit::disarm();
-        panic_record::set_in_target(false);
         drop(replay);
         match result {
             Ok(verdict) => {

@@ -47,11 +47,9 @@ use crate::corpus::{
 };
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::dir_lock::DirLock;
-use crate::feedback::{
-    CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback, panic_record,
-};
+use crate::feedback::{CoverageHistory, FaultFeedback, SaveCriteria, SeenFaults, ValidityFeedback};
 use crate::grammar::Grammar;
-use crate::layout::{CLIENT_PID, QUEUE_DIR};
+use crate::layout::{CLIENT_PID, FAULTS_JSON, QUEUE_DIR};
 use crate::mutators::{
     HavocMutator, LastMutation, Mutation, ParentTrees, RecursionMutator, RegenerateMutator,
     RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator, Switched,
@@ -252,7 +250,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         seeds.extend(cover_seeds(grammar, &analysis, criterion, config.bounds)?);
         seeds.sort_by_key(|s| s.size);
     }
-    let seen = out.seen_faults();
+    let seen = out.seen_faults(&log_dir.join(FAULTS_JSON));
     let summary_path = log_dir.join(SUMMARY);
     let _ = std::fs::remove_file(&summary_path);
     let coverage_offset = resume_offset(
@@ -593,8 +591,13 @@ fn fuzz_in<EM: LoopManager>(
         prepared.started,
     )
     .with_grammar_paths(config.grammar_feedback);
-    let mut objective =
-        FaultFeedback::new(&replay_observer, &edges, config.bounds, prepared.started);
+    let mut objective = FaultFeedback::new(
+        &replay_observer,
+        &edges,
+        config.bounds,
+        prepared.started,
+        prepared.log_dir.join(FAULTS_JSON),
+    );
     let fingerprint = prepared.grammar.fingerprint();
     let mut state = match state {
         Some(mut state) => {
@@ -740,8 +743,8 @@ where
     if config.trim_tests == 0 {
         *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
     }
-    panic_record::install();
-    // After the executor: building it installed the handlers the guard wraps.
+    // After the executor: building it installed the panic hook and the handlers these wrap.
+    crate::feedback::prepare_capture(config.timeout);
     super::signal_guard::install();
 
     let trees = ParentTrees::new(prepared.grammar, bounds)
@@ -830,6 +833,8 @@ where
         fuzzer.fuzz_one(&mut stages, &mut executor, state, manager)?;
     };
     stages.0.status.finish();
+    crate::feedback::stack_samples::stop();
+    crate::feedback::flush_fault_log(state, &prepared.log_dir.join(FAULTS_JSON));
     let mut summary = summarize(prepared, state, &reason.to_string());
     stages.0.timeline.finish(&summary);
     drop(executor);

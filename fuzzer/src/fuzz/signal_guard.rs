@@ -57,7 +57,13 @@ unsafe extern "C" fn guarded(
     DEPTH.fetch_add(1, Ordering::SeqCst);
     let fault = signal != libc::SIGALRM && signal != libc::SIGUSR2;
     if fault {
-        crate::feedback::record_signal(signal);
+        // SAFETY: the kernel hands a handler installed with SA_SIGINFO a valid `siginfo_t`.
+        let address = if info.is_null() {
+            0
+        } else {
+            unsafe { (*info).si_addr() as usize }
+        };
+        crate::feedback::record_signal(signal, address);
         crate::feedback::quiet_stderr();
     }
     let interrupted_allocator = memory_limit::in_system_allocator();

@@ -19,9 +19,12 @@ pub enum Outcome {
     Reject,
     /// The target panicked (the message is the panic's).
     Panic,
-    /// The child died of a signal other than the timer's (abort, stack overflow, segfault),
-    /// or ended without reporting.
+    /// The child died of a signal other than the timer's (abort, segfault), or ended without
+    /// reporting.
     Crash,
+    /// The target ran out of stack (`FaultKind::StackOverflow`).
+    #[serde(rename = "stack-overflow")]
+    StackOverflow,
     /// The run went past the timeout and the child was killed.
     Timeout,
     /// The input could not be run at all (no fork, no shared page, ...).
@@ -37,6 +40,7 @@ impl Outcome {
             Outcome::Reject => "reject",
             Outcome::Panic => "panic",
             Outcome::Crash => "crash",
+            Outcome::StackOverflow => "stack-overflow",
             Outcome::Timeout => "timeout",
             Outcome::Error => "error",
         }
@@ -45,7 +49,10 @@ impl Outcome {
     /// Whether the run ended in a fault that `bonsai fuzz` would save (a panic, a crash or a
     /// timeout); an `Error` is a failure of the harness, not of the target.
     pub fn is_fault(self) -> bool {
-        matches!(self, Outcome::Panic | Outcome::Crash | Outcome::Timeout)
+        matches!(
+            self,
+            Outcome::Panic | Outcome::Crash | Outcome::StackOverflow | Outcome::Timeout
+        )
     }
 
     /// Whether the target returned a verdict.

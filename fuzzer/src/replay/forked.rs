@@ -24,7 +24,10 @@ use std::time::Duration;
 
 use super::execution::{Execution, Outcome};
 use super::report_page::{self, PANICKED, RETURNED, ReportPage, SIGNALED, STARTED};
-use crate::feedback::{Fault, FaultKind, SymbolCache, describe_frames, describe_signal, signature};
+use crate::feedback::{
+    Evidence, Fault, FaultKind, SymbolCache, bare_bucket, describe, record_target_stack,
+    stack_samples,
+};
 use crate::observer::EdgeObserver;
 use crate::target::{LinkedTarget, Target, Verdict, fixed_heap};
 
@@ -168,8 +171,8 @@ impl ForkedRunner {
                 libc::SIGPROF,
             ] {
                 let mut action: libc::sigaction = std::mem::zeroed();
-                action.sa_sigaction = report_page::on_signal as extern "C" fn(libc::c_int) as usize;
-                action.sa_flags = libc::SA_ONSTACK;
+                action.sa_sigaction = report_page::on_signal as *const () as usize;
+                action.sa_flags = libc::SA_ONSTACK | libc::SA_SIGINFO;
                 libc::sigemptyset(&mut action.sa_mask);
                 libc::sigaction(signal, &action, std::ptr::null_mut());
             }
@@ -178,6 +181,7 @@ impl ForkedRunner {
             libc::sigemptyset(&mut timers);
             libc::sigaddset(&mut timers, libc::SIGALRM);
             libc::sigaddset(&mut timers, libc::SIGPROF);
+            libc::sigaddset(&mut timers, libc::SIGVTALRM);
             libc::pthread_sigmask(libc::SIG_BLOCK, &timers, std::ptr::null_mut());
             report_page::install_panic_hook();
 
@@ -188,12 +192,15 @@ impl ForkedRunner {
             let work = move || {
                 let _signal_stack = SignalStack::install();
                 libc::pthread_sigmask(libc::SIG_UNBLOCK, &timers, std::ptr::null_mut());
+                record_target_stack();
                 // Whatever the parent ran left hits in the counters.
                 edges.harvest();
                 page.set_state(STARTED);
                 arm_timers(timeout);
+                stack_samples::begin();
                 let result =
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instance.run(input)));
+                stack_samples::end();
                 arm_timers(Duration::ZERO);
                 edges.harvest();
                 page.set_edges(edges.edges());
@@ -228,25 +235,30 @@ impl ForkedRunner {
         let edges = self.page.edges();
         let head = self.page.head();
         let (state, verdict, signal) = (head.state, head.verdict, head.signal);
-        let fault = |kind: FaultKind,
-                     location: Option<&str>,
-                     raw: Option<&str>,
-                     message: String,
-                     this: &mut Self| {
-            let frames = describe_frames(this.page.addresses(), &mut this.symbols);
-            Fault {
-                kind,
-                signature: signature(&kind.to_string(), location, raw, &frames),
-                message,
-                frames,
-            }
-        };
         let ended = |outcome: Outcome, message: String, fault: Fault| Execution {
             outcome,
             message,
             edges: Vec::new(),
             output: None,
             fault: Some(fault),
+        };
+        let caught = |kind: FaultKind, panic: Option<(&str, Option<&str>)>, this: &mut Self| {
+            let head = this.page.head();
+            let samples = match kind {
+                FaultKind::Timeout => head.samples.taken(),
+                _ => Vec::new(),
+            };
+            describe(
+                &Evidence {
+                    kind,
+                    signal: (kind == FaultKind::Crash).then_some(head.signal),
+                    fault_address: head.fault_address,
+                    panic,
+                    addresses: this.page.addresses(),
+                    samples: &samples,
+                },
+                &mut this.symbols,
+            )
         };
         match state {
             RETURNED => Execution {
@@ -262,18 +274,8 @@ impl ForkedRunner {
             },
             PANICKED => {
                 let location = self.page.location();
-                let location = (!location.is_empty()).then_some(location);
-                let shown = match &location {
-                    Some(l) => format!("{message} at {l}"),
-                    None => message.clone(),
-                };
-                let fault = fault(
-                    FaultKind::Panic,
-                    location.as_deref(),
-                    Some(&message),
-                    shown,
-                    self,
-                );
+                let location = (!location.is_empty()).then_some(location.as_str());
+                let fault = caught(FaultKind::Panic, Some((&message, location)), self);
                 Execution {
                     outcome: Outcome::Panic,
                     message,
@@ -285,31 +287,32 @@ impl ForkedRunner {
             // Which of the two timers fired depends on the machine's load; the message must
             // not.
             SIGNALED if signal == libc::SIGALRM || signal == libc::SIGPROF => {
-                let why = "the target did not finish in time".to_string();
-                let fault = fault(FaultKind::Timeout, None, None, why, self);
+                let fault = caught(FaultKind::Timeout, None, self);
                 ended(Outcome::Timeout, "timed out".into(), fault)
             }
             SIGNALED => {
-                let frames = describe_frames(self.page.addresses(), &mut self.symbols);
-                let why = describe_signal(Some(signal), &frames);
-                let fault = Fault {
-                    kind: FaultKind::Crash,
-                    signature: signature("crash", None, None, &frames),
-                    message: why.clone(),
-                    frames,
+                let fault = caught(FaultKind::Crash, None, self);
+                let outcome = match fault.kind {
+                    FaultKind::StackOverflow => Outcome::StackOverflow,
+                    _ => Outcome::Crash,
                 };
-                ended(Outcome::Crash, why, fault)
+                ended(outcome, fault.message.clone(), fault)
             }
-            _ if killed => ended(
-                Outcome::Timeout,
-                "timed out".into(),
-                Fault {
-                    kind: FaultKind::Timeout,
-                    signature: signature("timeout", None, None, &[]),
-                    message: "the target did not finish in time and was killed".into(),
-                    frames: Vec::new(),
-                },
-            ),
+            _ if killed => {
+                let how = "the target did not finish in time and was killed";
+                let bucket = bare_bucket(FaultKind::Timeout, "killed");
+                ended(
+                    Outcome::Timeout,
+                    "timed out".into(),
+                    Fault {
+                        kind: FaultKind::Timeout,
+                        signature: bucket.signature,
+                        message: how.into(),
+                        location: bucket.location,
+                        frames: Vec::new(),
+                    },
+                )
+            }
             _ => {
                 let how = if libc::WIFSIGNALED(status) {
                     format!("killed by signal {}", libc::WTERMSIG(status))
@@ -317,13 +320,15 @@ impl ForkedRunner {
                     format!("exit status {}", libc::WEXITSTATUS(status))
                 };
                 let message = format!("the run ended without a report ({how})");
+                let bucket = bare_bucket(FaultKind::Crash, &how);
                 ended(
                     Outcome::Crash,
                     message.clone(),
                     Fault {
                         kind: FaultKind::Crash,
-                        signature: signature("crash", Some(&how), None, &[]),
+                        signature: bucket.signature,
                         message,
+                        location: bucket.location,
                         frames: Vec::new(),
                     },
                 )
@@ -381,6 +386,11 @@ unsafe fn run_on_fresh_thread<'a>(work: impl FnOnce() + 'a) -> Option<()> {
 }
 
 fn arm_timers(budget: Duration) {
+    if budget.is_zero() {
+        stack_samples::stop();
+    } else {
+        stack_samples::start(budget);
+    }
     let timer = |budget: Duration| libc::itimerval {
         it_interval: libc::timeval {
             tv_sec: 0,

@@ -9,6 +9,8 @@
 
 use std::sync::atomic::{AtomicPtr, Ordering};
 
+use crate::feedback::stack_samples::SampleBuffer;
+
 /// Frames of the stack recorded at a fault (the fuzz loop walks as many).
 pub const FRAMES: usize = 96;
 const MESSAGE: usize = 2048;
@@ -30,6 +32,8 @@ pub struct Report {
     /// 0 valid, 1 invalid (message), 2 reject.
     pub verdict: u32,
     pub signal: i32,
+    /// The faulting address of a segmentation fault or bus error, 0 otherwise.
+    pub fault_address: usize,
     addresses_len: u32,
     addresses: [usize; FRAMES],
     message_len: u32,
@@ -39,6 +43,9 @@ pub struct Report {
     edges_len: u32,
     output_len: u32,
     has_output: u32,
+    /// Stack samples taken while the target ran (`feedback::stack_samples`), for a hang's
+    /// bucket.
+    pub samples: SampleBuffer,
     // Followed by `edge_capacity` u32 edge indices, then OUTPUT bytes.
 }
 
@@ -82,9 +89,14 @@ impl ReportPage {
         unsafe { std::ptr::write_bytes(self.head.cast::<u8>(), 0, std::mem::size_of::<Report>()) }
     }
 
-    /// In the child: makes this page the one the signal handler and panic hook write to.
+    /// In the child: makes this page the one the signal handler, the panic hook and the stack
+    /// sampler write to.
     pub fn adopt_in_child(&self) {
         CHILD_REPORT.store(self.head, Ordering::SeqCst);
+        // SAFETY: the page outlives the child, which ends with `_exit`.
+        unsafe {
+            crate::feedback::stack_samples::use_buffer(std::ptr::addr_of_mut!((*self.head).samples))
+        };
     }
 
     pub fn head(&self) -> &Report {
@@ -213,16 +225,20 @@ pub fn install_panic_hook() {
     }));
 }
 
-/// In the child: a fault signal or the timer records itself and the stack, then ends the
-/// child. Runs on the signal stack and touches only the shared page.
-pub extern "C" fn on_signal(signal: libc::c_int) {
+/// In the child: a fault signal or the timer records itself, the faulting address and the
+/// stack, then ends the child. Runs on the signal stack and touches only the shared page.
+pub extern "C" fn on_signal(signal: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
     let report = CHILD_REPORT.load(Ordering::SeqCst);
     if !report.is_null() {
-        // SAFETY: the shared page outlives the child; nothing else writes it now.
+        // SAFETY: the shared page outlives the child; nothing else writes it now. The kernel
+        // hands a handler installed with SA_SIGINFO a valid `siginfo_t`.
         unsafe {
             if (*report).state != PANICKED {
                 (*report).state = SIGNALED;
                 (*report).signal = signal;
+                if !info.is_null() && matches!(signal, libc::SIGSEGV | libc::SIGBUS) {
+                    (*report).fault_address = (*info).si_addr() as usize;
+                }
                 record_stack(report);
             }
         }

@@ -1,0 +1,171 @@
+//! Which entry of `crashes/` or `hangs/` holds each fault bucket's reproducer, so that a
+//! smaller input of a known bucket replaces that entry instead of adding another: one saved
+//! fault per bug, and the smallest input seen for it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::entry::EntryInfo;
+use super::store::complete_entries;
+use crate::diagnostic::Diagnostic;
+use crate::fault::{BucketKey, FaultKind};
+use crate::layout::{CRASHES_DIR, HANGS_DIR};
+
+/// Where one bucket's reproducer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slot {
+    /// Its file number in the kind's directory.
+    pub number: u32,
+    /// Its size in bytes.
+    pub size: usize,
+}
+
+/// The slots of an output directory's faults.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FaultSlots {
+    slots: HashMap<BucketKey, Slot>,
+}
+
+impl FaultSlots {
+    /// The faults saved under `root` (an entry whose metadata does not read is left out; an
+    /// output of an earlier version may hold several entries of one bucket: the smallest
+    /// counts).
+    pub fn scan(root: &Path) -> FaultSlots {
+        let mut slots = FaultSlots::default();
+        for dir in [CRASHES_DIR, HANGS_DIR] {
+            for meta in complete_entries(&root.join(dir)) {
+                let Some((key, slot)) = read_slot(&meta) else {
+                    continue;
+                };
+                slots.offer(key, slot);
+            }
+        }
+        slots
+    }
+
+    /// The slot of bucket `key`, if one is saved.
+    pub fn get(&self, key: BucketKey) -> Option<Slot> {
+        self.slots.get(&key).copied()
+    }
+
+    /// Records `slot` for `key` unless a smaller one is recorded.
+    pub fn offer(&mut self, key: BucketKey, slot: Slot) {
+        let known = self.slots.entry(key).or_insert(slot);
+        if slot.size < known.size {
+            *known = slot;
+        }
+    }
+
+    /// Every bucket and its slot.
+    pub fn iter(&self) -> impl Iterator<Item = (BucketKey, Slot)> + '_ {
+        self.slots.iter().map(|(&key, &slot)| (key, slot))
+    }
+}
+
+/// The bucket and slot of the entry whose metadata is `meta` (`NNNNNN.meta`).
+pub fn read_slot(meta: &Path) -> Option<(BucketKey, Slot)> {
+    let number = meta.file_stem()?.to_str()?.parse().ok()?;
+    let parsed = EntryInfo::parse_line(&std::fs::read_to_string(meta).ok()?);
+    let kind = FaultKind::parse(parsed.kind.as_deref()?)?;
+    let size = match parsed.size {
+        Some(size) => size,
+        None => std::fs::metadata(meta.with_extension("txt")).ok()?.len() as usize,
+    };
+    Some(((kind, parsed.signature?), Slot { number, size }))
+}
+
+/// Replaces the files of the entry `base` (`DIR/NNNNNN`) with another input: the metadata and
+/// the text go first, then the choices (or none, for an input without), text and metadata are
+/// written again, so that, cut short anywhere, the entry never has a text that its choices do
+/// not replay to, and at worst lacks text or metadata, which a resume rebuilds
+/// (`corpus::repair`).
+pub fn replace_entry(
+    base: &Path,
+    choices: Option<&[u8]>,
+    text: &[u8],
+    meta: &[u8],
+    sync: bool,
+) -> Result<(), Diagnostic> {
+    let write = if sync {
+        crate::write_atomic
+    } else {
+        crate::write_atomic_unsynced
+    };
+    let mut old = vec![base.with_extension("meta"), base.with_extension("txt")];
+    if choices.is_none() {
+        old.push(base.with_extension("choices"));
+    }
+    for path in old {
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(Diagnostic::error(format!("cannot replace: {e}")).in_file(&path));
+            }
+        }
+    }
+    if let Some(choices) = choices {
+        write(&base.with_extension("choices"), choices)?;
+    }
+    write(&base.with_extension("txt"), text)?;
+    write(&base.with_extension("meta"), meta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fault::Fault;
+
+    fn meta(size: usize, kind: FaultKind, signature: u64) -> String {
+        EntryInfo {
+            text: "x".repeat(size),
+            fault: Some(Fault {
+                kind,
+                signature,
+                message: "m".into(),
+                location: "l".into(),
+                frames: vec![],
+            }),
+            ..EntryInfo::default()
+        }
+        .to_text()
+    }
+
+    #[test]
+    fn scans_the_smallest_entry_of_each_bucket_and_replaces_entries_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let crashes = dir.path().join("crashes");
+        std::fs::create_dir_all(&crashes).unwrap();
+        std::fs::write(crashes.join("000000.meta"), meta(9, FaultKind::Panic, 1)).unwrap();
+        std::fs::write(crashes.join("000001.meta"), meta(4, FaultKind::Panic, 1)).unwrap();
+        std::fs::write(crashes.join("000002.meta"), meta(7, FaultKind::Crash, 1)).unwrap();
+        std::fs::write(crashes.join("000003.meta"), "{damaged").unwrap();
+        let slots = FaultSlots::scan(dir.path());
+        assert_eq!(
+            slots.get((FaultKind::Panic, 1)),
+            Some(Slot { number: 1, size: 4 })
+        );
+        assert_eq!(slots.get((FaultKind::Crash, 1)).map(|s| s.number), Some(2));
+        assert_eq!(slots.iter().count(), 2);
+
+        let base = crashes.join("000002");
+        std::fs::write(base.with_extension("choices"), "old").unwrap();
+        replace_entry(
+            &base,
+            None,
+            b"ab",
+            meta(2, FaultKind::Crash, 1).as_bytes(),
+            true,
+        )
+        .unwrap();
+        assert!(!base.with_extension("choices").exists(), "no stale choices");
+        assert_eq!(
+            std::fs::read_to_string(base.with_extension("txt")).unwrap(),
+            "ab"
+        );
+        let (_, slot) = read_slot(&base.with_extension("meta")).unwrap();
+        assert_eq!(slot.size, 2);
+    }
+}
