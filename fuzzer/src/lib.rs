@@ -43,3 +43,4 @@ pub mod reduce;
 pub mod regression;
 pub mod replay;
 pub mod report;
+pub mod triage;

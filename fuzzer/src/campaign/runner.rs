@@ -55,6 +55,10 @@ impl NodeCommand {
             self.save_on.to_string(),
             "--trim-tests".into(),
             self.trim_tests.to_string(),
+            // Faults are reduced once per bucket for the whole lattice when it is done, not
+            // by every node that meets them (`cli::campaign`).
+            "--reduce-crashes".into(),
+            "0".into(),
         ];
         if self.valid_only {
             args.push("--valid-only".into());

@@ -1,6 +1,6 @@
-//! `cargo bonsai fuzz|campaign|replay|export|report|reduce|...`: the command of the built
-//! target binary, with the harness's target and grammar filled in where the command takes
-//! them and the user did not give them.
+//! `cargo bonsai fuzz|campaign|replay|export|report|reduce|faults|...`: the command of the
+//! built target binary, with the harness's target, grammar and (for `faults --export-tests`)
+//! called function filled in where the command takes them and the user did not give them.
 
 use std::ffi::OsString;
 
@@ -50,6 +50,14 @@ pub fn arguments(harness: &Harness, args: &[OsString]) -> Vec<OsString> {
         insert.push(OsString::from("--grammar"));
         insert.push(harness.dir.join(&harness.grammar).into_os_string());
     }
+    if command == "faults"
+        && has("--export-tests")
+        && !has("--call")
+        && let Some(call) = &harness.call
+    {
+        insert.push(OsString::from("--call"));
+        insert.push(OsString::from(call));
+    }
     out.splice(1..1, insert);
     out
 }
@@ -90,6 +98,7 @@ mod tests {
             target: "lang".into(),
             grammar: PathBuf::from("lang.ebnf"),
             instrument: Vec::new(),
+            call: Some("lang::check".into()),
         }
     }
 
@@ -123,5 +132,18 @@ mod tests {
         assert_eq!(arguments(&harness(), &contains), contains);
         let export = args(&["export", "d", "--out", "c"]);
         assert_eq!(arguments(&harness(), &export), export);
+        assert_eq!(
+            arguments(&harness(), &args(&["faults", "d", "--export-tests", "t"])),
+            args(&[
+                "faults",
+                "--call",
+                "lang::check",
+                "d",
+                "--export-tests",
+                "t"
+            ])
+        );
+        let listed = args(&["faults", "d"]);
+        assert_eq!(arguments(&harness(), &listed), listed);
     }
 }

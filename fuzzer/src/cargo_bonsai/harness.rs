@@ -25,6 +25,8 @@ pub struct Harness {
     pub grammar: PathBuf,
     /// `instrument = [...]`: crate names to add, `-name` to leave out.
     pub instrument: Vec<String>,
+    /// `call = "..."`: the user's function the harness calls, for exported fault tests.
+    pub call: Option<String>,
 }
 
 impl Harness {
@@ -90,6 +92,7 @@ impl Harness {
             target: field("target")?,
             grammar: PathBuf::from(field("grammar")?),
             instrument,
+            call: bonsai["call"].as_str().map(str::to_string),
         })
     }
 

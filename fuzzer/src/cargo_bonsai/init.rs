@@ -94,6 +94,7 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
         &relative_package,
         &grammar_file,
         &options.engine,
+        options.call.as_deref(),
     );
     let main_rs = main_rs(&name, &lib, options.call.as_deref());
     crate::create_dir(&dir.join("src"))?;
@@ -246,6 +247,7 @@ fn cargo_toml(
     package_path: &str,
     grammar: &Path,
     engine: &Engine,
+    call: Option<&str>,
 ) -> String {
     let engine = match engine {
         Engine::Path(path) => format!(
@@ -283,7 +285,7 @@ path = \"src/main.rs\"
 # `cargo bonsai fuzz` runs bonsai-{name} with this grammar unless --grammar says otherwise.
 target = \"{name}\"
 grammar = {grammar}
-# Crates to instrument besides your workspace's members (such as a parser dependency),
+{call}# Crates to instrument besides your workspace's members (such as a parser dependency),
 # and \"-name\" for a member to leave out. Crate names as rustc sees them.
 instrument = []
 
@@ -301,6 +303,14 @@ debug = \"line-tables-only\"
         dashed = name.replace('_', "-"),
         package_path = toml_string(package_path),
         grammar = toml_string(&grammar.display().to_string()),
+        call = match call {
+            Some(call) => format!(
+                "# The function the harness calls: `cargo bonsai faults --export-tests` writes \
+                 tests that call it.\ncall = {}\n",
+                toml_string(call)
+            ),
+            None => String::new(),
+        },
     )
 }
 

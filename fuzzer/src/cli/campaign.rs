@@ -236,8 +236,40 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
         ),
         None => eprintln!("campaign complete: {} nodes", summary.nodes),
     }
+    reduce_faults(&out, linked)?;
     if !args.no_report {
         export_and_report(&out, linked)?;
+    }
+    Ok(())
+}
+
+/// One list of faults for the whole lattice, each bucket reduced once (the nodes leave their
+/// faults as found), then printed in short.
+fn reduce_faults(out: &Path, linked: Option<LinkedTarget>) -> Result<(), Failure> {
+    let state = crate::campaign::load_state(out)?;
+    let list = crate::triage::gather(out)?;
+    if let Some(target) = linked.filter(|t| t.name == state.target)
+        && !list.buckets.is_empty()
+    {
+        // Checked when the campaign started; its warnings were printed then.
+        let grammar = crate::import::load(&state.grammar)?.grammar;
+        let triaged = crate::triage::reduce_buckets(
+            &grammar,
+            &list,
+            target,
+            Duration::from_millis(state.timeout_ms),
+            crate::triage::DEFAULT_CRASH_TESTS,
+        );
+        eprintln!(
+            "faults: {} buckets (one per bug) from {} faulting executions; {} reproducers reduced, {} hangs confirmed, {} flaky, in {:.1} s; `bonsai faults {}` lists them",
+            list.buckets.len(),
+            list.executions,
+            triaged.reduced.len(),
+            triaged.hangs_confirmed,
+            triaged.flaky.len(),
+            triaged.seconds,
+            out.display()
+        );
     }
     Ok(())
 }

@@ -94,7 +94,7 @@ pub struct FuzzArgs {
     /// Runs of the target each new crash may spend, after the run, on a reduced reproducer
     /// crashes/NNNNNN.min.txt (HDD, then ddmin, keeping the crash's kind and signature);
     /// 0 turns it off.
-    #[arg(long, value_name = "N", default_value_t = crate::fuzz::DEFAULT_CRASH_TESTS)]
+    #[arg(long, value_name = "N", default_value_t = crate::triage::DEFAULT_CRASH_TESTS)]
     reduce_crashes: u64,
     /// Runs of the target each new queue entry may spend on being trimmed, right after it is
     /// saved, to the smallest input that still brings the edges (and validity) it was saved

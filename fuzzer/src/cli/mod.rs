@@ -6,6 +6,7 @@ mod cover;
 mod coverage;
 mod covers;
 mod export;
+mod faults;
 mod fuzz;
 mod generate;
 mod grammar_check;
@@ -79,6 +80,9 @@ enum Command {
     Campaign(campaign::CampaignArgs),
     /// Run every input of a corpus through the target; show verdicts and coverage.
     Replay(replay::ReplayArgs),
+    /// List a run's faults, one per bug (kind, location, count, reproducer, stack), across
+    /// its nodes, clients and machines; turn them into regression tests.
+    Faults(faults::FaultsArgs),
     /// Export a campaign's corpus as readable files with a manifest (regression/golden tests).
     Export(export::ExportArgs),
     /// Write report.md and report.html (with SVG plots) for a campaign or a fuzzing run.
@@ -207,6 +211,7 @@ pub fn run_with(linked: Option<LinkedTarget>, extra: &[ExtraCommand]) -> ExitCod
         Command::Fuzz(args) => fuzz::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
         Command::Replay(args) => replay::run(args, linked),
+        Command::Faults(args) => faults::run(args),
         Command::Export(args) => export::run(args, linked),
         Command::Report(args) => report::run(args, linked),
     };

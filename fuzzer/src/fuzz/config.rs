@@ -94,7 +94,7 @@ impl FuzzConfig {
             show_status: false,
             measure_overhead: None,
             measure_overhead_after: 0,
-            reduce_crash_tests: super::DEFAULT_CRASH_TESTS,
+            reduce_crash_tests: crate::triage::DEFAULT_CRASH_TESTS,
             trim_tests: 0,
             client: None,
         }

@@ -171,16 +171,17 @@ pub fn run_clients(
         ))
         .into());
     }
-    if config.reduce_crash_tests > 0 {
-        super::reduce_new_crashes(
+    let triaged = (config.reduce_crash_tests > 0).then(|| {
+        crate::triage::reduce_run(
             grammar,
             &out.root,
             config.target,
             config.timeout,
             config.reduce_crash_tests,
-        );
-    }
-    let summary = summarize(&config, &clients, &out.root, started, map_size)?;
+        )
+    });
+    let mut summary = summarize(&config, &clients, &out.root, started, map_size)?;
+    summary.reduce_secs = triaged.map(|t| t.seconds).filter(|&s| s > 0.0);
     let json = serde_json::to_string(&summary).expect("plain data serializes");
     crate::write_atomic(&out.root.join(SUMMARY), json.as_bytes())?;
     if let Some(file) = &mut coverage {
@@ -444,6 +445,7 @@ fn summarize(
         received: Some(parts.iter().filter_map(|s| s.received).sum()),
         receive_secs: Some(parts.iter().filter_map(|s| s.receive_secs).sum()),
         clients: Some(clients.len()),
+        reduce_secs: None,
     })
 }
 

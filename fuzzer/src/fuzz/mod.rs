@@ -1,9 +1,8 @@
 //! The fuzzing loop. Zest-style coverage-guided fuzzing of choice sequences, built
 //! from LibAFL components: `harness` runs one input, `stage` runs a parent's children, `run`
 //! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
-//! under a restarting manager; `trim` cuts each new entry down to what it was saved for;
-//! `crash_reduction` gives each saved crash a reduced reproducer
-//! afterwards; `signal_guard` keeps LibAFL's fault handlers off an interrupted allocator;
+//! under a restarting manager; `trim` cuts each new entry down to what it was saved for
+//! (`triage` gives each fault bucket a reduced reproducer afterwards); `signal_guard` keeps LibAFL's fault handlers off an interrupted allocator;
 //! `fatal` carries why a fuzzing process had to stop to its supervisor;
 //! `config`, `stop`, `summary` and `status` are its interface. With `--cores`, `coordinator`
 //! runs the LLMP broker and one client process per core, each a run as above in the role
@@ -14,7 +13,6 @@ mod client;
 mod config;
 mod coordinator;
 mod coverage_log;
-mod crash_reduction;
 mod executed_events;
 mod fatal;
 mod harness;
@@ -33,7 +31,6 @@ pub use coordinator::{DEFAULT_BROKER_PORT, Network, run_clients};
 pub use coverage_log::{
     COVERAGE_CSV, CoveragePoint, last_coverage_point, read_coverage, resume_offset,
 };
-pub use crash_reduction::{DEFAULT_CRASH_TESTS, reduce_new_crashes};
 pub use overhead::Overhead;
 pub use run::{quiet_library_backtraces, run};
 pub use signal_guard::install as install_signal_guard;

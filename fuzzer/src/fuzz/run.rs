@@ -367,19 +367,24 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         )
         .in_file(&prepared.out.root)
     })?;
-    let summary: Summary = serde_json::from_str(&text).map_err(|e| {
+    let mut summary: Summary = serde_json::from_str(&text).map_err(|e| {
         Diagnostic::error(format!("unreadable summary: {e}")).in_file(&summary_path)
     })?;
     let config = &prepared.config;
-    // A multi-core run's coordinator reduces the crashes of all clients once they all ended.
+    // A multi-core run's coordinator reduces the faults of all clients once they all ended.
     if config.reduce_crash_tests > 0 && config.client.is_none() {
-        super::reduce_new_crashes(
+        let triaged = crate::triage::reduce_run(
             prepared.grammar,
             &prepared.out.root,
             config.target,
             config.timeout,
             config.reduce_crash_tests,
         );
+        if triaged.seconds > 0.0 {
+            summary.reduce_secs = Some(triaged.seconds);
+            let json = serde_json::to_string(&summary).expect("plain data serializes");
+            crate::write_atomic(&summary_path, json.as_bytes())?;
+        }
     }
     Ok(Launched::Finished(Box::new(summary)))
 }
@@ -914,6 +919,7 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
             .client
             .map(|_| state.metadata::<Received>().map_or(0.0, |r| r.seconds)),
         clients: None,
+        reduce_secs: None,
         kpaths: Some(
             state
                 .metadata::<crate::feedback::QueuePaths>()

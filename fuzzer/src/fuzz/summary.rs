@@ -58,6 +58,10 @@ pub struct Summary {
     pub received: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_secs: Option<f64>,
+    /// Seconds spent after fuzzing on the faults: reducing each new bucket's reproducer and
+    /// rerunning its hangs (`triage`); absent when nothing was to do or it was turned off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce_secs: Option<f64>,
     /// The clients of a multi-core run (`--cores`); absent for one core.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clients: Option<usize>,

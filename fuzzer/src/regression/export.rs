@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::export_input::{ExportInput, read_inputs};
+use super::export_input::{ExportInput, fault_inputs, read_inputs};
 use super::manifest::{CORPUS_FORMAT, CORPUS_MANIFEST, CorpusEntry, CorpusManifest};
 use super::source::Source;
 use crate::corpus::Manifest;
@@ -59,7 +59,9 @@ impl Default for ExportOptions<'_> {
 }
 
 /// Writes `out/NNNN.<ext>` and `NNNN.choices` for every distinct input in the queue of
-/// `dir`'s top node (a campaign) or of `dir` (a fuzzing output), and `out/manifest.json`.
+/// `dir`'s top node (a campaign) or of `dir` (a fuzzing output), then for the minimal
+/// reproducer of each of the run's faults (one per bug, over every node), and
+/// `out/manifest.json`.
 /// Every input is run once, in its own process, for its verdict, its edges and (with
 /// `golden`) its output. `out` must be new, empty or an earlier export.
 pub fn export(
@@ -71,14 +73,24 @@ pub fn export(
     let source = Source::open(dir)?;
     let fuzz = top_fuzz_run(&source, dir, target)?;
     check_out_dir(out)?;
-    let (entries, notes) = distinct_inputs(&source, &fuzz, options.grammar);
+    let (entries, mut notes) = distinct_inputs(&source, &fuzz, options.grammar);
     let runs = run_inputs(&entries, target, options)?;
     let queue_inputs = entries.len();
-    let (entries, runs) = if options.distill {
+    let (mut entries, mut runs) = if options.distill {
         distilled(entries, runs)
     } else {
         (entries, runs)
     };
+    // Every bug of the run, by its minimal reproducer, after the queue's inputs.
+    let grammar = checking_grammar(&fuzz, options.grammar);
+    let (faults, fault_notes) = fault_inputs(dir, grammar.as_ref().map_err(|e| e.as_str()));
+    notes.extend(fault_notes);
+    let faults: Vec<ExportInput> = faults
+        .into_iter()
+        .filter(|f| entries.iter().all(|e| e.text != f.text))
+        .collect();
+    runs.extend(run_inputs(&faults, target, options)?);
+    entries.extend(faults);
     crate::create_dir(out)?;
     let ext = natural_extension(&fuzz.grammar, &fuzz.target);
     let (inputs, edges, written) =

@@ -122,6 +122,54 @@ pub fn read_inputs(
     (inputs, notes)
 }
 
+/// The minimal reproducer of each fault bucket of the run in `dir` (`triage`), so that
+/// `replay --check` of the exported corpus runs every bug the run found: a fixed one shows as
+/// a changed verdict. Its `.choices` goes with it when they replay to its text.
+pub fn fault_inputs(
+    dir: &Path,
+    grammar: Result<&Grammar, &str>,
+) -> (Vec<ExportInput>, Vec<String>) {
+    let mut inputs = Vec::new();
+    let mut notes = Vec::new();
+    let list = match crate::triage::gather(dir) {
+        Ok(list) => list,
+        Err(why) => return (inputs, vec![why.to_string()]),
+    };
+    notes.extend(list.problems.iter().map(ToString::to_string));
+    for bucket in &list.buckets {
+        let (path, _) = bucket.reproducer();
+        let Ok(text) = std::fs::read_to_string(path) else {
+            notes.push(format!(
+                "{}: the reproducer of a {} cannot be read; not exported",
+                path.display(),
+                bucket.kind
+            ));
+            continue;
+        };
+        let choices_path = if path == bucket.entry {
+            path.with_extension("choices")
+        } else {
+            bucket
+                .reduced
+                .as_ref()
+                .and_then(|r| r.choices.clone())
+                .unwrap_or_default()
+        };
+        let choices = grammar
+            .ok()
+            .filter(|_| choices_path.is_file())
+            .and_then(|grammar| replay(&choices_path, grammar).ok())
+            .filter(|(rendered, _)| *rendered == text)
+            .map(|(_, bytes)| bytes);
+        inputs.push(ExportInput {
+            text,
+            choices,
+            origin: path.to_path_buf(),
+        });
+    }
+    (inputs, notes)
+}
+
 /// The text a `.choices` file replays to (strictly, under its recorded bounds), and its bytes.
 fn replay(path: &Path, grammar: &Grammar) -> Result<(String, Vec<u8>), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read its .choices: {e}"))?;

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::Analysis;
-use crate::corpus::{EntryInfo, OutDir};
+use crate::corpus::OutDir;
 use crate::coverage::{Criterion, CriterionReport, Requirements, collect_inputs, tally_files};
 use crate::diagnostic::Diagnostics;
 use crate::fuzz::{COVERAGE_CSV, CoveragePoint, read_coverage};
@@ -47,20 +47,29 @@ pub struct NodeFacts {
     pub predecessors: Vec<String>,
 }
 
-/// One distinct fault (crash, hang or out-of-memory), from the first node that saved it.
+/// One bug (a fault bucket of `triage`), over the whole run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FaultFacts {
-    /// Name of the first node that saved the fault.
-    pub node: String,
-    /// The input, relative to the report's directory.
+    /// Its smallest reproducer, relative to the report's directory, and its size.
     pub file: String,
-    /// The kind as its metadata spells it (`panic`, `crash`, `timeout`, `oom`).
+    /// See `file`.
+    pub size: usize,
+    /// The kind's word (`panic`, `crash`, `stack-overflow`, `timeout`, `oom`).
     pub kind: String,
-    /// The fault's signature; `None` for metadata without one, which then counts as one fault per
-    /// kind.
-    pub signature: Option<u64>,
-    /// The fault's one-line description; empty when the metadata has none.
+    /// What the bucket was computed from, in words.
+    pub location: String,
+    /// Faulting executions in the bucket, and the nodes or clients that hit it.
+    pub count: u64,
+    /// See `count`.
+    pub seen_by: Vec<String>,
+    /// Seconds from the run's first fault to this bucket's first.
+    pub first_after: f64,
+    /// The first frames of its stack.
+    pub frames: Vec<String>,
+    /// The one-line description of its smallest saved input.
     pub message: String,
+    /// Whether a rerun did not fault again.
+    pub flaky: bool,
 }
 
 /// Everything a report shows.
@@ -85,7 +94,7 @@ pub struct Facts {
     pub top_sizes: Vec<usize>,
     /// The exported corpus, when there is one, and its path relative to `dir`.
     pub corpus: Option<(CorpusManifest, String)>,
-    /// Distinct faults over all nodes (by kind and signature), in lattice order.
+    /// The run's faults, one per bug, by first sighting.
     pub faults: Vec<FaultFacts>,
     /// How the exported corpus (or, without one, the top node's queue) covers the grammar;
     /// `None` when the grammar file cannot be loaded from here (a note says why).
@@ -291,37 +300,36 @@ impl Facts {
     }
 }
 
-/// Saved crashes and hangs of every node; a fault a successor found again (each node keeps
-/// its own record of seen faults) is listed once, under the node that found it first.
+/// The run's faults as `bonsai faults` lists them: one per bucket over every node and client.
 fn faults(source: &Source) -> Vec<FaultFacts> {
-    let mut seen = HashSet::new();
-    let mut faults = Vec::new();
-    for node in &source.nodes {
-        for sub in [CRASHES_DIR, HANGS_DIR] {
-            for meta_path in crate::corpus::complete_entries(&node.dir.join(sub)) {
-                let Ok(text) = std::fs::read_to_string(&meta_path) else {
-                    continue;
-                };
-                let meta = EntryInfo::parse_line(&text);
-                let kind = meta.kind.clone().unwrap_or_else(|| sub.to_string());
-                if !seen.insert((kind.clone(), meta.signature)) {
-                    continue;
-                }
-                let message = meta.message.clone().unwrap_or_default();
-                let file = meta_path.with_extension("txt");
-                faults.push(FaultFacts {
-                    node: node.name.clone(),
-                    file: file
-                        .strip_prefix(&source.root)
-                        .unwrap_or(&file)
-                        .to_string_lossy()
-                        .into_owned(),
-                    kind,
-                    signature: meta.signature,
-                    message,
-                });
+    let Ok(list) = crate::triage::gather(&source.root) else {
+        return Vec::new();
+    };
+    let start = list
+        .buckets
+        .iter()
+        .map(|b| b.first_seen)
+        .fold(f64::INFINITY, f64::min);
+    list.buckets
+        .iter()
+        .map(|bucket| {
+            let (file, size) = bucket.reproducer();
+            FaultFacts {
+                file: file
+                    .strip_prefix(&source.root)
+                    .unwrap_or(file)
+                    .to_string_lossy()
+                    .into_owned(),
+                size,
+                kind: bucket.kind.to_string(),
+                location: bucket.location.clone(),
+                count: bucket.count,
+                seen_by: bucket.seen_by.clone(),
+                first_after: bucket.first_seen - start,
+                frames: bucket.frames.clone(),
+                message: bucket.message.clone(),
+                flaky: bucket.flaky,
             }
-        }
-    }
-    faults
+        })
+        .collect()
 }

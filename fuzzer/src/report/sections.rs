@@ -472,28 +472,47 @@ fn faults(facts: &Facts) -> Section {
         return section;
     }
     section.paragraphs.push(format!(
-        "{} distinct faults (by kind and signature), each under the node that saved it first; the .meta file beside each input has its stack.",
+        "{} faults, one per bug (a panic by its location, a stack overflow by its recursion, a hang by the function every stack sample holds), over every node and client, by first sighting; `bonsai faults` prints the same list with whole stacks, and `--export-tests` makes each a regression test.",
         facts.faults.len()
     ));
     section.table = Some(Table {
-        header: ["input", "kind", "node", "signature", "message"]
-            .iter()
-            .map(|h| h.to_string())
-            .collect(),
+        header: [
+            "reproducer",
+            "kind",
+            "where",
+            "hits",
+            "first (s)",
+            "hit by",
+            "stack",
+            "message",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
         rows: facts
             .faults
             .iter()
             .map(|f| {
                 vec![
                     Cell::Link {
-                        text: f.file.clone(),
+                        text: format!("{} ({} B)", f.file, f.size),
                         href: f.file.clone(),
                     },
-                    f.kind.as_str().into(),
-                    f.node.as_str().into(),
-                    f.signature
-                        .map(|s| format!("{s:016x}"))
-                        .unwrap_or_default()
+                    if f.flaky {
+                        format!("{} (flaky)", f.kind).into()
+                    } else {
+                        f.kind.as_str().into()
+                    },
+                    f.location.as_str().into(),
+                    f.count.to_string().into(),
+                    format!("{:.0}", f.first_after).into(),
+                    shortened(&f.seen_by).into(),
+                    f.frames
+                        .iter()
+                        .take(3)
+                        .map(|frame| crate::feedback::function_of(frame))
+                        .collect::<Vec<_>>()
+                        .join(" ← ")
                         .into(),
                     preview(&f.message).into(),
                 ]
@@ -501,6 +520,14 @@ fn faults(facts: &Facts) -> Section {
             .collect(),
     });
     section
+}
+
+/// At most three names, and how many more.
+fn shortened(names: &[String]) -> String {
+    match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{} and {} more", names[..3].join(", "), n - 3),
+    }
 }
 
 fn preview(text: &str) -> String {

@@ -1,0 +1,350 @@
+//! One list of a run's faults, one bucket per bug, whatever the run was: a fuzzing output, a
+//! multi-core run (one log per client) or a campaign (one fuzzing output per lattice node).
+//! The saved entries say what each bucket is and where its reproducer is; the `faults.json`
+//! logs of the processes say how often and when each was hit, and by whom.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::corpus::{MetaRecord, complete_entries};
+use crate::diagnostic::{Diagnostic, Location};
+use crate::fault::{BucketKey, BucketStats, FaultKind, FaultLog};
+use crate::layout::{
+    CAMPAIGN_JSON, CLIENTS_DIR, CRASHES_DIR, FAULTS_JSON, FUZZ_JSON, HANGS_DIR, NODES_DIR,
+    REDUCED_CHOICES, REDUCED_TXT,
+};
+
+/// One bug: everything known of one bucket across the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FaultBucket {
+    /// `FaultKind`'s word.
+    pub kind: FaultKind,
+    /// 16 hex digits in JSON, as in `.meta` files.
+    #[serde(serialize_with = "hex")]
+    pub signature: u64,
+    /// What the bucket was computed from, in words.
+    pub location: String,
+    /// The message of its smallest saved input.
+    pub message: String,
+    /// The first frames of that input's stack.
+    pub frames: Vec<String>,
+    /// Faulting executions in the bucket, over every process of the run.
+    pub count: u64,
+    /// When it was first and last hit, in seconds since the Unix epoch (from the logs, else
+    /// from when its entries were written).
+    pub first_seen: f64,
+    /// See `first_seen`.
+    pub last_seen: f64,
+    /// The parts of the run that hit it: `run`, `client K`, a lattice node's name.
+    pub seen_by: Vec<String>,
+    /// The smallest saved input of the bucket (its `.txt`), and its size.
+    pub entry: PathBuf,
+    /// See `entry`.
+    pub size: usize,
+    /// Its reduced reproducer (`NNNNNN.min.txt`) and size, once reduced.
+    pub reduced: Option<Reproducer>,
+    /// Whether a rerun in a fresh process did not fault the same way.
+    pub flaky: bool,
+    /// Entries of this bucket saved in the run (more than one across a campaign's nodes).
+    pub saved: usize,
+}
+
+/// A reduced reproducer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reproducer {
+    /// `NNNNNN.min.txt`.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: usize,
+    /// `NNNNNN.min.choices`, while the reduced input is a sentence of the grammar.
+    pub choices: Option<PathBuf>,
+}
+
+impl FaultBucket {
+    /// The smallest input known to fault this way: the reduced one, else the saved entry.
+    pub fn reproducer(&self) -> (&Path, usize) {
+        match &self.reduced {
+            Some(reduced) if reduced.size <= self.size => (&reduced.path, reduced.size),
+            _ => (&self.entry, self.size),
+        }
+    }
+
+    /// The bucket's key.
+    pub fn key(&self) -> BucketKey {
+        (self.kind, self.signature)
+    }
+
+    /// A name for files and tests: `panic_0123456789abcdef`.
+    pub fn name(&self) -> String {
+        format!(
+            "{}_{:016x}",
+            self.kind.to_string().replace('-', "_"),
+            self.signature
+        )
+    }
+}
+
+fn hex<S: serde::Serializer>(signature: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&format!("{signature:016x}"))
+}
+
+/// The buckets of a run, and what could not be read.
+#[derive(Clone, Debug, Default)]
+pub struct FaultList {
+    /// By first sighting.
+    pub buckets: Vec<FaultBucket>,
+    /// Faulting executions over all buckets.
+    pub executions: u64,
+    /// A damaged `.meta` or log, a missing reproducer: each said where it is. The files are
+    /// left as they are.
+    pub problems: Vec<Diagnostic>,
+}
+
+/// One fuzzing output of the run, and the logs of its processes.
+struct Part {
+    dir: PathBuf,
+    /// Each log with the name of the process that wrote it.
+    logs: Vec<(String, PathBuf)>,
+    /// What the entries of this output are credited to when no log says.
+    name: String,
+}
+
+/// Reads the faults of the run in `dir`: a fuzzing output (`fuzz.json`) or a campaign
+/// (`campaign.json`). An error only when `dir` is neither; damaged files are problems of the
+/// list.
+pub fn gather(dir: &Path) -> Result<FaultList, Diagnostic> {
+    let parts = if dir.join(CAMPAIGN_JSON).is_file() {
+        campaign_parts(dir)
+    } else if dir.join(FUZZ_JSON).is_file() {
+        vec![fuzz_part(dir, None)]
+    } else {
+        return Err(Diagnostic::error(format!(
+            "neither a fuzzing output ({FUZZ_JSON}) nor a campaign ({CAMPAIGN_JSON})"
+        ))
+        .in_file(dir));
+    };
+    Ok(merge(&parts))
+}
+
+fn campaign_parts(dir: &Path) -> Vec<Part> {
+    let mut nodes: Vec<PathBuf> = std::fs::read_dir(dir.join(NODES_DIR))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    nodes.sort();
+    nodes
+        .iter()
+        .map(|node| {
+            let name = node.file_name().map(|n| n.to_string_lossy().into_owned());
+            fuzz_part(node, name)
+        })
+        .collect()
+}
+
+/// A fuzzing output, named `node` in a campaign.
+fn fuzz_part(dir: &Path, node: Option<String>) -> Part {
+    let own = node.clone().unwrap_or_else(|| "run".to_string());
+    let mut logs = vec![(own.clone(), dir.join(FAULTS_JSON))];
+    let mut clients: Vec<(u64, PathBuf)> = std::fs::read_dir(dir.join(CLIENTS_DIR))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path())))
+        .collect();
+    clients.sort();
+    for (k, client) in clients {
+        let name = match &node {
+            Some(node) => format!("{node} client {k}"),
+            None => format!("client {k}"),
+        };
+        logs.push((name, client.join(FAULTS_JSON)));
+    }
+    Part {
+        dir: dir.to_path_buf(),
+        logs,
+        name: own,
+    }
+}
+
+/// What the logs say of a bucket, summed over processes.
+#[derive(Default)]
+struct Tally {
+    stats: Option<BucketStats>,
+    seen_by: Vec<String>,
+}
+
+fn merge(parts: &[Part]) -> FaultList {
+    let mut list = FaultList::default();
+    let mut tallies: BTreeMap<BucketKey, Tally> = BTreeMap::new();
+    let mut buckets: BTreeMap<BucketKey, FaultBucket> = BTreeMap::new();
+    for part in parts {
+        for (name, path) in &part.logs {
+            let log = match FaultLog::read(path) {
+                Ok(Some(log)) => log,
+                Ok(None) => continue,
+                Err(problem) => {
+                    list.problems.push(problem);
+                    continue;
+                }
+            };
+            for (key, stats) in log.entries() {
+                let tally = tallies.entry(key).or_default();
+                tally.stats = Some(match tally.stats {
+                    None => stats,
+                    Some(sum) => BucketStats {
+                        count: sum.count + stats.count,
+                        first_seen: sum.first_seen.min(stats.first_seen),
+                        last_seen: sum.last_seen.max(stats.last_seen),
+                        smallest: sum.smallest.min(stats.smallest),
+                    },
+                });
+                tally.seen_by.push(name.clone());
+            }
+        }
+        for dir in [CRASHES_DIR, HANGS_DIR] {
+            for meta in complete_entries(&part.dir.join(dir)) {
+                match read_entry(&meta) {
+                    Ok(found) => add_entry(&mut buckets, found, &part.name),
+                    Err(problem) => list.problems.push(problem),
+                }
+            }
+        }
+    }
+    for (key, tally) in &tallies {
+        if !buckets.contains_key(key) {
+            list.problems.push(Diagnostic::error(format!(
+                "{} {:016x} was hit {} times (by {}) but no entry of it is saved",
+                key.0,
+                key.1,
+                tally.stats.map_or(0, |s| s.count),
+                tally.seen_by.join(", ")
+            )));
+        }
+    }
+    for (key, bucket) in &mut buckets {
+        if let Some(tally) = tallies.remove(key) {
+            if let Some(stats) = tally.stats {
+                bucket.count = stats.count.max(bucket.saved as u64);
+                bucket.first_seen = stats.first_seen;
+                bucket.last_seen = stats.last_seen.max(bucket.first_seen);
+            }
+            // The logs name the processes; the entries only the output they were saved in.
+            bucket.seen_by = tally.seen_by;
+        }
+        bucket.seen_by.sort();
+        bucket.seen_by.dedup();
+        if !bucket.entry.is_file() {
+            list.problems.push(
+                Diagnostic::error("the reproducer of this fault is missing (its .meta is there)")
+                    .in_file(&bucket.entry),
+            );
+        }
+    }
+    list.buckets = buckets.into_values().collect();
+    list.buckets.sort_by(|a, b| {
+        a.first_seen
+            .total_cmp(&b.first_seen)
+            .then(a.key().cmp(&b.key()))
+    });
+    list.executions = list.buckets.iter().map(|b| b.count).sum();
+    list
+}
+
+/// A saved fault entry, read.
+struct Found {
+    key: BucketKey,
+    record: MetaRecord,
+    text: PathBuf,
+    written: f64,
+    reduced: Option<Reproducer>,
+}
+
+fn read_entry(meta: &Path) -> Result<Found, Diagnostic> {
+    let text = std::fs::read_to_string(meta)
+        .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(meta))?;
+    let record = MetaRecord::read(&text).map_err(|e| {
+        Diagnostic::error(format!("damaged fault record: {e}")).at(Location {
+            path: meta.to_path_buf(),
+            line: e.line().max(1),
+            column: e.column().max(1),
+        })
+    })?;
+    let fault = record.fault.as_ref().ok_or_else(|| {
+        Diagnostic::error("a fault's record without its `fault` field").in_file(meta)
+    })?;
+    let kind = FaultKind::parse(&fault.kind).ok_or_else(|| {
+        Diagnostic::error(format!("unknown fault kind '{}'", fault.kind)).in_file(meta)
+    })?;
+    let signature = u64::from_str_radix(&fault.signature, 16).map_err(|_| {
+        Diagnostic::error(format!(
+            "a signature of 16 hex digits, not '{}'",
+            fault.signature
+        ))
+        .in_file(meta)
+    })?;
+    let written = std::fs::metadata(meta)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0.0, |d| d.as_secs_f64());
+    let reduced_path = meta.with_extension(REDUCED_TXT);
+    let reduced = std::fs::metadata(&reduced_path).ok().map(|m| Reproducer {
+        size: m.len() as usize,
+        choices: Some(meta.with_extension(REDUCED_CHOICES)).filter(|p| p.is_file()),
+        path: reduced_path,
+    });
+    Ok(Found {
+        key: (kind, signature),
+        text: meta.with_extension("txt"),
+        record,
+        written,
+        reduced,
+    })
+}
+
+fn add_entry(buckets: &mut BTreeMap<BucketKey, FaultBucket>, found: Found, part: &str) {
+    let fault = found.record.fault.as_ref().expect("checked by read_entry");
+    let size = found.record.size;
+    let bucket = buckets.entry(found.key).or_insert_with(|| FaultBucket {
+        kind: found.key.0,
+        signature: found.key.1,
+        location: fault.location.clone(),
+        message: fault.message.clone(),
+        frames: fault.frames.clone(),
+        count: 0,
+        first_seen: found.written,
+        last_seen: found.written,
+        seen_by: Vec::new(),
+        entry: found.text.clone(),
+        size,
+        reduced: None,
+        flaky: false,
+        saved: 0,
+    });
+    bucket.saved += 1;
+    bucket.count += 1;
+    bucket.first_seen = bucket.first_seen.min(found.written);
+    bucket.last_seen = bucket.last_seen.max(found.written);
+    bucket.seen_by.push(part.to_string());
+    bucket.flaky |= fault.flaky;
+    if size < bucket.size || (size == bucket.size && found.text < bucket.entry) {
+        bucket.entry = found.text;
+        bucket.size = size;
+        bucket.location = fault.location.clone();
+        bucket.message = fault.message.clone();
+        bucket.frames = fault.frames.clone();
+    }
+    if let Some(reduced) = found.reduced
+        && bucket
+            .reduced
+            .as_ref()
+            .is_none_or(|r| reduced.size < r.size)
+    {
+        bucket.reduced = Some(reduced);
+    }
+}
