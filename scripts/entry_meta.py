@@ -1,7 +1,8 @@
 """Reading an entry's `.meta` file, for the scripts: one JSON line (written since the format
 became JSON lines), or the `key=value` line of older outputs. Either way a dict with `size`,
 `valid` (bool), `edges`, `new_edges`, `mutator`, `time` (seconds), `trimmed_from` when set,
-and for a fault `kind`, `signature` (16 hex digits), `message` and `frames`."""
+and for a fault `kind`, `signature` (16 hex digits: its bucket), `message`, `frames`, and in
+outputs of this version `location` (what the bucket was computed from) and `flaky` when set."""
 import json
 
 

@@ -412,3 +412,171 @@ fn cargo_bonsai_refuses_bad_input_before_building() {
         "bonsai-toy is not built yet",
     );
 }
+
+fn fourbugs_fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cargo_bonsai/fourbugs")
+}
+
+/// `cargo bonsai faults DIR --json`: the buckets.
+fn buckets_of(project: &Path, dir: &str) -> Vec<Value> {
+    let listed = succeeded(cargo_bonsai(project, &["faults", dir, "--json"]));
+    let list = summary_of(&listed);
+    eprintln!(
+        "{dir}: {}",
+        String::from_utf8_lossy(&cargo_bonsai(project, &["faults", dir]).stdout)
+    );
+    list["buckets"].as_array().cloned().unwrap_or_default()
+}
+
+/// Exactly the four planted bugs: three panics (one per `panic!` or index, whatever their
+/// messages quote or name) and one hang (the loop in `wait`, wherever the timer landed), each
+/// with a reproducer on disk.
+fn assert_the_four_bugs(buckets: &[Value], what: &str) {
+    let listed = serde_json::to_string_pretty(buckets).unwrap();
+    assert_eq!(buckets.len(), 4, "{what}: {listed}");
+    let of_kind = |kind: &str| buckets.iter().filter(|b| b["kind"] == kind).count();
+    assert_eq!(
+        (of_kind("panic"), of_kind("timeout")),
+        (3, 1),
+        "{what}: {listed}"
+    );
+    for needle in ["division by zero", "is not a swap", "index out of bounds"] {
+        assert!(
+            buckets
+                .iter()
+                .any(|b| b["kind"] == "panic" && b["message"].as_str().unwrap().contains(needle)),
+            "{what}: no panic with '{needle}': {listed}"
+        );
+    }
+    let hang = buckets.iter().find(|b| b["kind"] == "timeout").unwrap();
+    assert_eq!(hang["location"], "in fourbugs::wait", "{what}: {listed}");
+    for bucket in buckets {
+        assert!(bucket["count"].as_u64() >= Some(1), "{what}: {listed}");
+        let reproducer = PathBuf::from(bucket["reproducer"].as_str().unwrap());
+        assert!(reproducer.is_file(), "{what}: {}", reproducer.display());
+    }
+}
+
+#[test]
+fn four_planted_bugs_are_four_faults_each_a_regression_test() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("fourbugs");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    let fixture = fourbugs_fixture();
+    std::fs::copy(fixture.join("Cargo.toml.in"), project.join("Cargo.toml")).unwrap();
+    std::fs::copy(fixture.join("src/lib.rs"), project.join("src/lib.rs")).unwrap();
+    std::fs::copy(fixture.join("fourbugs.ebnf"), project.join("fourbugs.ebnf")).unwrap();
+    reuse_lock(&project);
+    succeeded(cargo_bonsai(
+        &project,
+        &[
+            "init",
+            "--grammar",
+            "fourbugs.ebnf",
+            "--call",
+            "fourbugs::check",
+        ],
+    ));
+    timed_build(&project);
+
+    // One core, 60 seconds: one saved entry per bug, each panic reduced once.
+    let fuzz = succeeded(cargo_bonsai(
+        &project,
+        &[
+            "fuzz", "--bounds", "2,3,3", "--time", "60s", "--seed", "1", "--out", "out/fuzz",
+            "--json",
+        ],
+    ));
+    let summary = summary_of(&fuzz);
+    eprintln!(
+        "fuzz: {} faulting executions, {} crashes, {} hangs saved; faults reduced in {} s",
+        summary["fault_executions"], summary["crashes"], summary["hangs"], summary["reduce_secs"]
+    );
+    assert_eq!(
+        (summary["crashes"].as_u64(), summary["hangs"].as_u64()),
+        (Some(3), Some(1))
+    );
+    assert!(summary["fault_executions"].as_u64() > Some(4), "{summary}");
+    let buckets = buckets_of(&project, "out/fuzz");
+    assert_the_four_bugs(&buckets, "fuzz");
+    for bucket in buckets.iter().filter(|b| b["kind"] == "panic") {
+        let reduced = bucket["reduced"]["size"].as_u64().unwrap_or(u64::MAX);
+        assert!(reduced <= bucket["size"].as_u64().unwrap(), "{bucket}");
+    }
+
+    // Two cores: the clients share the buckets; one list.
+    succeeded(cargo_bonsai(
+        &project,
+        &[
+            "fuzz",
+            "--bounds",
+            "2,3,3",
+            "--time",
+            "60s",
+            "--seed",
+            "2",
+            "--cores",
+            "0-1",
+            "--out",
+            "out/cores",
+            "--json",
+        ],
+    ));
+    let buckets = buckets_of(&project, "out/cores");
+    assert_the_four_bugs(&buckets, "--cores 0-1");
+
+    // A campaign: one list over its sixteen nodes.
+    succeeded(cargo_bonsai(
+        &project,
+        &[
+            "campaign",
+            "--max-bounds",
+            "2,2,2",
+            "--node-time",
+            "3s",
+            "--seed",
+            "3",
+            "--out",
+            "out/campaign",
+        ],
+    ));
+    let buckets = buckets_of(&project, "out/campaign");
+    assert_the_four_bugs(&buckets, "campaign");
+    assert!(
+        buckets
+            .iter()
+            .any(|b| b["seen_by"].as_array().unwrap().len() > 1),
+        "some bug is hit by several nodes: {buckets:?}"
+    );
+    let report = std::fs::read_to_string(project.join("out/campaign/report.md")).unwrap();
+    assert!(report.contains("4 faults, one per bug"), "{report}");
+
+    // Each bug a regression test in the crate's tests/: failing while the bugs are there...
+    let exported = succeeded(cargo_bonsai(
+        &project,
+        &["faults", "out/fuzz", "--export-tests", "tests"],
+    ));
+    eprintln!("{}", text(&exported));
+    let cargo_test = || {
+        Command::new(cargo())
+            .args(["test", "--test", "bonsai_faults"])
+            .current_dir(&project)
+            .env_remove("RUSTC_WRAPPER")
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_TARGET_DIR")
+            .output()
+            .expect("cargo test runs")
+    };
+    let failing = cargo_test();
+    assert!(!failing.status.success(), "{}", text(&failing));
+    assert!(text(&failing).contains("4 failed"), "{}", text(&failing));
+    // ... and passing once they are fixed.
+    let lib = project.join("src/lib.rs");
+    let fixed = std::fs::read_to_string(&lib)
+        .unwrap()
+        .replace("const BUGS: bool = true;", "const BUGS: bool = false;");
+    std::fs::write(&lib, fixed).unwrap();
+    let passing = cargo_test();
+    assert!(passing.status.success(), "{}", text(&passing));
+    assert!(text(&passing).contains("4 passed"), "{}", text(&passing));
+}

@@ -70,7 +70,7 @@ pub fn run(args: FaultsArgs) -> Result<(), Failure> {
         Ok(())
     } else {
         Err(Diagnostic::error(format!(
-            "{} files of the run could not be read (above); they are left as they are",
+            "{} problems with the run's files (above); the files are left as they are",
             list.problems.len()
         ))
         .in_file(&args.dir)

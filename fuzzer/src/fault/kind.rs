@@ -9,6 +9,7 @@ use crate::layout::{CRASHES_DIR, HANGS_DIR};
 /// How an execution failed; decides the output directory, the word written to `.meta` files
 /// and what the fault's bucket is computed from (`feedback::signature`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum FaultKind {
     /// A Rust panic, caught in-process.
     Panic,
@@ -22,6 +23,7 @@ pub enum FaultKind {
     /// The target ran past `--timeout-ms`.
     Timeout,
     /// The target allocated past `--mem-limit`.
+    #[serde(rename = "oom")]
     OutOfMemory,
 }
 
@@ -80,5 +82,9 @@ mod tests {
             assert_eq!(FaultKind::parse(&kind.to_string()), Some(kind));
         }
         assert_eq!(FaultKind::parse("segfault"), None);
+        for kind in FaultKind::ALL {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{kind}\""), "JSON says what .meta files say");
+        }
     }
 }

@@ -7,8 +7,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::signature::{
-    SHOWN_FRAMES, SymbolCache, WALKED_FRAMES, bucket, describe_frames, is_deep_recursion,
+    SHOWN_FRAMES, SampledCall, SampledStack, SymbolCache, WALKED_FRAMES, bucket, describe_frames,
+    function_of, is_deep_recursion,
 };
+use super::stack_samples::{Sample, entry_address};
 use crate::fault::{Fault, FaultKind};
 
 /// What is known of a fault when it is caught.
@@ -25,8 +27,8 @@ pub struct Evidence<'a> {
     pub panic: Option<(&'a str, Option<&'a str>)>,
     /// Return addresses of the stack at the fault, innermost first.
     pub addresses: &'a [usize],
-    /// Return addresses of each stack sample taken during the run (`stack_samples`).
-    pub samples: &'a [Vec<usize>],
+    /// The stack samples taken during the run (`stack_samples`).
+    pub samples: &'a [Sample],
 }
 
 /// The fault, with its bucket.
@@ -36,11 +38,11 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
         FaultKind::Crash if overflowed(evidence, &frames) => FaultKind::StackOverflow,
         kind => kind,
     };
-    let samples: Vec<Vec<String>> = match kind {
+    let samples: Vec<SampledStack> = match kind {
         FaultKind::Timeout | FaultKind::OutOfMemory => evidence
             .samples
             .iter()
-            .map(|sample| describe_frames(sample, cache))
+            .map(|sample| symbolized(sample, cache))
             .collect(),
         _ => Vec::new(),
     };
@@ -66,6 +68,28 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
         message,
         location: found.location,
         frames,
+    }
+}
+
+/// A sample's calls with their functions, and each entry counter kept only where it is the
+/// entry of the call's own function (code without counters gets a neighbour's).
+fn symbolized(sample: &Sample, cache: &mut SymbolCache) -> SampledStack {
+    let outermost = |frames: &[String]| frames.last().map(|f| function_of(f).to_string());
+    SampledStack {
+        calls: sample
+            .frames
+            .iter()
+            .map(|frame| {
+                let functions = describe_frames(&[frame.address], cache);
+                let entry = frame.entry.filter(|&(entry, _)| {
+                    entry_address(entry).is_some_and(|pc| {
+                        let own = outermost(&functions);
+                        own.is_some() && outermost(&describe_frames(&[pc + 1], cache)) == own
+                    })
+                });
+                SampledCall { functions, entry }
+            })
+            .collect(),
     }
 }
 

@@ -27,7 +27,7 @@ pub use fault::{
 pub use grammar_paths::GrammarPaths;
 pub use queue_paths::{DEFAULT_QUEUE_PATHS_K, QueuePaths};
 pub use signature::{
-    Bucket, SHOWN_FRAMES, SymbolCache, bare_bucket, bucket, describe_frames, function_of,
-    stack_addresses, target_frames, warm_symbol_cache,
+    Bucket, SHOWN_FRAMES, SampledCall, SampledStack, SymbolCache, bare_bucket, bucket,
+    describe_frames, function_of, stack_addresses, target_frames, warm_symbol_cache,
 };
 pub use validity::{Contribution, CoverageHistory, Novelty, SaveCriteria, ValidityFeedback};

@@ -233,15 +233,18 @@ pub struct Bucket {
 ///   access).
 /// - A stack overflow: the recursion, as the set of functions that occur more than once in
 ///   the walked frames, whatever the depth and wherever in the cycle the stack ran out.
-/// - A hang or an out-of-memory: the computation that does not end, the innermost function
-///   that every stack sample taken during the run holds (`samples`, see
-///   `feedback::stack_samples`), so that a timer landing in one of three helpers of a loop is
-///   still the loop. Without samples, the innermost function of the target on the stack.
+/// - A hang or an out-of-memory: the computation that does not end, found in the stack
+///   samples taken during the run (`samples`, see `feedback::stack_samples`): the innermost
+///   frame that is one activation through all of them (its function's entry counter did not
+///   move) and whose function every sample holds, so that a timer landing in one of three
+///   helpers of a loop, or a loop whose every sample is inside the helper it calls, is still
+///   the loop. Without counters, the innermost function every sample holds; without samples,
+///   the innermost function of the target on the stack.
 pub fn bucket(
     kind: FaultKind,
     panic_location: Option<&str>,
     frames: &[String],
-    samples: &[Vec<String>],
+    samples: &[SampledStack],
 ) -> Bucket {
     let (key, location) = match kind {
         FaultKind::Panic => match panic_location {
@@ -279,8 +282,8 @@ pub fn bucket(
             }
         }
         FaultKind::Timeout | FaultKind::OutOfMemory => {
-            let function = shared_function(frames, samples)
-                .unwrap_or_else(|| function_of(innermost_located(frames)));
+            let function =
+                looping_function(samples).unwrap_or_else(|| function_of(innermost_located(frames)));
             (function.to_string(), format!("in {function}"))
         }
     };
@@ -336,19 +339,61 @@ pub fn is_deep_recursion(frames: &[String]) -> bool {
     frames.len() >= 24 && counts.values().any(|&n| n >= needed)
 }
 
-/// The innermost function of `frames` that every sample holds too.
-fn shared_function<'a>(frames: &'a [String], samples: &[Vec<String>]) -> Option<&'a str> {
-    if samples.is_empty() {
-        return None;
-    }
-    let sets: Vec<std::collections::HashSet<&str>> = samples
-        .iter()
-        .map(|sample| sample.iter().map(|f| function_of(f)).collect())
-        .collect();
-    frames
-        .iter()
+/// A stack sample, symbolized: its calls, innermost first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SampledStack {
+    /// The calls, innermost first.
+    pub calls: Vec<SampledCall>,
+}
+
+/// One call (a frame of the machine stack) of a [`SampledStack`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SampledCall {
+    /// The target's functions at this frame, innermost first (several where calls were
+    /// inlined; none for the machinery).
+    pub functions: Vec<String>,
+    /// The function's entry counter and its value when the sample was taken, when known.
+    pub entry: Option<(u32, u8)>,
+}
+
+/// The computation a hang did not leave, from the samples of its run (see [`bucket`]).
+fn looping_function(samples: &[SampledStack]) -> Option<&str> {
+    let last = samples.last()?;
+    let holds = |sample: &SampledStack, function: &str| {
+        sample
+            .calls
+            .iter()
+            .any(|call| call.functions.iter().any(|f| function_of(f) == function))
+    };
+    let shared = |function: &str| samples.iter().all(|sample| holds(sample, function));
+    // One activation through all the samples: the entry counter is in each, at one value.
+    let lasted = |entry: u32, count: u8| {
+        samples.len() >= 2
+            && samples.iter().all(|sample| {
+                let mut counts = sample
+                    .calls
+                    .iter()
+                    .filter_map(|call| call.entry.filter(|&(e, _)| e == entry))
+                    .peekable();
+                counts.peek().is_some() && counts.all(|(_, c)| c == count)
+            })
+    };
+    let lasting = last.calls.iter().filter(|call| {
+        call.entry
+            .is_some_and(|(entry, count)| lasted(entry, count))
+    });
+    innermost_shared(lasting, &shared).or_else(|| innermost_shared(last.calls.iter(), &shared))
+}
+
+/// The innermost function of `calls` that `shared` holds.
+fn innermost_shared<'a>(
+    calls: impl Iterator<Item = &'a SampledCall>,
+    shared: &dyn Fn(&str) -> bool,
+) -> Option<&'a str> {
+    calls
+        .flat_map(|call| call.functions.iter())
         .map(|f| function_of(f))
-        .find(|function| sets.iter().all(|set| set.contains(function)))
+        .find(|f| shared(f))
 }
 
 /// The innermost frame that surely belongs to the target: one with a source location, or one
@@ -472,21 +517,46 @@ mod tests {
         ])));
     }
 
-    #[test]
-    fn a_hang_is_the_function_every_sample_holds_wherever_the_timer_landed() {
-        let at = |leaf: &str| {
-            let mut list = frames(&[leaf]);
-            list.extend(frames(&["t::spin (a.rs:10)", "t::check (a.rs:20)"]));
-            list
+    /// A sample of a loop in `t::spin` calling `t::step` (entry counter 1), which calls `leaf`,
+    /// taken when `t::step` had been entered `steps` times.
+    fn sample(leaf: &[&str], steps: u8) -> SampledStack {
+        let call = |functions: &[&str], entry: Option<(u32, u8)>| SampledCall {
+            functions: frames(functions),
+            entry,
         };
-        let samples = vec![
-            at("t::a (a.rs:1)"),
-            at("t::b (a.rs:2)"),
-            at("t::c (a.rs:3)"),
+        let mut calls = Vec::new();
+        if !leaf.is_empty() {
+            calls.push(call(leaf, None));
+        }
+        calls.push(call(&["t::step (a.rs:5)"], Some((1, steps))));
+        calls.push(call(&[], None));
+        calls.push(call(&["t::spin (a.rs:10)"], Some((2, 1))));
+        calls.push(call(&["t::check (a.rs:20)"], Some((3, 1))));
+        SampledStack { calls }
+    }
+
+    #[test]
+    fn a_hang_is_the_loop_every_sample_is_inside_wherever_the_timer_landed() {
+        let hang = |samples: &[SampledStack]| bucket(FaultKind::Timeout, None, &[], samples);
+        let landed = vec![
+            sample(&["t::a (a.rs:1)"], 3),
+            sample(&["t::b (a.rs:2)"], 90),
+            sample(&["t::c (a.rs:3)"], 17),
         ];
-        let hang = |leaf: &str| bucket(FaultKind::Timeout, None, &at(leaf), &samples);
-        assert_eq!(hang("t::a (a.rs:1)"), hang("t::c (a.rs:3)"));
-        assert_eq!(hang("t::b (a.rs:2)").location, "in t::spin");
+        assert_eq!(hang(&landed).location, "in t::spin");
+        // Every sample inside the helper the loop calls: its counter moved, the loop's did not.
+        let inside = vec![sample(&[], 4), sample(&[], 200), sample(&[], 31)];
+        assert_eq!(hang(&inside), hang(&landed));
+        // Without counters: the innermost function every sample holds.
+        let bare = |sample: SampledStack| SampledStack {
+            calls: sample
+                .calls
+                .into_iter()
+                .map(|c| SampledCall { entry: None, ..c })
+                .collect(),
+        };
+        let uncounted: Vec<SampledStack> = landed.iter().cloned().map(bare).collect();
+        assert_eq!(hang(&uncounted).location, "in t::step");
         // Without samples: the innermost function, at whatever line the timer stopped it.
         let alone = |list: &[&str]| bucket(FaultKind::Timeout, None, &frames(list), &[]);
         assert_eq!(

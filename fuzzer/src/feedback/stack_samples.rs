@@ -5,11 +5,19 @@
 //! nor the forked runner's budget uses it) fires every tenth of the timeout. While the target
 //! runs on the thread that called [`begin`], the handler walks its stack into a fixed buffer,
 //! keeping the last [`SAMPLES`] walks; at the timeout the fault's description reads them
-//! ([`taken`]), and the function every sample holds is the loop (`signature::bucket`). The
-//! handler only walks return addresses (`trace_unsynchronized`, no allocation, no lock), as
-//! the fault handlers themselves do; symbolizing happens when a fault is described.
+//! ([`taken`]). The handler only walks return addresses (`trace_unsynchronized`, no
+//! allocation, no lock), as the fault handlers themselves do; symbolizing happens when a fault
+//! is described.
+//!
+//! Stacks alone cannot tell a loop from the helper it calls: when every sample lands inside
+//! `advance`, called over and over by the loop in `wait`, `advance` is on every sample too. So
+//! with each frame the handler also reads the SanitizerCoverage counter of its function's entry
+//! block (found through the PC table, [`prepare`]): a frame whose entry counter did not move
+//! between the samples is one activation that lasted, and the innermost such frame is the
+//! computation that does not end (`signature::bucket`).
 
 use std::cell::UnsafeCell;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -20,6 +28,9 @@ pub const SAMPLE_FRAMES: usize = super::signature::WALKED_FRAMES;
 /// Timer ticks per timeout.
 const TICKS_PER_TIMEOUT: u32 = 10;
 
+/// No entry counter is known for a frame.
+const NO_ENTRY: u32 = u32::MAX;
+
 /// Room for the samples of one run. `repr(C)` and plain data, so that it can live in a static
 /// or in the page a forked child reports through.
 #[repr(C)]
@@ -28,6 +39,27 @@ pub struct SampleBuffer {
     taken: AtomicU32,
     lens: [AtomicU32; SAMPLES],
     addresses: UnsafeCell<[[usize; SAMPLE_FRAMES]; SAMPLES]>,
+    /// Per frame: which function entry counter (its index in the PC table's entries), and
+    /// the counter's value when the sample was taken.
+    entries: UnsafeCell<[[u32; SAMPLE_FRAMES]; SAMPLES]>,
+    counts: UnsafeCell<[[u8; SAMPLE_FRAMES]; SAMPLES]>,
+}
+
+/// One stack sample: per frame, its return address and, when known, the index of its
+/// function's entry counter with the counter's value at the time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sample {
+    /// Innermost first.
+    pub frames: Vec<SampledFrame>,
+}
+
+/// A frame of a [`Sample`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampledFrame {
+    /// The return address (the program counter for the innermost frame).
+    pub address: usize,
+    /// `(entry, count)`: see [`SampleBuffer`].
+    pub entry: Option<(u32, u8)>,
 }
 
 // SAFETY: only the sampled thread writes (from its own signal handler), and it is read when
@@ -41,6 +73,8 @@ impl SampleBuffer {
             taken: AtomicU32::new(0),
             lens: [const { AtomicU32::new(0) }; SAMPLES],
             addresses: UnsafeCell::new([[0; SAMPLE_FRAMES]; SAMPLES]),
+            entries: UnsafeCell::new([[NO_ENTRY; SAMPLE_FRAMES]; SAMPLES]),
+            counts: UnsafeCell::new([[0; SAMPLE_FRAMES]; SAMPLES]),
         }
     }
 
@@ -57,12 +91,27 @@ impl SampleBuffer {
         let taken = self.taken.load(Ordering::Relaxed);
         let slot = taken as usize % SAMPLES;
         // SAFETY: this thread is the only writer (see the type's documentation).
-        let frames = unsafe { &mut (*self.addresses.get())[slot] };
+        let (frames, entries, counts) = unsafe {
+            (
+                &mut (*self.addresses.get())[slot],
+                &mut (*self.entries.get())[slot],
+                &mut (*self.counts.get())[slot],
+            )
+        };
+        let index = ENTRY_INDEX.get().and_then(Option::as_ref);
         let mut n = 0;
         // SAFETY: no allocation and no lock; the thread walks its own stack.
         unsafe {
             backtrace::trace_unsynchronized(|frame| {
-                frames[n] = frame.ip() as usize;
+                let address = frame.ip() as usize;
+                frames[n] = address;
+                match index.and_then(|index| index.entry_of(address)) {
+                    Some((entry, count)) => {
+                        entries[n] = entry;
+                        counts[n] = count;
+                    }
+                    None => entries[n] = NO_ENTRY,
+                }
                 n += 1;
                 n < SAMPLE_FRAMES
             });
@@ -71,8 +120,8 @@ impl SampleBuffer {
         self.taken.store(taken + 1, Ordering::Release);
     }
 
-    /// The return addresses of each sample kept, oldest first.
-    pub fn taken(&self) -> Vec<Vec<usize>> {
+    /// Each sample kept, oldest first.
+    pub fn taken(&self) -> Vec<Sample> {
         let taken = self.taken.load(Ordering::Acquire) as usize;
         let first = taken.saturating_sub(SAMPLES);
         (first..taken)
@@ -80,7 +129,21 @@ impl SampleBuffer {
                 let slot = i % SAMPLES;
                 let len = (self.lens[slot].load(Ordering::Relaxed) as usize).min(SAMPLE_FRAMES);
                 // SAFETY: the sampled thread is stopped or gone (see the type's documentation).
-                unsafe { (&(*self.addresses.get())[slot])[..len].to_vec() }
+                let (addresses, entries, counts) = unsafe {
+                    (
+                        &(*self.addresses.get())[slot],
+                        &(*self.entries.get())[slot],
+                        &(*self.counts.get())[slot],
+                    )
+                };
+                Sample {
+                    frames: (0..len)
+                        .map(|k| SampledFrame {
+                            address: addresses[k],
+                            entry: (entries[k] != NO_ENTRY).then_some((entries[k], counts[k])),
+                        })
+                        .collect(),
+                }
             })
             .collect()
     }
@@ -118,9 +181,75 @@ extern "C" fn on_tick(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_v
     }
 }
 
+/// The function entry blocks of the target, sorted by address, with their counters: built once,
+/// before any sample (it allocates), and inherited by forked children.
+struct EntryIndex {
+    /// `(address of the entry block, its counter)`, by address.
+    entries: Vec<(usize, *const u8)>,
+}
+
+// SAFETY: the counters are the target's own, read (never written) by the sampled thread.
+unsafe impl Sync for EntryIndex {}
+unsafe impl Send for EntryIndex {}
+
+static ENTRY_INDEX: OnceLock<Option<EntryIndex>> = OnceLock::new();
+
+impl EntryIndex {
+    /// From the PC table and the counter regions, when they are laid out alike (one counter
+    /// per table entry); `None` otherwise, and samples then carry no counters.
+    fn build() -> Option<EntryIndex> {
+        let table = crate::target::pc_table::entries();
+        // SAFETY: the regions are registered before `main` and never change afterwards.
+        let maps = unsafe { &*libafl_targets::counters_maps_ptr() };
+        let mut counters: Vec<*const u8> = Vec::with_capacity(table.len());
+        for map in maps.iter() {
+            let slice: &[u8] = &map[..];
+            counters.extend((0..slice.len()).map(|i| slice[i..].as_ptr()));
+        }
+        if table.is_empty() || counters.len() != table.len() {
+            return None;
+        }
+        let mut entries: Vec<(usize, *const u8)> = table
+            .iter()
+            .zip(counters)
+            .filter(|(entry, _)| entry.function_entry)
+            .map(|(entry, counter)| (entry.pc, counter))
+            .collect();
+        entries.sort_unstable_by_key(|&(pc, _)| pc);
+        Some(EntryIndex { entries })
+    }
+
+    /// The entry block at or before `address` (a return address points past its call, so one
+    /// byte before it is inside the calling function), and its counter now. Async-signal-safe.
+    fn entry_of(&self, address: usize) -> Option<(u32, u8)> {
+        let at = self
+            .entries
+            .partition_point(|&(pc, _)| pc <= address.wrapping_sub(1));
+        let k = at.checked_sub(1)?;
+        // SAFETY: a counter of the target, which lives as long as the process.
+        let count = unsafe { std::ptr::read_volatile(self.entries[k].1) };
+        Some((k as u32, count))
+    }
+}
+
+/// Builds the index of entry counters if it is not built yet. Call it before forking children
+/// that sample, so that they inherit it; [`start`] calls it too.
+pub fn prepare() {
+    ENTRY_INDEX.get_or_init(EntryIndex::build);
+}
+
+/// The address of entry block `entry` (as a [`SampledFrame`] names it), to check that it is the
+/// entry of the frame's own function: a frame of code without counters gets the entry of
+/// whatever instrumented function precedes it.
+pub fn entry_address(entry: u32) -> Option<usize> {
+    let index = ENTRY_INDEX.get()?.as_ref()?;
+    index.entries.get(entry as usize).map(|&(pc, _)| pc)
+}
+
 /// Installs the handler and starts the timer, one tick per tenth of `timeout` of CPU time.
 /// Call it in the process that runs the target (timers do not survive `fork`).
 pub fn start(timeout: Duration) {
+    prepare();
     let tick = (timeout / TICKS_PER_TIMEOUT).max(Duration::from_millis(1));
     // SAFETY: installing a handler that only touches the sample buffer, and setting this
     // process's own timer.
@@ -176,7 +305,7 @@ pub fn end() {
 }
 
 /// The samples of the run a fault just ended (in the process's own buffer).
-pub fn taken() -> Vec<Vec<usize>> {
+pub fn taken() -> Vec<Sample> {
     buffer().taken()
 }
 
@@ -210,7 +339,7 @@ mod tests {
         assert!(
             during
                 .iter()
-                .all(|s| !s.is_empty() && s.len() <= SAMPLE_FRAMES)
+                .all(|s| !s.frames.is_empty() && s.frames.len() <= SAMPLE_FRAMES)
         );
         assert_eq!(buffer.taken().len(), during.len(), "no sample after end()");
         begin();

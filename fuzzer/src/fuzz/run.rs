@@ -120,8 +120,8 @@ struct Prepared {
 /// returns: it writes `OUT/summary.json` and exits, and this function reads the summary back.
 /// Everything on disk is written as the run goes, so a killed run loses nothing it saved, and
 /// calling `run` again with the same `out` resumes from the saved queue. Once the fuzzing
-/// process has ended, the supervisor gives each new crash a reduced reproducer (see
-/// `crash_reduction`). One run at a time writes into `out`: a second is refused
+/// process has ended, the supervisor gives each new fault bucket a reduced reproducer (see
+/// `triage`). One run at a time writes into `out`: a second is refused
 /// ([`DirLock`]).
 pub fn run(mut config: FuzzConfig) -> Result<Summary, Diagnostics> {
     let started = Instant::now();

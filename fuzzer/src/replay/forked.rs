@@ -57,6 +57,8 @@ impl ForkedRunner {
     /// counters are those registered in this process: build the runner in a binary with the
     /// target linked in and instrumented.
     pub fn new(target: LinkedTarget, timeout: Duration) -> std::io::Result<Self> {
+        // Built once here, so that every child samples with it at no cost.
+        stack_samples::prepare();
         let edges = EdgeObserver::from_registered_counters();
         let page = ReportPage::new(edges.size())?;
         Ok(Self {
