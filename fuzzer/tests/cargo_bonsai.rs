@@ -431,7 +431,7 @@ fn buckets_of(project: &Path, dir: &str) -> Vec<Value> {
 /// Exactly the four planted bugs: three panics (one per `panic!` or index, whatever their
 /// messages quote or name) and one hang (the loop in `wait`, wherever the timer landed), each
 /// with a reproducer on disk.
-fn assert_the_four_bugs(buckets: &[Value], what: &str) {
+fn assert_the_four_bugs(project: &Path, buckets: &[Value], what: &str) {
     let listed = serde_json::to_string_pretty(buckets).unwrap();
     assert_eq!(buckets.len(), 4, "{what}: {listed}");
     let of_kind = |kind: &str| buckets.iter().filter(|b| b["kind"] == kind).count();
@@ -452,7 +452,7 @@ fn assert_the_four_bugs(buckets: &[Value], what: &str) {
     assert_eq!(hang["location"], "in fourbugs::wait", "{what}: {listed}");
     for bucket in buckets {
         assert!(bucket["count"].as_u64() >= Some(1), "{what}: {listed}");
-        let reproducer = PathBuf::from(bucket["reproducer"].as_str().unwrap());
+        let reproducer = project.join(bucket["reproducer"].as_str().unwrap());
         assert!(reproducer.is_file(), "{what}: {}", reproducer.display());
     }
 }
@@ -498,7 +498,7 @@ fn four_planted_bugs_are_four_faults_each_a_regression_test() {
     );
     assert!(summary["fault_executions"].as_u64() > Some(4), "{summary}");
     let buckets = buckets_of(&project, "out/fuzz");
-    assert_the_four_bugs(&buckets, "fuzz");
+    assert_the_four_bugs(&project, &buckets, "fuzz");
     for bucket in buckets.iter().filter(|b| b["kind"] == "panic") {
         let reduced = bucket["reduced"]["size"].as_u64().unwrap_or(u64::MAX);
         assert!(reduced <= bucket["size"].as_u64().unwrap(), "{bucket}");
@@ -523,7 +523,7 @@ fn four_planted_bugs_are_four_faults_each_a_regression_test() {
         ],
     ));
     let buckets = buckets_of(&project, "out/cores");
-    assert_the_four_bugs(&buckets, "--cores 0-1");
+    assert_the_four_bugs(&project, &buckets, "--cores 0-1");
 
     // A campaign: one list over its sixteen nodes.
     succeeded(cargo_bonsai(
@@ -541,7 +541,7 @@ fn four_planted_bugs_are_four_faults_each_a_regression_test() {
         ],
     ));
     let buckets = buckets_of(&project, "out/campaign");
-    assert_the_four_bugs(&buckets, "campaign");
+    assert_the_four_bugs(&project, &buckets, "campaign");
     assert!(
         buckets
             .iter()

@@ -84,7 +84,11 @@ mod tests {
         assert_eq!(FaultKind::parse("segfault"), None);
         for kind in FaultKind::ALL {
             let json = serde_json::to_string(&kind).unwrap();
-            assert_eq!(json, format!("\"{kind}\""), "JSON says what .meta files say");
+            assert_eq!(
+                json,
+                format!("\"{kind}\""),
+                "JSON says what .meta files say"
+            );
         }
     }
 }
