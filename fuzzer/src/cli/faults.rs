@@ -8,12 +8,14 @@ use clap::Args;
 
 use super::Failure;
 use crate::diagnostic::Diagnostic;
-use crate::triage::{FaultBucket, FaultList, export_tests, gather};
+use crate::triage::{FaultBucket, FaultList, export_tests, gather_runs};
 
 #[derive(Args)]
 pub struct FaultsArgs {
-    /// A fuzzing output (`bonsai fuzz --out`, any number of cores) or a campaign directory.
-    dir: PathBuf,
+    /// A fuzzing output (`bonsai fuzz --out`, any number of cores) or a campaign directory;
+    /// several (the outputs of machines that fuzzed together with `--connect`) make one list.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
     /// Print the list as one JSON object.
     #[arg(long)]
     json: bool,
@@ -32,20 +34,26 @@ pub struct FaultsArgs {
 }
 
 pub fn run(args: FaultsArgs) -> Result<(), Failure> {
-    let list = gather(&args.dir)?;
+    let list = gather_runs(&args.dirs)?;
+    let shown = args
+        .dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     for problem in &list.problems {
         eprintln!("{problem}");
     }
     if args.json {
         let json = serde_json::json!({
-            "dir": args.dir,
+            "dirs": args.dirs,
             "executions": list.executions,
             "buckets": list.buckets.iter().map(bucket_json).collect::<Vec<_>>(),
             "problems": list.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
         });
         println!("{json}");
     } else {
-        print!("{}", listing(&list, &args.dir));
+        print!("{}", listing(&list, &shown));
     }
     if let Some(out) = &args.export_tests {
         let timeout = Duration::from_millis(args.timeout_ms.max(1));
@@ -73,17 +81,15 @@ pub fn run(args: FaultsArgs) -> Result<(), Failure> {
             "{} problems with the run's files (above); the files are left as they are",
             list.problems.len()
         ))
-        .in_file(&args.dir)
         .into())
     }
 }
 
 /// The text form: a header, then each bucket as a short block.
-fn listing(list: &FaultList, dir: &std::path::Path) -> String {
+fn listing(list: &FaultList, dirs: &str) -> String {
     let mut out = format!(
-        "{} faults in {} ({} faulting executions), one per bug:\n",
+        "{} faults in {dirs} ({} faulting executions), one per bug:\n",
         list.buckets.len(),
-        dir.display(),
         list.executions
     );
     let start = list

@@ -115,7 +115,24 @@ struct Part {
 /// (`campaign.json`). An error only when `dir` is neither; damaged files are problems of the
 /// list.
 pub fn gather(dir: &Path) -> Result<FaultList, Diagnostic> {
-    let parts = if dir.join(CAMPAIGN_JSON).is_file() {
+    Ok(merge(&parts_of(dir, None)?))
+}
+
+/// One list for several runs: the output directories of machines that fuzzed together
+/// (`fuzz --connect`, each with its own `--out`), or any runs of one target and grammar.
+/// The parts of each are named after its directory.
+pub fn gather_runs(dirs: &[PathBuf]) -> Result<FaultList, Diagnostic> {
+    let mut parts = Vec::new();
+    for dir in dirs {
+        let name = (dirs.len() > 1).then(|| dir.display().to_string());
+        parts.extend(parts_of(dir, name)?);
+    }
+    Ok(merge(&parts))
+}
+
+/// The fuzzing outputs of the run in `dir`, their names prefixed with `machine` when given.
+fn parts_of(dir: &Path, machine: Option<String>) -> Result<Vec<Part>, Diagnostic> {
+    let mut parts = if dir.join(CAMPAIGN_JSON).is_file() {
         campaign_parts(dir)
     } else if dir.join(FUZZ_JSON).is_file() {
         vec![fuzz_part(dir, None)]
@@ -125,7 +142,15 @@ pub fn gather(dir: &Path) -> Result<FaultList, Diagnostic> {
         ))
         .in_file(dir));
     };
-    Ok(merge(&parts))
+    if let Some(machine) = machine {
+        for part in &mut parts {
+            part.name = format!("{machine}: {}", part.name);
+            for (name, _) in &mut part.logs {
+                *name = format!("{machine}: {name}");
+            }
+        }
+    }
+    Ok(parts)
 }
 
 fn campaign_parts(dir: &Path) -> Vec<Part> {
@@ -346,5 +371,97 @@ fn add_entry(buckets: &mut BTreeMap<BucketKey, FaultBucket>, found: Found, part:
             .is_none_or(|r| reduced.size < r.size)
     {
         bucket.reduced = Some(reduced);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::EntryInfo;
+    use crate::fault::{Fault, SeenFaults};
+
+    /// A fuzzing output with one saved fault of bucket `signature`, `size` bytes, and a log of
+    /// `hits` sightings in `log_dir` (the output itself, or a client's directory).
+    fn output(dir: &Path, log_dir: &Path, signature: u64, size: usize, hits: u64, at: f64) {
+        std::fs::create_dir_all(dir.join(CRASHES_DIR)).unwrap();
+        std::fs::create_dir_all(log_dir).unwrap();
+        std::fs::write(dir.join(FUZZ_JSON), "{}").unwrap();
+        let info = EntryInfo {
+            text: "x".repeat(size),
+            fault: Some(Fault {
+                kind: FaultKind::Panic,
+                signature,
+                message: format!("boom {size}"),
+                location: "src/lib.rs:3:5 in c::f".into(),
+                frames: vec!["c::f (src/lib.rs:3)".into()],
+            }),
+            ..EntryInfo::default()
+        };
+        let base = dir.join(CRASHES_DIR).join("000000");
+        std::fs::write(base.with_extension("txt"), &info.text).unwrap();
+        std::fs::write(base.with_extension("meta"), info.to_text()).unwrap();
+        let mut seen = SeenFaults::default();
+        for k in 0..hits {
+            seen.see((FaultKind::Panic, signature), size, at + k as f64);
+        }
+        FaultLog::of(&seen)
+            .write(&log_dir.join(FAULTS_JSON))
+            .unwrap();
+    }
+
+    #[test]
+    fn one_list_over_clients_and_machines_with_counts_summed_and_the_smallest_input() {
+        let temp = tempfile::tempdir().unwrap();
+        let first = temp.path().join("first");
+        let second = temp.path().join("second");
+        output(&first, &first.join("clients/0"), 7, 30, 5, 100.0);
+        output(&first, &first.join("clients/1"), 7, 30, 2, 90.0);
+        output(&second, &second, 7, 12, 4, 200.0);
+        let list = gather_runs(&[first.clone(), second.clone()]).unwrap();
+        assert!(list.problems.is_empty(), "{:?}", list.problems);
+        assert_eq!(list.buckets.len(), 1);
+        let bucket = &list.buckets[0];
+        assert_eq!(bucket.count, 11);
+        assert_eq!(list.executions, 11);
+        assert_eq!((bucket.first_seen, bucket.last_seen), (90.0, 203.0));
+        assert_eq!(bucket.size, 12);
+        assert!(bucket.entry.starts_with(&second));
+        assert_eq!(bucket.message, "boom 12");
+        assert_eq!(bucket.saved, 2);
+        let first_name = first.display().to_string();
+        assert_eq!(
+            bucket.seen_by,
+            vec![
+                format!("{first_name}: client 0"),
+                format!("{first_name}: client 1"),
+                format!("{}: run", second.display())
+            ]
+        );
+        // A reduced reproducer is the one to use.
+        std::fs::write(second.join("crashes/000000.min.txt"), "xx").unwrap();
+        let list = gather_runs(&[first, second.clone()]).unwrap();
+        let (path, size) = list.buckets[0].reproducer();
+        assert_eq!(
+            (path, size),
+            (second.join("crashes/000000.min.txt").as_path(), 2)
+        );
+        assert_eq!(list.buckets[0].name(), "panic_0000000000000007");
+    }
+
+    #[test]
+    fn a_campaign_is_one_list_over_its_nodes() {
+        let temp = tempfile::tempdir().unwrap();
+        let campaign = temp.path();
+        std::fs::write(campaign.join(CAMPAIGN_JSON), "{}").unwrap();
+        let node = |name: &str| campaign.join(NODES_DIR).join(name);
+        output(&node("m1-n1-d1-r"), &node("m1-n1-d1-r"), 3, 8, 1, 10.0);
+        output(&node("m2-n1-d1-r"), &node("m2-n1-d1-r"), 3, 6, 3, 20.0);
+        output(&node("m2-n2-d1-r"), &node("m2-n2-d1-r"), 4, 6, 1, 30.0);
+        let list = gather(campaign).unwrap();
+        assert_eq!(list.buckets.len(), 2);
+        assert_eq!(list.buckets[0].signature, 3, "by first sighting");
+        assert_eq!(list.buckets[0].count, 4);
+        assert_eq!(list.buckets[0].seen_by, ["m1-n1-d1-r", "m2-n1-d1-r"]);
+        assert!(gather(&campaign.join(NODES_DIR)).is_err(), "not a run");
     }
 }
