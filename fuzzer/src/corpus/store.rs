@@ -172,10 +172,10 @@ impl DiskCorpus {
             (Some(fault), Role::Faults) => Some((fault.kind, fault.signature)),
             _ => None,
         };
-        if let Some(key) = bucket {
-            if let Some(slot) = self.known_slot(key)? {
-                return self.replace_if_smaller(key, slot, &bytes, testcase);
-            }
+        if let Some(key) = bucket
+            && let Some(slot) = self.known_slot(key)?
+        {
+            return self.replace_if_smaller(key, slot, &bytes, testcase);
         }
         if self.shared {
             let claim = match bucket {

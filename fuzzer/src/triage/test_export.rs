@@ -47,10 +47,10 @@ pub fn export_tests(
     if let Ok(existing) = std::fs::read_to_string(&file)
         && !existing.starts_with(HEADER)
     {
-        return Err(Diagnostic::error(format!(
+        return Err(Diagnostic::error(
             "not a file `bonsai faults --export-tests` wrote; it is left alone (choose another OUT, \
-             or move it)"
-        ))
+             or move it)",
+        )
         .in_file(&file));
     }
     let mut exported = ExportedTests::default();
