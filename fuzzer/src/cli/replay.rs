@@ -78,6 +78,20 @@ pub struct InputReport {
     /// With `--edge-ids`: the covered edges, ascending.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edge_ids: Option<Vec<u32>>,
+    /// For a fault: its bucket, as `bonsai fuzz` saves and `bonsai faults` lists it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bucket: Option<BucketReport>,
+}
+
+/// A fault's bucket in a replay's report.
+#[derive(Clone, Debug, Serialize)]
+pub struct BucketReport {
+    /// `FaultKind`'s word.
+    pub kind: String,
+    /// 16 hex digits, as in `.meta` files.
+    pub signature: String,
+    /// What the bucket was computed from, in words.
+    pub location: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -189,6 +203,11 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                     union.len() - every.len()
                 });
                 let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
+                let bucket = outcome.fault.as_ref().map(|fault| BucketReport {
+                    kind: fault.kind.to_string(),
+                    signature: format!("{:016x}", fault.signature),
+                    location: fault.location.clone(),
+                });
                 let edge_ids = args.edge_ids.then(|| {
                     let mut ids = outcome.edges.clone();
                     ids.sort_unstable();
@@ -203,6 +222,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                     output: outcome.output,
                     unstable_edges,
                     edge_ids,
+                    bucket,
                 }
             }
             Err(error) => InputReport {
@@ -214,6 +234,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
                 output: None,
                 unstable_edges: None,
                 edge_ids: None,
+                bucket: None,
             },
         };
         total.inputs += 1;
@@ -363,10 +384,10 @@ impl Printer {
         if self.json {
             return self.write(&serde_json::to_string(r).expect("plain data"));
         }
-        let message = if r.message.is_empty() {
-            String::new()
-        } else {
-            format!("  {}", r.message)
+        let message = match (&r.bucket, r.message.is_empty()) {
+            (Some(bucket), _) => format!("  {}  [{}]", r.message, bucket.location),
+            (None, true) => String::new(),
+            (None, false) => format!("  {}", r.message),
         };
         let unstable = match r.unstable_edges {
             Some(n) => format!("  unstable {n:>3}"),
