@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Location};
 
 /// Writes `bytes` to a sibling temporary file, syncs it and renames it over `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
@@ -121,6 +121,24 @@ pub fn has_entries(dir: &Path) -> bool {
 pub fn create_dir(path: &Path) -> Result<(), Diagnostic> {
     std::fs::create_dir_all(path)
         .map_err(|e| Diagnostic::error(format!("cannot create directory: {e}")).in_file(path))
+}
+
+/// Reads a JSON file, with the line and column of a syntax or schema error.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T, Diagnostic> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(path))?;
+    serde_json::from_str(&text).map_err(|e| {
+        let message = format!("not {what}: {e}");
+        if e.line() == 0 {
+            Diagnostic::error(message).in_file(path)
+        } else {
+            Diagnostic::error(message).at(Location {
+                path: path.to_path_buf(),
+                line: e.line(),
+                column: e.column(),
+            })
+        }
+    })
 }
 
 #[cfg(test)]

@@ -37,7 +37,9 @@ pub mod tree;
 
 mod fs_util;
 pub mod layout;
-pub use fs_util::{claim, create_dir, has_entries, write_atomic, write_atomic_unsynced, write_new};
+pub use fs_util::{
+    claim, create_dir, has_entries, read_json, write_atomic, write_atomic_unsynced, write_new,
+};
 pub(crate) mod lattice;
 pub mod reduce;
 pub mod regression;

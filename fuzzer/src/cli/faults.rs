@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::Failure;
 use crate::diagnostic::Diagnostic;
-use crate::triage::{FaultBucket, FaultList, export_tests, gather_runs};
+use crate::triage::{FaultBucket, FaultList, export_tests, gather_runs, shorten_paths};
 
 #[derive(Args)]
 pub struct FaultsArgs {
@@ -103,7 +103,7 @@ fn listing(list: &FaultList, dirs: &str) -> String {
             "\n#{} {} {}{}\n   hit {} times by {}; first {}, last {}\n   reproducer {} ({} bytes{})\n   message: {}\n",
             i + 1,
             bucket.kind,
-            bucket.location,
+            bucket.short_location(),
             if bucket.flaky { " [flaky: did not fault again when rerun]" } else { "" },
             bucket.count,
             bucket.seen_by.join(", "),
@@ -124,7 +124,7 @@ fn listing(list: &FaultList, dirs: &str) -> String {
         ));
         for (k, frame) in bucket.frames.iter().enumerate() {
             let lead = if k == 0 { "   stack: " } else { "          " };
-            out.push_str(&format!("{lead}{frame}\n"));
+            out.push_str(&format!("{lead}{}\n", shorten_paths(frame)));
         }
     }
     out

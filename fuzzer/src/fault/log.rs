@@ -6,7 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{BucketKey, BucketStats, FaultKind, SeenFaults};
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::Diagnostic;
 
 /// One bucket's line in the log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -78,18 +78,10 @@ impl FaultLog {
     /// Reads a log; `Ok(None)` when there is none (a run that saw no fault, or one from before
     /// logs were written); a damaged one is an error at its line and column.
     pub fn read(path: &Path) -> Result<Option<FaultLog>, Diagnostic> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Diagnostic::error(format!("cannot read: {e}")).in_file(path)),
-        };
-        serde_json::from_str(&text).map(Some).map_err(|e| {
-            Diagnostic::error(format!("damaged fault log: {e}")).at(Location {
-                path: path.to_path_buf(),
-                line: e.line(),
-                column: e.column(),
-            })
-        })
+        if !path.exists() {
+            return Ok(None);
+        }
+        crate::read_json(path, "a fault log").map(Some)
     }
 }
 

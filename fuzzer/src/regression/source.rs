@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::campaign::{CampaignState, NODES_DIR, NodeState, STATE_FILE};
 use crate::corpus::{EntryInfo, MANIFEST, Manifest, ParsedMeta, SUMMARY};
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::Diagnostic;
+pub use crate::fs_util::read_json;
 use crate::fuzz::Summary;
 use crate::layout::QUEUE_DIR;
 
@@ -194,24 +195,6 @@ pub fn node_name(bounds: &str, valid_only: bool) -> String {
         [m, n, d] => format!("m{m}-n{n}-d{d}-{kind}"),
         _ => format!("{bounds}-{kind}"),
     }
-}
-
-/// Reads a JSON file, with the line and column of a syntax or schema error.
-pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T, Diagnostic> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(path))?;
-    serde_json::from_str(&text).map_err(|e| {
-        let message = format!("not {what}: {e}");
-        if e.line() == 0 {
-            Diagnostic::error(message).in_file(path)
-        } else {
-            Diagnostic::error(message).at(Location {
-                path: path.to_path_buf(),
-                line: e.line(),
-                column: e.column(),
-            })
-        }
-    })
 }
 
 #[cfg(test)]

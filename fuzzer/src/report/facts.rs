@@ -322,7 +322,7 @@ fn faults(source: &Source) -> Vec<FaultFacts> {
                     .into_owned(),
                 size,
                 kind: bucket.kind.to_string(),
-                location: bucket.location.clone(),
+                location: bucket.short_location(),
                 count: bucket.count,
                 seen_by: bucket.seen_by.clone(),
                 first_after: bucket.first_seen - start,

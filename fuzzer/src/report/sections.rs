@@ -472,7 +472,7 @@ fn faults(facts: &Facts) -> Section {
         return section;
     }
     section.paragraphs.push(format!(
-        "{} faults, one per bug (a panic by its location, a stack overflow by its recursion, a hang by the function every stack sample holds), over every node and client, by first sighting; `bonsai faults` prints the same list with whole stacks, and `--export-tests` makes each a regression test.",
+        "{} faults, one per bug (a panic by its location, a stack overflow by its recursion, a hang by the loop its stack samples share), over every node and client, by first sighting; `bonsai faults` prints the same list with whole stacks, and `--export-tests` makes each a regression test.",
         facts.faults.len()
     ));
     section.table = Some(Table {

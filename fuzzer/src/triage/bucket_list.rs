@@ -76,6 +76,12 @@ impl FaultBucket {
         (self.kind, self.signature)
     }
 
+    /// The location for reading: a path into cargo's registry starts at the crate
+    /// (`starlark-0.14.2/src/typing/ty.rs:41:5 in eq`).
+    pub fn short_location(&self) -> String {
+        shorten_paths(&self.location)
+    }
+
     /// A name for files and tests: `panic_0123456789abcdef`.
     pub fn name(&self) -> String {
         format!(
@@ -84,6 +90,22 @@ impl FaultBucket {
             self.signature
         )
     }
+}
+
+/// `text` with each path into cargo's registry (`.../registry/src/<index>/CRATE-VERSION/...`)
+/// cut to start at the crate.
+pub fn shorten_paths(text: &str) -> String {
+    const REGISTRY: &str = "/registry/src/";
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(REGISTRY) {
+        let start = rest[..at].rfind([' ', '(']).map_or(0, |i| i + 1);
+        out.push_str(&rest[..start]);
+        let after = &rest[at + REGISTRY.len()..];
+        rest = after.find('/').map_or(after, |slash| &after[slash + 1..]);
+    }
+    out.push_str(rest);
+    out
 }
 
 fn hex<S: serde::Serializer>(signature: &u64, serializer: S) -> Result<S::Ok, S::Error> {
@@ -446,6 +468,24 @@ mod tests {
             (second.join("crashes/000000.min.txt").as_path(), 2)
         );
         assert_eq!(list.buckets[0].name(), "panic_0000000000000007");
+    }
+
+    #[test]
+    fn registry_paths_are_read_from_the_crate_on() {
+        assert_eq!(
+            shorten_paths(
+                "/root/.cargo/registry/src/index.crates.io-19/starlark-0.14.2/src/ty.rs:3:4 in eq"
+            ),
+            "starlark-0.14.2/src/ty.rs:3:4 in eq"
+        );
+        assert_eq!(
+            shorten_paths("f (/h/.cargo/registry/src/ix/a-1/x.rs:1)"),
+            "f (a-1/x.rs:1)"
+        );
+        assert_eq!(
+            shorten_paths("src/lib.rs:1:2 in c::f"),
+            "src/lib.rs:1:2 in c::f"
+        );
     }
 
     #[test]

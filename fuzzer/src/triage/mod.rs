@@ -8,6 +8,6 @@ mod bucket_list;
 mod reduction;
 mod test_export;
 
-pub use bucket_list::{FaultBucket, FaultList, Reproducer, gather, gather_runs};
+pub use bucket_list::{FaultBucket, FaultList, Reproducer, gather, gather_runs, shorten_paths};
 pub use reduction::{CrashReduced, DEFAULT_CRASH_TESTS, Triaged, reduce_buckets, reduce_run};
 pub use test_export::{ExportedTests, export_tests};

@@ -69,7 +69,7 @@ pub fn export_tests(
             format!(
                 "{} {}{}; hit {} times; reproducer of {size} bytes.",
                 bucket.kind,
-                bucket.location,
+                bucket.short_location(),
                 if bucket.flaky { " (flaky)" } else { "" },
                 bucket.count
             ),

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bonsai, fuzz};
+use common::{bonsai, fuzz_the_planted_seeds};
 use serde_json::Value;
 
 fn listed(out: &Path) -> (Value, std::process::Output) {
@@ -25,20 +25,7 @@ fn stderr(output: &std::process::Output) -> String {
 fn one_bucket_per_planted_bug_and_damage_is_named_not_repaired() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
-    fuzz(
-        &out,
-        &[
-            "--bounds",
-            "2,3,4",
-            "--execs",
-            "600",
-            "--timeout-ms",
-            "100",
-            "--seeds",
-            seeds.to_str().unwrap(),
-        ],
-    );
+    fuzz_the_planted_seeds(&out, 600);
     let (list, output) = listed(&out);
     assert!(output.status.success(), "{}", stderr(&output));
     let buckets = list["buckets"].as_array().unwrap();
@@ -132,5 +119,70 @@ fn one_bucket_per_planted_bug_and_damage_is_named_not_repaired() {
         stderr(&nothing).contains("neither a fuzzing output"),
         "{}",
         stderr(&nothing)
+    );
+}
+
+/// A saved fault whose input runs normally in a fresh process (a hang that came from a loaded
+/// machine, a crash that depended on state) is marked flaky by the triage, and kept.
+#[test]
+fn a_saved_fault_that_does_not_fault_again_is_marked_flaky_and_kept() {
+    use bonsai::corpus::EntryInfo;
+    use bonsai::feedback::{Fault, FaultKind};
+    use bonsai::target::LinkedTarget;
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    common::fuzz(
+        &out,
+        &["--bounds", "2,2,2", "--execs", "300", "--seed", "3"],
+    );
+    // Two fault entries made from an ordinary queue entry, which runs to its end.
+    let queue = out.join("queue").join("000000");
+    for (kind, signature) in [(FaultKind::Panic, 0xf1), (FaultKind::Timeout, 0xf2)] {
+        let base = out.join(kind.directory()).join("000000");
+        std::fs::copy(
+            queue.with_extension("choices"),
+            base.with_extension("choices"),
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(queue.with_extension("txt")).unwrap();
+        std::fs::write(base.with_extension("txt"), &text).unwrap();
+        let info = EntryInfo {
+            text,
+            fault: Some(Fault {
+                kind,
+                signature,
+                message: "planted by the test".into(),
+                location: "nowhere".into(),
+                frames: vec![],
+            }),
+            ..EntryInfo::default()
+        };
+        std::fs::write(base.with_extension("meta"), info.to_text()).unwrap();
+    }
+    let grammar = bonsai::grammar::Grammar::from_file(&common::grammar_path()).unwrap();
+    let target = LinkedTarget {
+        name: "planted",
+        make: || Box::new(bonsai_target_planted::Planted),
+    };
+    let list = bonsai::triage::gather(&out).unwrap();
+    assert_eq!(list.buckets.len(), 2, "{:?}", list.buckets);
+    let triaged = bonsai::triage::reduce_buckets(
+        &grammar,
+        &list,
+        target,
+        std::time::Duration::from_millis(200),
+        100,
+    );
+    assert_eq!(triaged.flaky.len(), 2, "{triaged:?}");
+    assert!(triaged.reduced.is_empty());
+    let again = bonsai::triage::gather(&out).unwrap();
+    assert!(again.buckets.iter().all(|b| b.flaky), "{:?}", again.buckets);
+    assert!(again.buckets.iter().all(|b| b.entry.is_file()), "kept");
+    let listed = bonsai(&["faults", out.to_str().unwrap()]);
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("[flaky: did not fault again when rerun]"),
+        "{}",
+        String::from_utf8_lossy(&listed.stdout)
     );
 }

@@ -10,7 +10,8 @@
 mod common;
 
 use common::{
-    FAULTS_GRAMMAR, bonsai, bonsai_with_backtraces, fuzz, fuzz_command, grammar_path, summary_of,
+    FAULTS_GRAMMAR, bonsai, bonsai_with_backtraces, fuzz, fuzz_command, fuzz_the_planted_seeds,
+    grammar_path, summary_of,
 };
 
 use std::path::{Path, PathBuf};
@@ -36,26 +37,6 @@ fn entries(dir: &Path) -> Vec<(String, String)> {
         .collect();
     out.sort();
     out
-}
-
-/// Fuzzes from the three seeds in tests/seeds (an abort, a stack overflow, a hang) for `execs`
-/// executions at bounds 2,3,4 with a 100 ms timeout.
-fn fuzz_the_planted_seeds(out: &Path, execs: u32) -> Value {
-    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
-    let execs = execs.to_string();
-    fuzz(
-        out,
-        &[
-            "--bounds",
-            "2,3,4",
-            "--execs",
-            &execs,
-            "--timeout-ms",
-            "100",
-            "--seeds",
-            seeds.to_str().unwrap(),
-        ],
-    )
 }
 
 /// A field of an entry's metadata line (JSON), a fault's fields included, as text.

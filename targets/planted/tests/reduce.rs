@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bonsai, fuzz, grammar_path};
+use common::{bonsai, fuzz, fuzz_the_planted_seeds, grammar_path};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -270,20 +270,7 @@ fn replay_text(grammar: &Grammar, path: &Path) -> String {
 fn fuzz_reduces_each_new_crash_beside_the_untouched_original() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
-    let summary = fuzz(
-        &out,
-        &[
-            "--bounds",
-            "2,3,4",
-            "--execs",
-            "600",
-            "--timeout-ms",
-            "100",
-            "--seeds",
-            seeds.to_str().unwrap(),
-        ],
-    );
+    let summary = fuzz_the_planted_seeds(&out, 600);
     assert_eq!(summary["execs"], 600, "the campaign went on: {summary}");
     let grammar = Grammar::from_file(&grammar_path()).unwrap();
     let crashes = out.join("crashes");

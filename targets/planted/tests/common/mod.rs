@@ -47,6 +47,26 @@ pub fn summary_of(stdout: &[u8]) -> Value {
     serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON summary ({e}): {stdout}"))
 }
 
+/// `bonsai fuzz` from the planted seeds (`tests/seeds`: an abort, a stack overflow, a hang) for
+/// `execs` executions at bounds 2,3,4 and a 100 ms timeout; its `--json` summary.
+pub fn fuzz_the_planted_seeds(out: &Path, execs: u32) -> Value {
+    let seeds = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    let execs = execs.to_string();
+    fuzz(
+        out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--execs",
+            &execs,
+            "--timeout-ms",
+            "100",
+            "--seeds",
+            seeds.to_str().unwrap(),
+        ],
+    )
+}
+
 /// Runs `bonsai fuzz` on the planted grammar and returns its `--json` summary.
 pub fn fuzz(out: &Path, extra: &[&str]) -> Value {
     let output = fuzz_command(out, extra)
