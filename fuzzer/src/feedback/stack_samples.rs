@@ -3,9 +3,11 @@
 //!
 //! A profiling timer (`ITIMER_VIRTUAL`, the process's user CPU time; neither LibAFL's timeout
 //! nor the forked runner's budget uses it) fires every tenth of the timeout. While the target
-//! runs on the thread that called [`begin`], the handler walks its stack into a fixed buffer,
-//! keeping the last [`SAMPLES`] walks; at the timeout the fault's description reads them
-//! ([`taken`]). The handler only walks return addresses (`trace_unsynchronized`, no
+//! runs on the thread that called [`begin`], the handler walks its stack into a fixed buffer of
+//! [`SAMPLES`] walks spread over the whole run (when it is full, every other sample goes and
+//! the handler samples half as often, so the first sample always stays: a computation whose last
+//! step is one long call shows the loop around it only in its early samples); at the timeout
+//! the fault's description reads them ([`taken`]). The handler only walks return addresses (`trace_unsynchronized`, no
 //! allocation, no lock), as the fault handlers themselves do; symbolizing happens when a fault
 //! is described.
 //!
@@ -26,7 +28,7 @@ pub const SAMPLES: usize = 16;
 /// Frames per sample: as many as a fault's own stack.
 pub const SAMPLE_FRAMES: usize = super::signature::WALKED_FRAMES;
 /// Timer ticks per timeout.
-const TICKS_PER_TIMEOUT: u32 = 10;
+const TICKS_PER_TIMEOUT: u32 = 20;
 
 /// No entry counter is known for a frame.
 const NO_ENTRY: u32 = u32::MAX;
@@ -35,8 +37,11 @@ const NO_ENTRY: u32 = u32::MAX;
 /// or in the page a forked child reports through.
 #[repr(C)]
 pub struct SampleBuffer {
-    /// Samples taken in this run; the latest is at `(taken - 1) % SAMPLES`.
+    /// Samples kept of this run, oldest first.
     taken: AtomicU32,
+    /// Ticks of this run, and every how many ticks one is sampled.
+    ticks: AtomicU32,
+    stride: AtomicU32,
     lens: [AtomicU32; SAMPLES],
     addresses: UnsafeCell<[[usize; SAMPLE_FRAMES]; SAMPLES]>,
     /// Per frame: which function entry counter (its index in the PC table's entries), and
@@ -71,6 +76,8 @@ impl SampleBuffer {
     pub const fn new() -> Self {
         Self {
             taken: AtomicU32::new(0),
+            ticks: AtomicU32::new(0),
+            stride: AtomicU32::new(1),
             lens: [const { AtomicU32::new(0) }; SAMPLES],
             addresses: UnsafeCell::new([[0; SAMPLE_FRAMES]; SAMPLES]),
             entries: UnsafeCell::new([[NO_ENTRY; SAMPLE_FRAMES]; SAMPLES]),
@@ -81,15 +88,65 @@ impl SampleBuffer {
     /// Forgets the samples of the previous run.
     pub fn clear(&self) {
         self.taken.store(0, Ordering::Relaxed);
+        self.ticks.store(0, Ordering::Relaxed);
+        self.stride.store(1, Ordering::Relaxed);
     }
 
-    /// Walks the current stack into the next slot. Async-signal-safe.
+    /// One tick of the timer: a sample when it is due, making room first when the buffer is
+    /// full. Async-signal-safe.
     ///
     /// # Safety
     /// Only the sampled thread may call it, and not while another call of it is running.
+    unsafe fn tick(&self) {
+        let ticks = self.ticks.load(Ordering::Relaxed) + 1;
+        self.ticks.store(ticks, Ordering::Relaxed);
+        let mut stride = self.stride.load(Ordering::Relaxed);
+        if ticks % stride != 0 {
+            return;
+        }
+        if self.taken.load(Ordering::Relaxed) as usize == SAMPLES {
+            // SAFETY: as for `record`.
+            unsafe { self.thin_out() };
+            stride *= 2;
+            self.stride.store(stride, Ordering::Relaxed);
+            if ticks % stride != 0 {
+                return;
+            }
+        }
+        // SAFETY: as above.
+        unsafe { self.record() };
+    }
+
+    /// Keeps the samples of even index (the first among them), moved to the front.
+    ///
+    /// # Safety
+    /// As for [`Self::tick`].
+    unsafe fn thin_out(&self) {
+        // SAFETY: this thread is the only writer (see the type's documentation).
+        let (addresses, entries, counts) = unsafe {
+            (
+                &mut *self.addresses.get(),
+                &mut *self.entries.get(),
+                &mut *self.counts.get(),
+            )
+        };
+        for k in 0..SAMPLES / 2 {
+            addresses[k] = addresses[2 * k];
+            entries[k] = entries[2 * k];
+            counts[k] = counts[2 * k];
+            let len = self.lens[2 * k].load(Ordering::Relaxed);
+            self.lens[k].store(len, Ordering::Relaxed);
+        }
+        self.taken.store((SAMPLES / 2) as u32, Ordering::Release);
+    }
+
+    /// Walks the current stack into the next slot.
+    ///
+    /// # Safety
+    /// As for [`Self::tick`], and there is room.
     unsafe fn record(&self) {
         let taken = self.taken.load(Ordering::Relaxed);
-        let slot = taken as usize % SAMPLES;
+        let slot = taken as usize;
         // SAFETY: this thread is the only writer (see the type's documentation).
         let (frames, entries, counts) = unsafe {
             (
@@ -122,11 +179,9 @@ impl SampleBuffer {
 
     /// Each sample kept, oldest first.
     pub fn taken(&self) -> Vec<Sample> {
-        let taken = self.taken.load(Ordering::Acquire) as usize;
-        let first = taken.saturating_sub(SAMPLES);
-        (first..taken)
-            .map(|i| {
-                let slot = i % SAMPLES;
+        let taken = (self.taken.load(Ordering::Acquire) as usize).min(SAMPLES);
+        (0..taken)
+            .map(|slot| {
                 let len = (self.lens[slot].load(Ordering::Relaxed) as usize).min(SAMPLE_FRAMES);
                 // SAFETY: the sampled thread is stopped or gone (see the type's documentation).
                 let (addresses, entries, counts) = unsafe {
@@ -177,7 +232,7 @@ extern "C" fn on_tick(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_v
     let this = unsafe { libc::pthread_self() } as usize;
     if this != 0 && SAMPLED.load(Ordering::Relaxed) == this {
         // SAFETY: we are the sampled thread, and the handler does not nest (SA_NODEFER unset).
-        unsafe { buffer().record() };
+        unsafe { buffer().tick() };
     }
 }
 
@@ -345,5 +400,37 @@ mod tests {
         begin();
         assert!(buffer.taken().is_empty(), "begin() forgets the last run");
         end();
+    }
+
+    #[inline(never)]
+    fn tick_at_depth(buffer: &SampleBuffer, depth: u32) {
+        if depth == 0 {
+            // SAFETY: this thread is the only one that ticks the buffer.
+            unsafe { buffer.tick() };
+        } else {
+            tick_at_depth(buffer, depth - 1);
+            std::hint::black_box(depth);
+        }
+    }
+
+    #[test]
+    fn a_full_buffer_keeps_its_first_sample_and_samples_less_often() {
+        let buffer = SampleBuffer::new();
+        tick_at_depth(&buffer, 30);
+        let first = buffer.taken()[0].frames.len();
+        for _ in 0..300 {
+            tick_at_depth(&buffer, 0);
+        }
+        let kept = buffer.taken();
+        assert!(
+            (SAMPLES / 2..=SAMPLES).contains(&kept.len()),
+            "{}",
+            kept.len()
+        );
+        assert_eq!(kept[0].frames.len(), first, "the first sample stays");
+        assert!(kept[1..].iter().all(|s| s.frames.len() < first));
+        assert!(buffer.stride.load(Ordering::Relaxed) >= 16);
+        buffer.clear();
+        assert!(buffer.taken().is_empty());
     }
 }
