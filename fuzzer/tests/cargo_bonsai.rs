@@ -550,6 +550,28 @@ fn four_planted_bugs_are_four_faults_each_a_regression_test() {
     );
     let report = std::fs::read_to_string(project.join("out/campaign/report.md")).unwrap();
     assert!(report.contains("4 faults, one per bug"), "{report}");
+    // Reduced once per bucket for the whole lattice, not by every node that met it.
+    let reduced: Vec<PathBuf> = std::fs::read_dir(project.join("out/campaign/nodes"))
+        .unwrap()
+        .flat_map(|node| std::fs::read_dir(node.unwrap().path().join("crashes")).into_iter())
+        .flatten()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".min.txt"))
+        .collect();
+    assert_eq!(reduced.len(), 3, "one reproducer per panic: {reduced:?}");
+    // The exported corpus holds each bug's reproducer, so `replay --check` runs them.
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.join("out/campaign/corpus/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let verdicts: Vec<&str> = manifest["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["verdict"].as_str())
+        .collect();
+    let count = |v: &str| verdicts.iter().filter(|&&x| x == v).count();
+    assert_eq!((count("panic"), count("timeout")), (3, 1), "{verdicts:?}");
 
     // Each bug a regression test in the crate's tests/: failing while the bugs are there...
     let exported = succeeded(cargo_bonsai(

@@ -268,23 +268,24 @@ pub fn bucket(
             (top.to_string(), top.to_string())
         }
         FaultKind::StackOverflow => {
-            let cycle = recursion(frames);
+            // Sorted: where in the cycle the stack ran out is chance, for the key and the words.
+            let mut cycle = recursion(frames);
+            cycle.sort_unstable();
             if cycle.is_empty() {
                 let top = function_of(innermost_located(frames)).to_string();
                 (top.clone(), format!("deep in {top}"))
             } else {
-                let mut sorted = cycle.clone();
-                sorted.sort_unstable();
                 (
-                    sorted.join("\n"),
+                    cycle.join("\n"),
                     format!("recursion through {}", cycle.join(", ")),
                 )
             }
         }
         FaultKind::Timeout | FaultKind::OutOfMemory => {
-            let function =
-                looping_function(samples).unwrap_or_else(|| function_of(innermost_located(frames)));
-            (function.to_string(), format!("in {function}"))
+            looping_function(samples).unwrap_or_else(|| {
+                let function = function_of(innermost_located(frames));
+                (function.to_string(), format!("in {function}"))
+            })
         }
     };
     let mut h = fnv::FnvHasher::default();
@@ -356,8 +357,9 @@ pub struct SampledCall {
     pub entry: Option<(u32, u8)>,
 }
 
-/// The computation a hang did not leave, from the samples of its run (see [`bucket`]).
-fn looping_function(samples: &[SampledStack]) -> Option<&str> {
+/// The computation a hang did not leave, from the samples of its run (see [`bucket`]): the key
+/// and the words for it.
+fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
     let last = samples.last()?;
     let holds = |sample: &SampledStack, function: &str| {
         sample
@@ -382,7 +384,27 @@ fn looping_function(samples: &[SampledStack]) -> Option<&str> {
         call.entry
             .is_some_and(|(entry, count)| lasted(entry, count))
     });
-    innermost_shared(lasting, &shared).or_else(|| innermost_shared(last.calls.iter(), &shared))
+    if let Some(function) = innermost_shared(lasting, &shared) {
+        return Some((function.to_string(), format!("in {function}")));
+    }
+    // No frame lasted within the walked frames: a recursion deeper than the walk, whose
+    // outermost call is out of sight. Its cycle is the computation, as for a stack overflow:
+    // which of its functions a sample ends in is chance.
+    let frames: Vec<String> = last
+        .calls
+        .iter()
+        .flat_map(|call| call.functions.iter().cloned())
+        .collect();
+    let mut cycle: Vec<String> = recursion(&frames)
+        .into_iter()
+        .filter(|f| shared(f))
+        .collect();
+    if !cycle.is_empty() {
+        cycle.sort_unstable();
+        let words = format!("in a recursion through {}", cycle.join(", "));
+        return Some((cycle.join("\n"), words));
+    }
+    innermost_shared(last.calls.iter(), &shared).map(|f| (f.to_string(), format!("in {f}")))
 }
 
 /// The innermost function of `calls` that `shared` holds.
@@ -501,7 +523,7 @@ mod tests {
         assert_eq!(one.signature, other.signature);
         assert_eq!(
             one.location,
-            "recursion through p::expr, p::unary, p::primary"
+            "recursion through p::expr, p::primary, p::unary"
         );
         let direct = frames(&["p::list (p.rs:1)"; 40]);
         assert_ne!(
@@ -557,6 +579,21 @@ mod tests {
         };
         let uncounted: Vec<SampledStack> = landed.iter().cloned().map(bare).collect();
         assert_eq!(hang(&uncounted).location, "in t::step");
+        // A recursion deeper than the walk, nothing lasting in sight: its cycle, wherever in
+        // it the samples end.
+        let deep = |innermost: &str, steps: u8| SampledStack {
+            calls: std::iter::once(innermost)
+                .chain(["t::eq", "t::eq_items"].into_iter().cycle().take(40))
+                .map(|f| SampledCall {
+                    functions: frames(&[&format!("{f} (a.rs:1)")]),
+                    entry: Some((u32::from(f.len() as u8), steps)),
+                })
+                .collect(),
+        };
+        let one = hang(&[deep("t::eq", 1), deep("t::eq_items", 2)]);
+        let other = hang(&[deep("t::eq_items", 7), deep("t::eq", 9), deep("t::eq", 3)]);
+        assert_eq!(one, other);
+        assert_eq!(one.location, "in a recursion through t::eq, t::eq_items");
         // Without samples: the innermost function, at whatever line the timer stopped it.
         let alone = |list: &[&str]| bucket(FaultKind::Timeout, None, &frames(list), &[]);
         assert_eq!(
