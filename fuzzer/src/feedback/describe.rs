@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::signature::{
     SHOWN_FRAMES, SampledCall, SampledStack, SymbolCache, WALKED_FRAMES, bucket, describe_frames,
-    function_of, is_deep_recursion,
+    is_deep_recursion,
 };
 use super::stack_samples::{Sample, entry_address};
 use crate::fault::{Fault, FaultKind};
@@ -72,20 +72,22 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
 }
 
 /// A sample's calls with their functions, and each entry counter kept only where it is the
-/// entry of the call's own function (code without counters gets a neighbour's).
+/// entry of the call's own machine function (code without counters gets a neighbour's).
 fn symbolized(sample: &Sample, cache: &mut SymbolCache) -> SampledStack {
-    let outermost = |frames: &[String]| frames.last().map(|f| function_of(f).to_string());
     SampledStack {
         calls: sample
             .frames
             .iter()
             .map(|frame| {
                 let functions = describe_frames(&[frame.address], cache);
+                // The symbolizer looks one byte before the address it is given (a return
+                // address points past its call), so an entry block's own address goes in plus
+                // one.
+                let own = cache.function_start(frame.address);
                 let entry = frame.entry.filter(|&(entry, _)| {
-                    entry_address(entry).is_some_and(|pc| {
-                        let own = outermost(&functions);
-                        own.is_some() && outermost(&describe_frames(&[pc + 1], cache)) == own
-                    })
+                    own.is_some()
+                        && entry_address(entry)
+                            .is_some_and(|pc| cache.function_start(pc + 1) == own)
                 });
                 SampledCall { functions, entry }
             })

@@ -144,8 +144,29 @@ pub fn stack_addresses() -> Vec<usize> {
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SymbolCache {
     frames: HashMap<usize, Vec<String>>,
+    /// The start address of the machine function around an address, when known.
+    #[serde(default)]
+    starts: HashMap<usize, Option<usize>>,
 }
 libafl_bolts::impl_serdeany!(SymbolCache);
+
+impl SymbolCache {
+    /// The start of the machine function (the symbol, inlined calls included) that holds the
+    /// byte before `address` (as for a return address; see `backtrace::resolve`): two
+    /// addresses are in one function exactly when their starts agree, which names cannot say
+    /// (a crate has many `eq` and `clone`).
+    pub fn function_start(&mut self, address: usize) -> Option<usize> {
+        *self.starts.entry(address).or_insert_with(|| {
+            let mut start = None;
+            backtrace::resolve(address as *mut std::ffi::c_void, |symbol| {
+                if let Some(addr) = symbol.addr() {
+                    start = Some(addr as usize);
+                }
+            });
+            start
+        })
+    }
+}
 
 /// The frames of the current stack that belong to the code under test, all of those walked.
 pub fn target_frames(cache: &mut SymbolCache) -> Vec<String> {
@@ -380,16 +401,30 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
                 counts.peek().is_some() && counts.all(|(_, c)| c == count)
             })
     };
-    let lasting = last.calls.iter().filter(|call| {
-        call.entry
-            .is_some_and(|(entry, count)| lasted(entry, count))
-    });
-    if let Some(function) = innermost_shared(lasting, &shared) {
-        return Some((function.to_string(), format!("in {function}")));
+    // A machine function with several frames on the last sample is a recursion's: its
+    // outer frames last while the inner ones come and go, so a lasting one of them is the
+    // recursion, not a loop of its own.
+    let recurs = |entry: u32| {
+        last.calls
+            .iter()
+            .filter(|call| call.entry.is_some_and(|(e, _)| e == entry))
+            .count()
+            > 1
+    };
+    for call in &last.calls {
+        let Some((entry, count)) = call.entry else {
+            continue;
+        };
+        if lasted(entry, count)
+            && !recurs(entry)
+            && let Some(function) = lasting_function(samples, entry)
+        {
+            return Some((function.to_string(), format!("in {function}")));
+        }
     }
-    // No frame lasted within the walked frames: a recursion deeper than the walk, whose
-    // outermost call is out of sight. Its cycle is the computation, as for a stack overflow:
-    // which of its functions a sample ends in is chance.
+    // No frame outside a recursion lasted within the walked frames: a recursion deeper than
+    // the walk, whose outermost call is out of sight. Its cycle is the computation, as for a
+    // stack overflow: which of its functions a sample ends in is chance.
     let frames: Vec<String> = last
         .calls
         .iter()
@@ -405,6 +440,33 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
         return Some((cycle.join("\n"), words));
     }
     innermost_shared(last.calls.iter(), &shared).map(|f| (f.to_string(), format!("in {f}")))
+}
+
+/// The function the lasting machine function `entry` was in through all the samples: of the
+/// functions inlined at its frame, outermost first, the last one every sample agrees on (where
+/// inside it the samples stopped varies; the outer part does not).
+fn lasting_function(samples: &[SampledStack], entry: u32) -> Option<&str> {
+    let chains: Vec<Vec<&str>> = samples
+        .iter()
+        .filter_map(|sample| {
+            sample
+                .calls
+                .iter()
+                .find(|call| call.entry.is_some_and(|(e, _)| e == entry))
+        })
+        .map(|call| {
+            call.functions
+                .iter()
+                .rev()
+                .map(|f| function_of(f))
+                .collect()
+        })
+        .collect();
+    let first = chains.first()?;
+    let agreed = chains.iter().fold(first.len(), |n, chain| {
+        n.min(first.iter().zip(chain).take_while(|(a, b)| a == b).count())
+    });
+    agreed.checked_sub(1).map(|last| first[last])
 }
 
 /// The innermost function of `calls` that `shared` holds.
@@ -594,6 +656,18 @@ mod tests {
         let other = hang(&[deep("t::eq_items", 7), deep("t::eq", 9), deep("t::eq", 3)]);
         assert_eq!(one, other);
         assert_eq!(one.location, "in a recursion through t::eq, t::eq_items");
+        // A loop inlined into its caller: of the functions at the lasting frame, the outer
+        // ones every sample agrees on.
+        let inlined = |leaf: &str| SampledStack {
+            calls: vec![SampledCall {
+                functions: frames(&[leaf, "t::wait (a.rs:5)", "t::run (a.rs:9)"]),
+                entry: Some((4, 1)),
+            }],
+        };
+        assert_eq!(
+            hang(&[inlined("t::tick (a.rs:1)"), inlined("t::carry (a.rs:2)")]).location,
+            "in t::wait"
+        );
         // Without samples: the innermost function, at whatever line the timer stopped it.
         let alone = |list: &[&str]| bucket(FaultKind::Timeout, None, &frames(list), &[]);
         assert_eq!(

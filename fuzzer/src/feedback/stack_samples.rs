@@ -2,7 +2,8 @@
 //! that does not end rather than by wherever the timeout's timer landed.
 //!
 //! A profiling timer (`ITIMER_VIRTUAL`, the process's user CPU time; neither LibAFL's timeout
-//! nor the forked runner's budget uses it) fires every tenth of the timeout. While the target
+//! nor the forked runner's budget uses it) fires every fiftieth of the timeout (an early first
+//! sample sees the loop before any long call inside it began). While the target
 //! runs on the thread that called [`begin`], the handler walks its stack into a fixed buffer of
 //! [`SAMPLES`] walks spread over the whole run (when it is full, every other sample goes and
 //! the handler samples half as often, so the first sample always stays: a computation whose last
@@ -28,7 +29,7 @@ pub const SAMPLES: usize = 16;
 /// Frames per sample: as many as a fault's own stack.
 pub const SAMPLE_FRAMES: usize = super::signature::WALKED_FRAMES;
 /// Timer ticks per timeout.
-const TICKS_PER_TIMEOUT: u32 = 20;
+const TICKS_PER_TIMEOUT: u32 = 50;
 
 /// No entry counter is known for a frame.
 const NO_ENTRY: u32 = u32::MAX;
