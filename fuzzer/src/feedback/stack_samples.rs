@@ -26,8 +26,11 @@ use std::time::Duration;
 
 /// Samples kept per run: the last ones, which the run's end is most like.
 pub const SAMPLES: usize = 16;
-/// Frames per sample: as many as a fault's own stack.
+/// Frames kept per sample: the innermost half and the outermost half of the stack.
 pub const SAMPLE_FRAMES: usize = super::signature::WALKED_FRAMES;
+/// Frames walked per sample at most: a sample is taken only of a run that has lasted a
+/// fiftieth of its timeout, so walking a deep stack whole costs little against it.
+const MAX_WALK: usize = 200_000;
 /// Timer ticks per timeout.
 const TICKS_PER_TIMEOUT: u32 = 50;
 
@@ -52,7 +55,8 @@ pub struct SampleBuffer {
 }
 
 /// One stack sample: per frame, its return address and, when known, the index of its
-/// function's entry counter with the counter's value at the time.
+/// function's entry counter with the counter's value at the time. A stack deeper than
+/// [`SAMPLE_FRAMES`] keeps its innermost and its outermost frames, the middle left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Sample {
     /// Innermost first.
@@ -157,22 +161,41 @@ impl SampleBuffer {
             )
         };
         let index = ENTRY_INDEX.get().and_then(Option::as_ref);
-        let mut n = 0;
+        // The innermost half of the slot as the walk goes; the outermost half as a ring that
+        // always holds the last frames walked, put in order once the walk has ended. A deep
+        // recursion fills the innermost half, and the loop around it is near the bottom.
+        const HALF: usize = SAMPLE_FRAMES / 2;
+        let mut walked = 0usize;
+        let mut store = |k: usize, address: usize| {
+            frames[k] = address;
+            match index.and_then(|index| index.entry_of(address)) {
+                Some((entry, count)) => {
+                    entries[k] = entry;
+                    counts[k] = count;
+                }
+                None => entries[k] = NO_ENTRY,
+            }
+        };
         // SAFETY: no allocation and no lock; the thread walks its own stack.
         unsafe {
             backtrace::trace_unsynchronized(|frame| {
                 let address = frame.ip() as usize;
-                frames[n] = address;
-                match index.and_then(|index| index.entry_of(address)) {
-                    Some((entry, count)) => {
-                        entries[n] = entry;
-                        counts[n] = count;
-                    }
-                    None => entries[n] = NO_ENTRY,
+                if walked < HALF {
+                    store(walked, address);
+                } else {
+                    store(HALF + (walked - HALF) % HALF, address);
                 }
-                n += 1;
-                n < SAMPLE_FRAMES
+                walked += 1;
+                walked < MAX_WALK
             });
+        }
+        let n = walked.min(SAMPLE_FRAMES);
+        if walked > SAMPLE_FRAMES {
+            // The ring's oldest frame is at the next write position: rotate it to the front.
+            let start = HALF + (walked - HALF) % HALF;
+            frames[HALF..].rotate_left(start - HALF);
+            entries[HALF..].rotate_left(start - HALF);
+            counts[HALF..].rotate_left(start - HALF);
         }
         self.lens[slot].store(n as u32, Ordering::Relaxed);
         self.taken.store(taken + 1, Ordering::Release);
@@ -433,5 +456,35 @@ mod tests {
         assert!(buffer.stride.load(Ordering::Relaxed) >= 16);
         buffer.clear();
         assert!(buffer.taken().is_empty());
+    }
+
+    #[test]
+    fn a_deep_stack_keeps_its_innermost_and_outermost_frames() {
+        let buffer = SampleBuffer::new();
+        tick_at_depth(&buffer, 2000);
+        let sample = &buffer.taken()[0];
+        assert_eq!(sample.frames.len(), SAMPLE_FRAMES);
+        // Raw names: the engine's own frames are machinery to the fault descriptions.
+        let names = |frames: &[SampledFrame]| -> Vec<String> {
+            let mut names = Vec::new();
+            for frame in frames {
+                backtrace::resolve(frame.address as *mut std::ffi::c_void, |symbol| {
+                    names.push(symbol.name().map(|n| format!("{n:#}")).unwrap_or_default());
+                });
+            }
+            names
+        };
+        let outermost = names(&sample.frames[SAMPLE_FRAMES / 2..]);
+        assert!(
+            outermost
+                .iter()
+                .any(|f| f.contains("a_deep_stack_keeps_its_innermost_and_outermost_frames")),
+            "the frames below the recursion: {outermost:?}"
+        );
+        let innermost = names(&sample.frames[..SAMPLE_FRAMES / 2]);
+        assert!(
+            innermost.iter().any(|f| f.contains("tick_at_depth")),
+            "{innermost:?}"
+        );
     }
 }
