@@ -12,6 +12,7 @@ use super::signature::{
 };
 use super::stack_samples::{Sample, entry_address};
 use crate::fault::{Fault, FaultKind};
+use crate::target::function_start;
 
 /// What is known of a fault when it is caught.
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +47,17 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
             .collect(),
         _ => Vec::new(),
     };
+    if tracing::enabled!(tracing::Level::TRACE) {
+        for (k, sample) in samples.iter().enumerate() {
+            let calls: Vec<String> = sample
+                .calls
+                .iter()
+                .filter(|call| !call.functions.is_empty())
+                .map(|call| format!("{} {:?}", call.functions.join(" < "), call.entry))
+                .collect();
+            tracing::trace!("sample {k}: {}", calls.join(" | "));
+        }
+    }
     let location = evidence.panic.and_then(|(_, location)| location);
     let found = bucket(kind, location, &frames, &samples);
     let message = match (kind, evidence.panic) {
@@ -80,14 +92,11 @@ fn symbolized(sample: &Sample, cache: &mut SymbolCache) -> SampledStack {
             .iter()
             .map(|frame| {
                 let functions = describe_frames(&[frame.address], cache);
-                // The symbolizer looks one byte before the address it is given (a return
-                // address points past its call), so an entry block's own address goes in plus
-                // one.
-                let own = cache.function_start(frame.address);
+                // A return address points past its call: one byte back is inside the caller.
+                let own = function_start(frame.address.wrapping_sub(1));
                 let entry = frame.entry.filter(|&(entry, _)| {
                     own.is_some()
-                        && entry_address(entry)
-                            .is_some_and(|pc| cache.function_start(pc + 1) == own)
+                        && entry_address(entry).is_some_and(|pc| function_start(pc) == own)
                 });
                 SampledCall { functions, entry }
             })

@@ -144,29 +144,8 @@ pub fn stack_addresses() -> Vec<usize> {
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SymbolCache {
     frames: HashMap<usize, Vec<String>>,
-    /// The start address of the machine function around an address, when known.
-    #[serde(default)]
-    starts: HashMap<usize, Option<usize>>,
 }
 libafl_bolts::impl_serdeany!(SymbolCache);
-
-impl SymbolCache {
-    /// The start of the machine function (the symbol, inlined calls included) that holds the
-    /// byte before `address` (as for a return address; see `backtrace::resolve`): two
-    /// addresses are in one function exactly when their starts agree, which names cannot say
-    /// (a crate has many `eq` and `clone`).
-    pub fn function_start(&mut self, address: usize) -> Option<usize> {
-        *self.starts.entry(address).or_insert_with(|| {
-            let mut start = None;
-            backtrace::resolve(address as *mut std::ffi::c_void, |symbol| {
-                if let Some(addr) = symbol.addr() {
-                    start = Some(addr as usize);
-                }
-            });
-            start
-        })
-    }
-}
 
 /// The frames of the current stack that belong to the code under test, all of those walked.
 pub fn target_frames(cache: &mut SymbolCache) -> Vec<String> {

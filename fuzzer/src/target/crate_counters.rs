@@ -87,6 +87,25 @@ impl<'data> Symbols<'data> {
     }
 }
 
+/// The start of the function symbol around `address` in this process (the greatest symbol
+/// address at or below it), from the binary's symbol table, read once; `None` for a stripped
+/// binary. Two addresses lie in one machine function exactly when their starts agree, which
+/// function names cannot tell (a crate has many `eq` and `clone`).
+pub fn function_start(address: usize) -> Option<usize> {
+    static STARTS: std::sync::OnceLock<Option<(Vec<u64>, usize)>> = std::sync::OnceLock::new();
+    let (starts, bias) = STARTS
+        .get_or_init(|| {
+            let data = std::fs::read(std::env::current_exe().ok()?).ok()?;
+            let symbols = Symbols::read(&data)?;
+            let starts = symbols.map.symbols().iter().map(|s| s.address()).collect();
+            Some((starts, symbols.bias))
+        })
+        .as_ref()?;
+    let at = starts.partition_point(|&start| start <= address.wrapping_sub(*bias) as u64);
+    let start = *starts.get(at.checked_sub(1)?)?;
+    Some((start as usize).wrapping_add(*bias))
+}
+
 /// Crates listed one a line when they hold less than 1% of the counters: beyond these, such
 /// crates (mostly dependencies whose generic code an instrumented crate compiles in) are
 /// summed on one line.

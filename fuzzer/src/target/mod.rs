@@ -16,7 +16,7 @@ mod verdict;
 
 pub use crate_counters::{
     STANDARD_LIBRARY, crate_counters, crate_of, describe as describe_crate_counters,
-    harness_only_warning, warn_if_only_the_harness_is_counted,
+    function_start, harness_only_warning, warn_if_only_the_harness_is_counted,
 };
 pub use instrumentation::{
     InstrumentationError, edge_counters, instrumented_report, parse_instrumented_report,
