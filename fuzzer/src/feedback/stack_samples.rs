@@ -106,7 +106,7 @@ impl SampleBuffer {
         let ticks = self.ticks.load(Ordering::Relaxed) + 1;
         self.ticks.store(ticks, Ordering::Relaxed);
         let mut stride = self.stride.load(Ordering::Relaxed);
-        if ticks % stride != 0 {
+        if !ticks.is_multiple_of(stride) {
             return;
         }
         if self.taken.load(Ordering::Relaxed) as usize == SAMPLES {
@@ -114,7 +114,7 @@ impl SampleBuffer {
             unsafe { self.thin_out() };
             stride *= 2;
             self.stride.store(stride, Ordering::Relaxed);
-            if ticks % stride != 0 {
+            if !ticks.is_multiple_of(stride) {
                 return;
             }
         }
