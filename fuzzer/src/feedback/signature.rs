@@ -234,12 +234,14 @@ pub struct Bucket {
 /// - A stack overflow: the recursion, as the set of functions that occur more than once in
 ///   the walked frames, whatever the depth and wherever in the cycle the stack ran out.
 /// - A hang or an out-of-memory: the computation that does not end, found in the stack
-///   samples taken during the run (`samples`, see `feedback::stack_samples`): the innermost
-///   frame that is one activation through all of them (its function's entry counter did not
-///   move) and whose function every sample holds, so that a timer landing in one of three
-///   helpers of a loop, or a loop whose every sample is inside the helper it calls, is still
-///   the loop. Without counters, the innermost function every sample holds; without samples,
-///   the innermost function of the target on the stack.
+///   samples taken during the run (`samples`, see `feedback::stack_samples`). When every
+///   sample stopped inside a recursion of one function, that recursion. Otherwise the
+///   innermost frame outside any recursion that is one activation through all of them (its
+///   function's entry counter did not move), so that a timer landing in one of three helpers
+///   of a loop, or a loop whose every sample is inside the helper it calls, is still the loop;
+///   failing that, a recursion deeper than the walk by its cycle. Without counters, the
+///   innermost function every sample holds; without samples, the innermost function of the
+///   target on the stack.
 pub fn bucket(
     kind: FaultKind,
     panic_location: Option<&str>,
@@ -368,6 +370,37 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
             .any(|call| call.functions.iter().any(|f| function_of(f) == function))
     };
     let shared = |function: &str| samples.iter().all(|sample| holds(sample, function));
+    // Every sample stopped inside a recursion of one function: the time goes there, however
+    // the recursion was reached (a minifier folding a long chain of unary operators from
+    // whatever statement holds it).
+    fn innermost(sample: &SampledStack) -> Option<&str> {
+        sample
+            .calls
+            .iter()
+            .flat_map(|call| call.functions.iter())
+            .map(|f| function_of(f))
+            .next()
+    }
+    let recurs_in = |sample: &SampledStack, function: &str| {
+        sample
+            .calls
+            .iter()
+            .flat_map(|call| call.functions.iter())
+            .filter(|f| function_of(f) == function)
+            .nth(1)
+            .is_some()
+    };
+    if samples.len() >= 2
+        && let Some(function) = innermost(last)
+        && samples
+            .iter()
+            .all(|sample| innermost(sample) == Some(function) && recurs_in(sample, function))
+    {
+        return Some((
+            format!("recursion {function}"),
+            format!("in a recursion of {function}"),
+        ));
+    }
     // One activation through all the samples: the entry counter is in each, at one value.
     let lasted = |entry: u32, count: u8| {
         samples.len() >= 2
@@ -647,6 +680,21 @@ mod tests {
             hang(&[inlined("t::tick (a.rs:1)"), inlined("t::carry (a.rs:2)")]).location,
             "in t::wait"
         );
+        // Every sample inside a recursion of one function, whatever lasted around it.
+        let folding = |context: &str, steps: u8| SampledStack {
+            calls: ["t::value_type"; 30]
+                .into_iter()
+                .chain([context, "t::walk"])
+                .map(|f| SampledCall {
+                    functions: frames(&[&format!("{f} (a.rs:1)")]),
+                    entry: Some((f.len() as u32, if f == context { 1 } else { steps })),
+                })
+                .collect(),
+        };
+        let in_a_for = hang(&[folding("t::walk_for", 1), folding("t::walk_for", 9)]);
+        let in_a_call = hang(&[folding("t::walk_call", 4), folding("t::walk_call", 7)]);
+        assert_eq!(in_a_for, in_a_call);
+        assert_eq!(in_a_for.location, "in a recursion of t::value_type");
         // Without samples: the innermost function, at whatever line the timer stopped it.
         let alone = |list: &[&str]| bucket(FaultKind::Timeout, None, &frames(list), &[]);
         assert_eq!(

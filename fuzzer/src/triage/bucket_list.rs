@@ -154,13 +154,18 @@ pub fn gather_runs(dirs: &[PathBuf]) -> Result<FaultList, Diagnostic> {
 
 /// The fuzzing outputs of the run in `dir`, their names prefixed with `machine` when given.
 fn parts_of(dir: &Path, machine: Option<String>) -> Result<Vec<Part>, Diagnostic> {
+    // The Nautilus baseline's outputs have no `fuzz.json`, but faults saved the same way.
+    let fuzzed = [FUZZ_JSON, CRASHES_DIR, HANGS_DIR]
+        .iter()
+        .any(|name| dir.join(name).exists());
     let mut parts = if dir.join(CAMPAIGN_JSON).is_file() {
         campaign_parts(dir)
-    } else if dir.join(FUZZ_JSON).is_file() {
+    } else if fuzzed {
         vec![fuzz_part(dir, None)]
     } else {
         return Err(Diagnostic::error(format!(
-            "neither a fuzzing output ({FUZZ_JSON}) nor a campaign ({CAMPAIGN_JSON})"
+            "neither a fuzzing output ({FUZZ_JSON}, {CRASHES_DIR}/, {HANGS_DIR}/) nor a campaign \
+             ({CAMPAIGN_JSON})"
         ))
         .in_file(dir));
     };
