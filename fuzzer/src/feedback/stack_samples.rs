@@ -21,16 +21,22 @@
 
 use std::cell::UnsafeCell;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Samples kept per run: the last ones, which the run's end is most like.
 pub const SAMPLES: usize = 16;
 /// Frames kept per sample: the innermost half and the outermost half of the stack.
 pub const SAMPLE_FRAMES: usize = super::signature::WALKED_FRAMES;
-/// Frames walked per sample at most: a sample is taken only of a run that has lasted a
-/// fiftieth of its timeout, so walking a deep stack whole costs little against it.
+/// Frames walked per sample at most.
 const MAX_WALK: usize = 200_000;
+/// Frames walked between two looks at the clock.
+const WALK_CLOCK_EVERY: usize = 1024;
+/// A sample costs the run at most this share of its CPU time (in tenths): after a walk of
+/// duration `d`, the handler lets `d × (10 − k) / k` of ticks go by unsampled. A deep recursion
+/// walked whole at every tick would stall the recursion itself, so that a stack overflow in
+/// an unoptimized build became a timeout.
+const SAMPLING_SHARE_TENTHS: u64 = 1;
 /// Timer ticks per timeout.
 const TICKS_PER_TIMEOUT: u32 = 50;
 
@@ -46,6 +52,8 @@ pub struct SampleBuffer {
     /// Ticks of this run, and every how many ticks one is sampled.
     ticks: AtomicU32,
     stride: AtomicU32,
+    /// Ticks still to let go by unsampled, paying for the last walk.
+    skip: AtomicU32,
     lens: [AtomicU32; SAMPLES],
     addresses: UnsafeCell<[[usize; SAMPLE_FRAMES]; SAMPLES]>,
     /// Per frame: which function entry counter (its index in the PC table's entries), and
@@ -83,6 +91,7 @@ impl SampleBuffer {
             taken: AtomicU32::new(0),
             ticks: AtomicU32::new(0),
             stride: AtomicU32::new(1),
+            skip: AtomicU32::new(0),
             lens: [const { AtomicU32::new(0) }; SAMPLES],
             addresses: UnsafeCell::new([[0; SAMPLE_FRAMES]; SAMPLES]),
             entries: UnsafeCell::new([[NO_ENTRY; SAMPLE_FRAMES]; SAMPLES]),
@@ -95,6 +104,7 @@ impl SampleBuffer {
         self.taken.store(0, Ordering::Relaxed);
         self.ticks.store(0, Ordering::Relaxed);
         self.stride.store(1, Ordering::Relaxed);
+        self.skip.store(0, Ordering::Relaxed);
     }
 
     /// One tick of the timer: a sample when it is due, making room first when the buffer is
@@ -102,9 +112,14 @@ impl SampleBuffer {
     ///
     /// # Safety
     /// Only the sampled thread may call it, and not while another call of it is running.
-    unsafe fn tick(&self) {
+    unsafe fn tick(&self, tick: Duration) {
         let ticks = self.ticks.load(Ordering::Relaxed) + 1;
         self.ticks.store(ticks, Ordering::Relaxed);
+        let skip = self.skip.load(Ordering::Relaxed);
+        if skip > 0 {
+            self.skip.store(skip - 1, Ordering::Relaxed);
+            return;
+        }
         let mut stride = self.stride.load(Ordering::Relaxed);
         if !ticks.is_multiple_of(stride) {
             return;
@@ -118,8 +133,15 @@ impl SampleBuffer {
                 return;
             }
         }
+        let began = monotonic_now();
         // SAFETY: as above.
-        unsafe { self.record() };
+        unsafe { self.record(began, tick) };
+        let took = monotonic_now().saturating_sub(began);
+        let tick_nanos = tick.as_nanos().max(1) as u64;
+        let owed =
+            took.saturating_mul(10 - SAMPLING_SHARE_TENTHS) / SAMPLING_SHARE_TENTHS / tick_nanos;
+        self.skip
+            .store(owed.min(u32::MAX as u64) as u32, Ordering::Relaxed);
     }
 
     /// Keeps the samples of even index (the first among them), moved to the front.
@@ -145,11 +167,15 @@ impl SampleBuffer {
         self.taken.store((SAMPLES / 2) as u32, Ordering::Release);
     }
 
-    /// Walks the current stack into the next slot.
+    /// Walks the current stack into the next slot, for at most `budget` from `began`: a walk
+    /// that runs out of time keeps only the innermost frames it saw (the frames it reached
+    /// last are from the middle of the stack, not its bottom).
     ///
     /// # Safety
     /// As for [`Self::tick`], and there is room.
-    unsafe fn record(&self) {
+    unsafe fn record(&self, began: u64, budget: Duration) {
+        let budget = budget.as_nanos().min(u64::MAX as u128) as u64;
+        let mut truncated = false;
         let taken = self.taken.load(Ordering::Relaxed);
         let slot = taken as usize;
         // SAFETY: this thread is the only writer (see the type's documentation).
@@ -186,11 +212,20 @@ impl SampleBuffer {
                     store(HALF + (walked - HALF) % HALF, address);
                 }
                 walked += 1;
-                walked < MAX_WALK
+                if walked.is_multiple_of(WALK_CLOCK_EVERY)
+                    && monotonic_now().saturating_sub(began) > budget
+                {
+                    truncated = true;
+                }
+                walked < MAX_WALK && !truncated
             });
         }
-        let n = walked.min(SAMPLE_FRAMES);
-        if walked > SAMPLE_FRAMES {
+        let n = if truncated {
+            walked.min(HALF)
+        } else {
+            walked.min(SAMPLE_FRAMES)
+        };
+        if walked > SAMPLE_FRAMES && !truncated {
             // The ring's oldest frame is at the next write position: rotate it to the front.
             let start = HALF + (walked - HALF) % HALF;
             frames[HALF..].rotate_left(start - HALF);
@@ -240,6 +275,21 @@ static IN_PROCESS: SampleBuffer = SampleBuffer::new();
 static BUFFER: AtomicPtr<SampleBuffer> = AtomicPtr::new(std::ptr::null_mut());
 /// The thread being sampled (`pthread_self`), 0 between runs.
 static SAMPLED: AtomicUsize = AtomicUsize::new(0);
+/// The timer's period in nanoseconds, set by [`start`].
+static TICK_NANOS: AtomicU64 = AtomicU64::new(1_000_000);
+
+/// Nanoseconds on the monotonic clock. Async-signal-safe (`clock_gettime` is).
+fn monotonic_now() -> u64 {
+    let mut now: libc::timespec = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: writes only `now`.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    (now.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(now.tv_nsec as u64)
+}
 
 fn buffer() -> &'static SampleBuffer {
     let pointer = BUFFER.load(Ordering::Relaxed);
@@ -255,8 +305,9 @@ extern "C" fn on_tick(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_v
     // SAFETY: `pthread_self` only reads the thread pointer.
     let this = unsafe { libc::pthread_self() } as usize;
     if this != 0 && SAMPLED.load(Ordering::Relaxed) == this {
+        let tick = Duration::from_nanos(TICK_NANOS.load(Ordering::Relaxed));
         // SAFETY: we are the sampled thread, and the handler does not nest (SA_NODEFER unset).
-        unsafe { buffer().tick() };
+        unsafe { buffer().tick(tick) };
     }
 }
 
@@ -325,11 +376,12 @@ pub fn entry_address(entry: u32) -> Option<usize> {
     index.entries.get(entry as usize).map(|&(pc, _)| pc)
 }
 
-/// Installs the handler and starts the timer, one tick per tenth of `timeout` of CPU time.
+/// Installs the handler and starts the timer, one tick per fiftieth of `timeout` of CPU time.
 /// Call it in the process that runs the target (timers do not survive `fork`).
 pub fn start(timeout: Duration) {
     prepare();
     let tick = (timeout / TICKS_PER_TIMEOUT).max(Duration::from_millis(1));
+    TICK_NANOS.store(tick.as_nanos() as u64, Ordering::Relaxed);
     // SAFETY: installing a handler that only touches the sample buffer, and setting this
     // process's own timer.
     unsafe {
@@ -428,13 +480,49 @@ mod tests {
 
     #[inline(never)]
     fn tick_at_depth(buffer: &SampleBuffer, depth: u32) {
+        tick_at_depth_every(buffer, depth, Duration::from_secs(1));
+    }
+
+    #[inline(never)]
+    fn tick_at_depth_every(buffer: &SampleBuffer, depth: u32, tick: Duration) {
         if depth == 0 {
             // SAFETY: this thread is the only one that ticks the buffer.
-            unsafe { buffer.tick() };
+            unsafe { buffer.tick(tick) };
         } else {
-            tick_at_depth(buffer, depth - 1);
+            tick_at_depth_every(buffer, depth - 1, tick);
             std::hint::black_box(depth);
         }
+    }
+
+    #[test]
+    fn a_walk_longer_than_a_tick_keeps_the_innermost_frames_and_pays_in_skipped_ticks() {
+        let buffer = Box::leak(Box::new(SampleBuffer::new()));
+        let shared: &'static SampleBuffer = buffer;
+        std::thread::Builder::new()
+            .stack_size(512 << 20)
+            .spawn(move || tick_at_depth_every(shared, 400_000, Duration::from_micros(50)))
+            .unwrap()
+            .join()
+            .unwrap();
+        let sample = &buffer.taken()[0];
+        assert_eq!(
+            sample.frames.len(),
+            SAMPLE_FRAMES / 2,
+            "only the innermost half"
+        );
+        let skip = buffer.skip.load(Ordering::Relaxed);
+        assert!(skip >= 9, "a walk of at least a tick owes nine: {skip}");
+        let ticks_before = buffer.ticks.load(Ordering::Relaxed);
+        for _ in 0..skip {
+            tick_at_depth(buffer, 0);
+        }
+        assert_eq!(buffer.taken().len(), 1, "the owed ticks take no sample");
+        tick_at_depth(buffer, 0);
+        assert_eq!(buffer.taken().len(), 2, "then sampling goes on");
+        assert_eq!(
+            buffer.ticks.load(Ordering::Relaxed),
+            ticks_before + skip + 1
+        );
     }
 
     #[test]
