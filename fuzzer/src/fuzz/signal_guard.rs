@@ -47,6 +47,10 @@ unsafe extern "C" fn guarded(
     if previous == 0 {
         return;
     }
+    // The run is over: a profiling tick landing in the handler would sample the handler's own
+    // work (seen under load at a 10 ms timeout: hangs bucketed in LibAFL's hash maps), not
+    // the target's.
+    crate::feedback::stack_samples::end();
     if DEPTH.load(Ordering::SeqCst) > 0 && signal != libc::SIGALRM && signal != libc::SIGUSR2 {
         // A fault inside a fault handler. LibAFL 0.16's handler would wait for "QUIT" on
         // standard input, forever when it is not a terminal; exiting with the recursion status

@@ -228,6 +228,8 @@ pub fn install_panic_hook() {
 /// In the child: a fault signal or the timer records itself, the faulting address and the
 /// stack, then ends the child. Runs on the signal stack and touches only the shared page.
 pub extern "C" fn on_signal(signal: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // No sample of the handler itself.
+    crate::feedback::stack_samples::end();
     let report = CHILD_REPORT.load(Ordering::SeqCst);
     if !report.is_null() {
         // SAFETY: the shared page outlives the child; nothing else writes it now. The kernel
