@@ -98,7 +98,12 @@ fn symbolized(sample: &Sample, cache: &mut SymbolCache) -> SampledStack {
                     own.is_some()
                         && entry_address(entry).is_some_and(|pc| function_start(pc) == own)
                 });
-                SampledCall { functions, entry }
+                let body = entry.map(|_| frame.body);
+                SampledCall {
+                    functions,
+                    entry,
+                    body,
+                }
             })
             .collect(),
     }

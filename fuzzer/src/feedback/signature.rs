@@ -357,6 +357,9 @@ pub struct SampledCall {
     pub functions: Vec<String>,
     /// The function's entry counter and its value when the sample was taken, when known.
     pub entry: Option<(u32, u8)>,
+    /// The sum of the function's block counters when the sample was taken, where `entry` is
+    /// known.
+    pub body: Option<u32>,
 }
 
 /// The computation a hang did not leave, from the samples of its run (see [`bucket`]): the key
@@ -391,15 +394,12 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
             .is_some()
     };
     if samples.len() >= 2
-        && let Some(function) = innermost(last)
         && samples
             .iter()
-            .all(|sample| innermost(sample) == Some(function) && recurs_in(sample, function))
+            .all(|sample| innermost(sample).is_some_and(|function| recurs_in(sample, function)))
+        && let Some(cycle) = shared_innermost_recursion(samples, |sample| Some(sample.calls.len()))
     {
-        return Some((
-            format!("recursion {function}"),
-            format!("in a recursion of {function}"),
-        ));
+        return Some(recursion_bucket(cycle));
     }
     // One activation through all the samples: the entry counter is in each, at one value.
     let lasted = |entry: u32, count: u8| {
@@ -431,6 +431,15 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
             && !recurs(entry)
             && let Some(function) = lasting_function(samples, entry)
         {
+            // A lasting frame none of whose own code ran between the samples is stuck in one
+            // call: a walker of the program waiting on a slow recursion below it is not the
+            // computation, or one bug would be named after every statement that holds it.
+            if !progressed(samples, entry)
+                && let Some(below) =
+                    shared_innermost_recursion(samples, |sample| position_of(sample, entry))
+            {
+                return Some(recursion_bucket(below));
+            }
             return Some((function.to_string(), format!("in {function}")));
         }
     }
@@ -442,16 +451,95 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
         .iter()
         .flat_map(|call| call.functions.iter().cloned())
         .collect();
-    let mut cycle: Vec<String> = recursion(&frames)
+    let cycle: Vec<String> = recursion(&frames)
         .into_iter()
         .filter(|f| shared(f))
         .collect();
     if !cycle.is_empty() {
-        cycle.sort_unstable();
-        let words = format!("in a recursion through {}", cycle.join(", "));
-        return Some((cycle.join("\n"), words));
+        return Some(recursion_bucket(cycle));
     }
     innermost_shared(last.calls.iter(), &shared).map(|f| (f.to_string(), format!("in {f}")))
+}
+
+/// The call of machine function `entry` in a sample (its innermost frame), by position.
+fn position_of(sample: &SampledStack, entry: u32) -> Option<usize> {
+    sample
+        .calls
+        .iter()
+        .position(|call| call.entry.is_some_and(|(e, _)| e == entry))
+}
+
+/// Whether any code of machine function `entry` itself ran between the samples: the sum of
+/// its block counters differs between two of them. Where a sample lacks the sum, it is
+/// taken to have run (the rule then stays what it is without block counters).
+fn progressed(samples: &[SampledStack], entry: u32) -> bool {
+    let bodies: Vec<Option<u32>> = samples
+        .iter()
+        .map(|sample| position_of(sample, entry).and_then(|k| sample.calls[k].body))
+        .collect();
+    bodies.iter().any(Option::is_none) || bodies.windows(2).any(|pair| pair[0] != pair[1])
+}
+
+/// The innermost recursion that every sample shares within its first `within(sample)` calls:
+/// the functions that occur more than once there in every sample, less those that wrap
+/// another of them (every occurrence of the other lies inside every occurrence of it, in
+/// every sample). The traversal recursions around a slow fold (an expression walker, as deep
+/// as the program nests) are not the computation, and which function of a mutual recursion
+/// a sample stopped in is chance. `None` when the samples share none.
+fn shared_innermost_recursion(
+    samples: &[SampledStack],
+    within: impl Fn(&SampledStack) -> Option<usize>,
+) -> Option<Vec<String>> {
+    let mut regions: Vec<Vec<&str>> = Vec::with_capacity(samples.len());
+    for sample in samples {
+        regions.push(
+            sample.calls[..within(sample)?]
+                .iter()
+                .flat_map(|call| call.functions.iter())
+                .map(|f| function_of(f))
+                .collect(),
+        );
+    }
+    let recurring = |region: &[&str], f: &str| region.iter().filter(|&&g| g == f).nth(1).is_some();
+    let first = regions.first()?;
+    let mut shared: Vec<&str> = first
+        .iter()
+        .copied()
+        .filter(|f| regions.iter().all(|region| recurring(region, f)))
+        .collect();
+    shared.sort_unstable();
+    shared.dedup();
+    // Innermost first: `wraps(f, g)` when g's outermost occurrence is inside f's innermost.
+    let wraps = |f: &str, g: &str| {
+        regions.iter().all(|region| {
+            let innermost_f = region.iter().position(|&x| x == f);
+            let outermost_g = region.iter().rposition(|&x| x == g);
+            matches!((innermost_f, outermost_g), (Some(f), Some(g)) if g < f)
+        })
+    };
+    let inner: Vec<String> = shared
+        .iter()
+        .filter(|&&f| !shared.iter().any(|&g| g != f && wraps(f, g)))
+        .map(|f| f.to_string())
+        .collect();
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// The key and the words of a hang inside a recursion of `functions`: one key for one cycle
+/// of functions however it was reached.
+fn recursion_bucket(mut functions: Vec<String>) -> (String, String) {
+    functions.sort_unstable();
+    functions.dedup();
+    match functions.as_slice() {
+        [function] => (
+            format!("recursion {function}"),
+            format!("in a recursion of {function}"),
+        ),
+        _ => (
+            functions.join("\n"),
+            format!("in a recursion through {}", functions.join(", ")),
+        ),
+    }
 }
 
 /// The function the lasting machine function `entry` was in through all the samples: of the
@@ -616,18 +704,28 @@ mod tests {
     /// A sample of a loop in `t::spin` calling `t::step` (entry counter 1), which calls `leaf`,
     /// taken when `t::step` had been entered `steps` times.
     fn sample(leaf: &[&str], steps: u8) -> SampledStack {
-        let call = |functions: &[&str], entry: Option<(u32, u8)>| SampledCall {
+        let call = |functions: &[&str], entry: Option<(u32, u8)>, body: Option<u32>| SampledCall {
             functions: frames(functions),
             entry,
+            body,
         };
         let mut calls = Vec::new();
         if !leaf.is_empty() {
-            calls.push(call(leaf, None));
+            calls.push(call(leaf, None, None));
         }
-        calls.push(call(&["t::step (a.rs:5)"], Some((1, steps))));
-        calls.push(call(&[], None));
-        calls.push(call(&["t::spin (a.rs:10)"], Some((2, 1))));
-        calls.push(call(&["t::check (a.rs:20)"], Some((3, 1))));
+        calls.push(call(
+            &["t::step (a.rs:5)"],
+            Some((1, steps)),
+            Some(steps.into()),
+        ));
+        calls.push(call(&[], None, None));
+        // The loop's own blocks run between the samples; its caller's do not.
+        calls.push(call(
+            &["t::spin (a.rs:10)"],
+            Some((2, 1)),
+            Some(u32::from(steps) * 3),
+        ));
+        calls.push(call(&["t::check (a.rs:20)"], Some((3, 1)), Some(40)));
         SampledStack { calls }
     }
 
@@ -648,7 +746,11 @@ mod tests {
             calls: sample
                 .calls
                 .into_iter()
-                .map(|c| SampledCall { entry: None, ..c })
+                .map(|c| SampledCall {
+                    entry: None,
+                    body: None,
+                    ..c
+                })
                 .collect(),
         };
         let uncounted: Vec<SampledStack> = landed.iter().cloned().map(bare).collect();
@@ -661,6 +763,7 @@ mod tests {
                 .map(|f| SampledCall {
                     functions: frames(&[&format!("{f} (a.rs:1)")]),
                     entry: Some((u32::from(f.len() as u8), steps)),
+                    body: None,
                 })
                 .collect(),
         };
@@ -674,6 +777,7 @@ mod tests {
             calls: vec![SampledCall {
                 functions: frames(&[leaf, "t::wait (a.rs:5)", "t::run (a.rs:9)"]),
                 entry: Some((4, 1)),
+                body: None,
             }],
         };
         assert_eq!(
@@ -688,6 +792,7 @@ mod tests {
                 .map(|f| SampledCall {
                     functions: frames(&[&format!("{f} (a.rs:1)")]),
                     entry: Some((f.len() as u32, if f == context { 1 } else { steps })),
+                    body: None,
                 })
                 .collect(),
         };
@@ -695,6 +800,86 @@ mod tests {
         let in_a_call = hang(&[folding("t::walk_call", 4), folding("t::walk_call", 7)]);
         assert_eq!(in_a_for, in_a_call);
         assert_eq!(in_a_for.location, "in a recursion of t::value_type");
+        // Some samples stop in a helper of the recursion: the statement walker around it
+        // lasted, but none of its own code ran (its block counters stood still), so the
+        // recursion below it is the computation, whichever walker holds it.
+        let walked = |walker: &str, helper: &str, steps: u8, stuck: bool| SampledStack {
+            calls: std::iter::once(helper)
+                .chain(["t::value_type"; 20])
+                .chain([walker, "t::walk_program"])
+                .map(|f| {
+                    let lasting = f == walker || f == "t::walk_program";
+                    SampledCall {
+                        functions: frames(&[&format!("{f} (a.rs:1)")]),
+                        entry: Some((f.len() as u32, if lasting { 1 } else { steps })),
+                        body: Some(if lasting && stuck {
+                            7
+                        } else {
+                            u32::from(steps)
+                        }),
+                    }
+                })
+                .collect(),
+        };
+        let walkers = |walker: &str, stuck: bool| {
+            hang(&[
+                walked(walker, "t::is_literal", 2, stuck),
+                walked(walker, "t::value_type", 5, stuck),
+                walked(walker, "t::value_type", 9, stuck),
+            ])
+        };
+        assert_eq!(walkers("t::walk_for", true), in_a_for);
+        assert_eq!(walkers("t::walk_member", true), in_a_for);
+        // The slow recursion is the innermost one: the expression walker's recursion around
+        // it, as deep as the program nests, is not part of the bug.
+        let nested = |cycle: &[&str], walkers: usize, steps: u8| SampledStack {
+            calls: cycle
+                .iter()
+                .copied()
+                .cycle()
+                .take(12)
+                .chain(
+                    ["t::walk_expression", "t::walk_unary"]
+                        .into_iter()
+                        .cycle()
+                        .take(walkers),
+                )
+                .chain(["t::walk_statement"])
+                .map(|f| SampledCall {
+                    functions: frames(&[&format!("{f} (a.rs:1)")]),
+                    entry: Some((
+                        f.len() as u32,
+                        if f == "t::walk_statement" { 1 } else { steps },
+                    )),
+                    body: Some(if f == "t::walk_statement" {
+                        3
+                    } else {
+                        steps.into()
+                    }),
+                })
+                .collect(),
+        };
+        let folds = hang(&[
+            nested(&["t::to_boolean", "t::evaluate"], 4, 1),
+            nested(&["t::evaluate", "t::to_boolean"], 8, 2),
+        ]);
+        assert_eq!(
+            folds.location,
+            "in a recursion through t::evaluate, t::to_boolean"
+        );
+        assert_eq!(
+            folds,
+            hang(&[
+                nested(&["t::evaluate", "t::to_boolean"], 2, 5),
+                nested(&["t::evaluate", "t::to_boolean"], 6, 6),
+            ])
+        );
+        // A loop whose own code runs between the samples is the computation, whatever
+        // recursion it calls: a fixed point that never comes.
+        assert_eq!(
+            walkers("t::solve_to_fixed_point", false).location,
+            "in t::solve_to_fixed_point"
+        );
         // Without samples: the innermost function, at whatever line the timer stopped it.
         let alone = |list: &[&str]| bucket(FaultKind::Timeout, None, &frames(list), &[]);
         assert_eq!(

@@ -17,7 +17,9 @@
 //! with each frame the handler also reads the SanitizerCoverage counter of its function's entry
 //! block (found through the PC table, [`prepare`]): a frame whose entry counter did not move
 //! between the samples is one activation that lasted, and the innermost such frame is the
-//! computation that does not end (`signature::bucket`).
+//! computation that does not end (`signature::bucket`). The handler also sums the counters of
+//! all the function's blocks: a lasting frame whose sum never moves is stuck in one call (a
+//! statement walker waiting on a slow recursion below it), not a loop of its own.
 
 use std::cell::UnsafeCell;
 use std::sync::OnceLock;
@@ -60,6 +62,8 @@ pub struct SampleBuffer {
     /// the counter's value when the sample was taken.
     entries: UnsafeCell<[[u32; SAMPLE_FRAMES]; SAMPLES]>,
     counts: UnsafeCell<[[u8; SAMPLE_FRAMES]; SAMPLES]>,
+    /// Per frame: the wrapping sum of the counters of all its function's blocks.
+    bodies: UnsafeCell<[[u32; SAMPLE_FRAMES]; SAMPLES]>,
 }
 
 /// One stack sample: per frame, its return address and, when known, the index of its
@@ -78,6 +82,9 @@ pub struct SampledFrame {
     pub address: usize,
     /// `(entry, count)`: see [`SampleBuffer`].
     pub entry: Option<(u32, u8)>,
+    /// The sum of the function's block counters (meaningful where `entry` is known): it moves
+    /// whenever any code of the function itself ran.
+    pub body: u32,
 }
 
 // SAFETY: only the sampled thread writes (from its own signal handler), and it is read when
@@ -96,6 +103,7 @@ impl SampleBuffer {
             addresses: UnsafeCell::new([[0; SAMPLE_FRAMES]; SAMPLES]),
             entries: UnsafeCell::new([[NO_ENTRY; SAMPLE_FRAMES]; SAMPLES]),
             counts: UnsafeCell::new([[0; SAMPLE_FRAMES]; SAMPLES]),
+            bodies: UnsafeCell::new([[0; SAMPLE_FRAMES]; SAMPLES]),
         }
     }
 
@@ -150,17 +158,19 @@ impl SampleBuffer {
     /// As for [`Self::tick`].
     unsafe fn thin_out(&self) {
         // SAFETY: this thread is the only writer (see the type's documentation).
-        let (addresses, entries, counts) = unsafe {
+        let (addresses, entries, counts, bodies) = unsafe {
             (
                 &mut *self.addresses.get(),
                 &mut *self.entries.get(),
                 &mut *self.counts.get(),
+                &mut *self.bodies.get(),
             )
         };
         for k in 0..SAMPLES / 2 {
             addresses[k] = addresses[2 * k];
             entries[k] = entries[2 * k];
             counts[k] = counts[2 * k];
+            bodies[k] = bodies[2 * k];
             let len = self.lens[2 * k].load(Ordering::Relaxed);
             self.lens[k].store(len, Ordering::Relaxed);
         }
@@ -179,11 +189,12 @@ impl SampleBuffer {
         let taken = self.taken.load(Ordering::Relaxed);
         let slot = taken as usize;
         // SAFETY: this thread is the only writer (see the type's documentation).
-        let (frames, entries, counts) = unsafe {
+        let (frames, entries, counts, bodies) = unsafe {
             (
                 &mut (*self.addresses.get())[slot],
                 &mut (*self.entries.get())[slot],
                 &mut (*self.counts.get())[slot],
+                &mut (*self.bodies.get())[slot],
             )
         };
         let index = ENTRY_INDEX.get().and_then(Option::as_ref);
@@ -195,9 +206,10 @@ impl SampleBuffer {
         let mut store = |k: usize, address: usize| {
             frames[k] = address;
             match index.and_then(|index| index.entry_of(address)) {
-                Some((entry, count)) => {
+                Some((entry, count, body)) => {
                     entries[k] = entry;
                     counts[k] = count;
+                    bodies[k] = body;
                 }
                 None => entries[k] = NO_ENTRY,
             }
@@ -231,6 +243,7 @@ impl SampleBuffer {
             frames[HALF..].rotate_left(start - HALF);
             entries[HALF..].rotate_left(start - HALF);
             counts[HALF..].rotate_left(start - HALF);
+            bodies[HALF..].rotate_left(start - HALF);
         }
         self.lens[slot].store(n as u32, Ordering::Relaxed);
         self.taken.store(taken + 1, Ordering::Release);
@@ -243,11 +256,12 @@ impl SampleBuffer {
             .map(|slot| {
                 let len = (self.lens[slot].load(Ordering::Relaxed) as usize).min(SAMPLE_FRAMES);
                 // SAFETY: the sampled thread is stopped or gone (see the type's documentation).
-                let (addresses, entries, counts) = unsafe {
+                let (addresses, entries, counts, bodies) = unsafe {
                     (
                         &(*self.addresses.get())[slot],
                         &(*self.entries.get())[slot],
                         &(*self.counts.get())[slot],
+                        &(*self.bodies.get())[slot],
                     )
                 };
                 Sample {
@@ -255,6 +269,7 @@ impl SampleBuffer {
                         .map(|k| SampledFrame {
                             address: addresses[k],
                             entry: (entries[k] != NO_ENTRY).then_some((entries[k], counts[k])),
+                            body: bodies[k],
                         })
                         .collect(),
                 }
@@ -314,9 +329,13 @@ extern "C" fn on_tick(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_v
 /// The function entry blocks of the target, sorted by address, with their counters: built once,
 /// before any sample (it allocates), and inherited by forked children.
 struct EntryIndex {
-    /// `(address of the entry block, its counter)`, by address.
-    entries: Vec<(usize, *const u8)>,
+    /// Per function, by address of its entry block: that address, and its counters (the
+    /// entry block's first, then the function's other blocks).
+    entries: Vec<(usize, *const u8, u32)>,
 }
+
+/// Block counters summed per frame at most: a sample must stay cheap for a huge function.
+const MAX_BODY_COUNTERS: u32 = 4096;
 
 // SAFETY: the counters are the target's own, read (never written) by the sampled thread.
 unsafe impl Sync for EntryIndex {}
@@ -331,34 +350,51 @@ impl EntryIndex {
         let table = crate::target::pc_table::entries();
         // SAFETY: the regions are registered before `main` and never change afterwards.
         let maps = unsafe { &*libafl_targets::counters_maps_ptr() };
-        let mut counters: Vec<*const u8> = Vec::with_capacity(table.len());
-        for map in maps.iter() {
+        // Each counter with the region it lies in: a function's blocks are the table entries
+        // after its entry up to the next function's, within one region.
+        let mut counters: Vec<(*const u8, usize)> = Vec::with_capacity(table.len());
+        for (region, map) in maps.iter().enumerate() {
             let slice: &[u8] = &map[..];
-            counters.extend((0..slice.len()).map(|i| slice[i..].as_ptr()));
+            counters.extend((0..slice.len()).map(|i| (slice[i..].as_ptr(), region)));
         }
         if table.is_empty() || counters.len() != table.len() {
             return None;
         }
-        let mut entries: Vec<(usize, *const u8)> = table
-            .iter()
-            .zip(counters)
-            .filter(|(entry, _)| entry.function_entry)
-            .map(|(entry, counter)| (entry.pc, counter))
-            .collect();
-        entries.sort_unstable_by_key(|&(pc, _)| pc);
+        let mut entries: Vec<(usize, *const u8, u32)> = Vec::new();
+        for (k, entry) in table.iter().enumerate() {
+            if !entry.function_entry {
+                continue;
+            }
+            let (counter, region) = counters[k];
+            let blocks = 1
+                + (k + 1..table.len())
+                    .take_while(|&j| !table[j].function_entry && counters[j].1 == region)
+                    .count();
+            entries.push((entry.pc, counter, (blocks as u32).min(MAX_BODY_COUNTERS)));
+        }
+        entries.sort_unstable_by_key(|&(pc, _, _)| pc);
         Some(EntryIndex { entries })
     }
 
     /// The entry block at or before `address` (a return address points past its call, so one
-    /// byte before it is inside the calling function), and its counter now. Async-signal-safe.
-    fn entry_of(&self, address: usize) -> Option<(u32, u8)> {
+    /// byte before it is inside the calling function), its counter now, and the sum of the
+    /// function's block counters now. Async-signal-safe.
+    fn entry_of(&self, address: usize) -> Option<(u32, u8, u32)> {
         let at = self
             .entries
-            .partition_point(|&(pc, _)| pc <= address.wrapping_sub(1));
+            .partition_point(|&(pc, _, _)| pc <= address.wrapping_sub(1));
         let k = at.checked_sub(1)?;
-        // SAFETY: a counter of the target, which lives as long as the process.
-        let count = unsafe { std::ptr::read_volatile(self.entries[k].1) };
-        Some((k as u32, count))
+        let (_, counter, blocks) = self.entries[k];
+        // SAFETY: counters of the target (one region holds them all), which live as long as
+        // the process.
+        let (count, body) = unsafe {
+            let count = std::ptr::read_volatile(counter);
+            let body = (0..blocks as usize).fold(0u32, |sum, j| {
+                sum.wrapping_add(u32::from(std::ptr::read_volatile(counter.add(j))))
+            });
+            (count, body)
+        };
+        Some((k as u32, count, body))
     }
 }
 
@@ -373,7 +409,7 @@ pub fn prepare() {
 /// whatever instrumented function precedes it.
 pub fn entry_address(entry: u32) -> Option<usize> {
     let index = ENTRY_INDEX.get()?.as_ref()?;
-    index.entries.get(entry as usize).map(|&(pc, _)| pc)
+    index.entries.get(entry as usize).map(|&(pc, _, _)| pc)
 }
 
 /// Installs the handler and starts the timer, one tick per fiftieth of `timeout` of CPU time.
