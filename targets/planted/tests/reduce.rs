@@ -62,7 +62,7 @@ fn forked_runs_tell_each_planted_fault_apart() {
         .run(b"if 1 { if 1 { let x = x * x; } }")
         .fault
         .unwrap();
-    assert_eq!(overflow.kind, FaultKind::Crash);
+    assert_eq!(overflow.kind, FaultKind::StackOverflow);
     assert!(
         overflow
             .frames

@@ -171,7 +171,29 @@ fn export_writes_every_distinct_input_with_its_verdict_finder_and_unique_edges()
         .map(|(t, _, _)| t)
         .collect();
     let inputs = manifest["inputs"].as_array().unwrap();
-    assert_eq!(inputs.len(), distinct.len());
+    // After the top node's inputs, each fault bucket's reproducer (over every node), so that
+    // `replay --check` runs every bug the campaign found.
+    let listed = bonsai(&["faults", fixture.campaign.to_str().unwrap(), "--json"]);
+    let listed: Value = serde_json::from_str(
+        String::from_utf8_lossy(&listed.stdout)
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    let reproducers: HashSet<String> = listed["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| std::fs::read_to_string(b["reproducer"].as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(inputs.len(), distinct.len() + reproducers.len());
+    let (inputs, fault_inputs) = inputs.split_at(distinct.len());
+    let exported_faults: HashSet<String> = fault_inputs
+        .iter()
+        .map(|i| std::fs::read_to_string(corpus.join(i["file"].as_str().unwrap())).unwrap())
+        .collect();
+    assert_eq!(exported_faults, reproducers);
     let total = manifest["edges"].as_u64().unwrap();
     assert!(total > 0);
     let (mut unique_sum, mut by_node) = (0, HashMap::<String, usize>::new());
@@ -505,7 +527,13 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         std::fs::write(crashes.join("000000.txt"), "print 1;").unwrap();
         std::fs::write(
             crashes.join("000000.meta"),
-            "size=8 valid=no edges=3 new_edges=0 parent=- mutator=havoc time=1.000s kind=panic signature=00000000000000ab message=\"planted boom\"\n  at frame\n",
+            concat!(
+                r#"{"size":8,"valid":false,"edges":3,"new_edges":0,"parent":null,"#,
+                r#""mutator":"havoc","time":1.0,"fault":{"kind":"panic","#,
+                r#""signature":"00000000000000ab","message":"planted boom","#,
+                r#""location":"boom.rs:1:5 in planted::boom","frames":["planted::boom (boom.rs:1)"]}}"#,
+                "\n"
+            ),
         )
         .unwrap();
     }
@@ -556,9 +584,14 @@ fn report_of_a_campaign_has_every_section_plot_and_contribution() {
         "{lattice}"
     );
     let fault = format!(
-        "| [nodes/{FIRST}/crashes/000000.txt](nodes/{FIRST}/crashes/000000.txt) | panic | {FIRST} | 00000000000000ab | planted boom |"
+        "| [nodes/{FIRST}/crashes/000000.txt (8 B)](nodes/{FIRST}/crashes/000000.txt) | panic | boom.rs:1:5 in planted::boom |"
     );
     assert!(md.contains(&fault), "{md}");
+    let row = md.lines().find(|l| l.contains("planted boom")).unwrap();
+    assert!(
+        row.contains(&format!("{FIRST}, {TOP}")),
+        "hit by both nodes: {row}"
+    );
     assert_eq!(md.matches("planted boom").count(), 1, "{md}");
     // Every distinct input of the top corpus is credited to exactly one node.
     let facts = bonsai::report::Facts::gather(&campaign).unwrap();
@@ -737,7 +770,7 @@ fn run_forked_survives_and_classifies_every_planted_fault() {
     let budget = std::time::Duration::from_millis(200);
     for (seed, outcome) in [
         ("abort", Outcome::Crash),
-        ("stack-overflow", Outcome::Crash),
+        ("stack-overflow", Outcome::StackOverflow),
         ("hang", Outcome::Timeout),
     ] {
         let text = input_text(&seeds.join(format!("{seed}.choices")), Some(&grammar)).unwrap();
