@@ -397,9 +397,10 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
         && samples
             .iter()
             .all(|sample| innermost(sample).is_some_and(|function| recurs_in(sample, function)))
-        && let Some(cycle) = shared_innermost_recursion(samples, |sample| Some(sample.calls.len()))
+        && let Some(function) =
+            shared_innermost_recursion(samples, |sample| Some(sample.calls.len()))
     {
-        return Some(recursion_bucket(cycle));
+        return Some(recursion_bucket(vec![function]));
     }
     // One activation through all the samples: the entry counter is in each, at one value.
     let lasted = |entry: u32, count: u8| {
@@ -438,7 +439,7 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
                 && let Some(below) =
                     shared_innermost_recursion(samples, |sample| position_of(sample, entry))
             {
-                return Some(recursion_bucket(below));
+                return Some(recursion_bucket(vec![below]));
             }
             return Some((function.to_string(), format!("in {function}")));
         }
@@ -483,13 +484,14 @@ fn progressed(samples: &[SampledStack], entry: u32) -> bool {
 /// The innermost recursion that every sample shares within its first `within(sample)` calls,
 /// by its function on most frames: of the functions that occur more than once there in every
 /// sample, those that wrap no other of them (every occurrence of the other lies inside every
-/// occurrence of it, in every sample). The traversal recursions around a slow fold (an expression walker, as deep
-/// as the program nests) are not the computation, and which function of a mutual recursion
-/// a sample stopped in is chance. `None` when the samples share none.
+/// occurrence of it, in every sample). The traversal recursions around a slow fold (an
+/// expression walker, as deep as the program nests) are not the computation, and which
+/// function of a mutual recursion a sample stopped in is chance. `None` when the samples
+/// share none.
 fn shared_innermost_recursion(
     samples: &[SampledStack],
     within: impl Fn(&SampledStack) -> Option<usize>,
-) -> Option<Vec<String>> {
+) -> Option<String> {
     let mut regions: Vec<Vec<&str>> = Vec::with_capacity(samples.len());
     for sample in samples {
         regions.push(
@@ -538,7 +540,7 @@ fn shared_innermost_recursion(
     inner
         .into_iter()
         .find(|&f| occurrences(f) * 10 >= most * 9)
-        .map(|f| vec![f.to_string()])
+        .map(str::to_string)
 }
 
 /// The key and the words of a hang inside a recursion of `functions`: one key for one cycle
