@@ -174,13 +174,7 @@ fn export_writes_every_distinct_input_with_its_verdict_finder_and_unique_edges()
     // After the top node's inputs, each fault bucket's reproducer (over every node), so that
     // `replay --check` runs every bug the campaign found.
     let listed = bonsai(&["faults", fixture.campaign.to_str().unwrap(), "--json"]);
-    let listed: Value = serde_json::from_str(
-        String::from_utf8_lossy(&listed.stdout)
-            .lines()
-            .last()
-            .unwrap(),
-    )
-    .unwrap();
+    let listed = common::summary_of(&listed.stdout);
     let reproducers: HashSet<String> = listed["buckets"]
         .as_array()
         .unwrap()
