@@ -136,7 +136,10 @@ fn every_mutator_yields_derivations_within_the_bounds() {
                 )),
             ),
             ("shrink", Box::new(ShrinkMutator::new(trees.clone()))),
-            ("recursion", Box::new(RecursionMutator::new(trees.clone()))),
+            (
+                "recursion",
+                Box::new(RecursionMutator::new(trees.clone(), MAX_RECURSION_CHOICES)),
+            ),
         ];
         for (label, mutator) in &mut mutators {
             let (mutated, changed) = exercise(name, mutator.as_mut());
@@ -363,7 +366,7 @@ fn recursion_grows_to_its_ceiling_and_never_past_it() {
     for name in ["chocopy", "simpl"] {
         let grammar = load(name);
         let trees = ParentTrees::new(grammar, generous).unwrap().shared();
-        let mut mutator = RecursionMutator::new(trees);
+        let mut mutator = RecursionMutator::new(trees, MAX_RECURSION_CHOICES);
         let parents = samples(grammar, 10, 5);
         let mut state = state_with(&parents);
         let mut longest = 0;
@@ -388,4 +391,79 @@ fn recursion_grows_to_its_ceiling_and_never_past_it() {
             "{name}: repeated recursion never came near the ceiling (longest {longest})"
         );
     }
+}
+
+/// The deepest bracket nesting of a text.
+fn bracket_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for c in text.chars() {
+        match c {
+            '[' | '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Under the bounds `bonsai fuzz` uses for finding bugs, repeating recursions with budgets
+/// that grow geometrically reaches the nesting at which recursive-descent parsers overflow an
+/// 8 MB stack (a thousand levels and more) within a few kept steps, and the ceiling the loop
+/// passes (its --max-len) is never passed. Nautilus found such overflows and Bonsai, with a
+/// ceiling of 4,096 choices, could not nest past about a thousand levels.
+#[test]
+fn recursion_reaches_stack_overflow_depths_under_bug_finding_bounds() {
+    let grammar = load("json");
+    let open = bonsai::bounds::BUG_FINDING;
+    let ceiling = 64 * 1024;
+    let trees = ParentTrees::new(grammar, open).unwrap().shared();
+    let mut mutator = RecursionMutator::new(trees, ceiling);
+    let parents = samples(grammar, 200, 11);
+    let mut state = state_with(&parents);
+    let mut sampler = Sampler::new(grammar, open).unwrap();
+    let mut rng = StdRand::with_seed(3);
+    // A parent that nests a value in a value, as the fuzzer's queue holds early on.
+    let start = parents
+        .iter()
+        .find(|p| {
+            nodes_with_choices(&p.tree, |k| matches!(k, NodeKind::Rule { .. }))
+                .into_iter()
+                .any(|outer| !recursions(&p.tree, outer).is_empty())
+        })
+        .expect("some sample nests");
+    let mut current = ChoiceInput::new(start.choices.clone(), open);
+    let mut deepest = 0;
+    for _ in 0..400 {
+        let mut input = current.clone();
+        if mutator.mutate(&mut state, &mut input).unwrap() == MutationResult::Skipped {
+            continue;
+        }
+        assert!(
+            input.choices.len() <= ceiling,
+            "{} choices",
+            input.choices.len()
+        );
+        let mut replayed = Sample::default();
+        sampler
+            .sample(
+                input.choices.as_slice(),
+                Replay::Repair,
+                &mut rng,
+                &mut replayed,
+            )
+            .unwrap();
+        let depth = bracket_depth(&render(grammar, &replayed.tree));
+        // Kept when deeper, as a new hit count of the parser's recursion would keep it.
+        if depth > deepest {
+            deepest = depth;
+            current = ChoiceInput::new(replayed.choices.clone(), open);
+        }
+        if deepest >= 2000 {
+            break;
+        }
+    }
+    assert!(deepest >= 2000, "nesting reached only {deepest}");
 }

@@ -595,7 +595,10 @@ fn fuzz_in<EM: LoopManager>(
         config.bounds,
         prepared.started,
     )
-    .with_grammar_paths(config.grammar_feedback);
+    .with_grammar_paths(config.grammar_feedback)
+    // The ceiling: a quarter of the timeout. Slower inputs are nearly hangs, and each of
+    // their mutants would cost as much.
+    .with_slow_paths(config.keep_slow.then_some(config.timeout / 4));
     let mut objective = FaultFeedback::new(
         &replay_observer,
         &edges,
@@ -769,7 +772,7 @@ where
             on
         ),
         Switched::new(ShrinkMutator::new(Rc::clone(&trees)), on),
-        Switched::new(RecursionMutator::new(Rc::clone(&trees)), on),
+        Switched::new(RecursionMutator::new(Rc::clone(&trees), config.max_len), on),
     ));
     let stop = Stop::new(config.stop, prepared.started);
     let status = Status::new(config.show_status, prepared.started);

@@ -28,25 +28,38 @@ use crate::tree::{DerivationTree, NodeId, NodeKind};
 /// bound stops it, so the mutant is a derivation within the bounds either way.
 pub struct RecursionMutator {
     trees: SharedTrees,
+    max_choices: usize,
 }
 
 /// The choices one step may add are drawn as 2^e with e in 1..=MAX_GROWTH_EXPONENT, and the
 /// context is repeated as often as fits: a short context (one unary operator, a few choices)
-/// is repeated hundreds of times, a long one (a nested block) a few. A fixed number of copies
-/// either stays too shallow for the short ones or builds megabyte inputs from the long ones;
-/// Nautilus sizes its recursions by the same kind of budget.
-const MAX_GROWTH_EXPONENT: usize = 11;
+/// is repeated thousands of times, a long one (a nested block) a few. A fixed number of
+/// copies either stays too shallow for the short ones or builds megabyte inputs from the long
+/// ones; Nautilus sizes its recursions by the same kind of budget. The exponent reaches 16
+/// (65,536 choices) because a recursive-descent parser on an 8 MB stack overflows somewhere
+/// between one and a few tens of thousands of nested brackets, and a budget of 4,096 choices
+/// (the earlier ceiling) stopped at about a thousand: the deep-nesting stack overflows that
+/// Nautilus found were out of reach. Each exponent is drawn equally often, so most steps stay
+/// small.
+const MAX_GROWTH_EXPONENT: usize = 16;
 
-/// No mutant of this mutator is longer: under generous bounds, kept mutants are nested again
-/// and again, and without a ceiling inputs grew to megabytes and the loop ran ten times
-/// slower (oxc at d = 1000). Oxc's slowest known inputs, a thousand nested unary operators
-/// or sixty nested conditionals, take about 2,000 choices.
+/// The ceiling of a mutant in choices when the run gives none: under generous bounds, kept
+/// mutants are nested again and again, and without a ceiling inputs grew to megabytes and the
+/// loop ran ten times slower (oxc at d = 1000). Oxc's slowest known inputs, a thousand nested
+/// unary operators or sixty nested conditionals, take about 2,000 choices.
 pub const MAX_CHOICES: usize = 4096;
 
 impl RecursionMutator {
-    /// A recursion mutator over the shared parent; a mutant holds at most [`MAX_CHOICES`] choices.
-    pub fn new(trees: SharedTrees) -> Self {
-        Self { trees }
+    /// A recursion mutator over the shared parent whose mutants hold at most `max_choices`
+    /// choices. The loop passes its `--max-len`: a choice renders to at least a byte in the
+    /// grammars that nest (a bracket, an operator, a keyword), so a ceiling in choices equal
+    /// to the ceiling in bytes lets a mutant nest as deep as a text the loop would run, and
+    /// the harness skips the few that render longer.
+    pub fn new(trees: SharedTrees, max_choices: usize) -> Self {
+        Self {
+            trees,
+            max_choices: max_choices.max(2),
+        }
     }
 }
 
@@ -126,7 +139,20 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RecursionMutator {
             let Some(&outer) = rng.choose(&outers) else {
                 break;
             };
-            if let Some(&inner) = rng.choose(&recursions(&parent.tree, outer)) {
+            let inners = recursions(&parent.tree, outer);
+            // Half the time the tightest recursion, whose context is smallest: an outer node
+            // with siblings around its recursion (a list of values around the nested one)
+            // would copy them all at every level, and a budget of choices then buys a
+            // fraction of the nesting. Deep nesting is what overflows a parser's stack.
+            let inner = if rng.coinflip(0.5) {
+                inners
+                    .iter()
+                    .copied()
+                    .min_by_key(|&inner| context_len(&parent.tree, outer, inner))
+            } else {
+                rng.choose(&inners).copied()
+            };
+            if let Some(inner) = inner {
                 picked = Some((outer, inner));
                 break;
             }
@@ -137,7 +163,7 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RecursionMutator {
         let budget = 2usize << rng.below_or_zero(MAX_GROWTH_EXPONENT);
         let context = context_len(&parent.tree, outer, inner);
         let copies = copies_within(budget, context);
-        if parent.choices.len() + copies * context > MAX_CHOICES {
+        if parent.choices.len() + copies * context > self.max_choices {
             return Ok(MutationResult::Skipped);
         }
         let mutant = repeat_recursion(
