@@ -15,6 +15,21 @@ use serde::{Deserialize, Serialize};
 /// (`Bounds::required_by`) are not capped: they describe an input that exists already.
 pub const MAX_BOUND: u32 = 10_000;
 
+/// The bounds `bonsai fuzz` runs under when none are given: bounds for finding bugs, not for
+/// a concise corpus. The commonest bugs of parsers and compilers live at depth (a
+/// recursive-descent parser without a nesting limit overflows its stack at a thousand or more
+/// nested brackets; a constant folder goes quadratic on long chains), so depth is not bounded
+/// at all in effect: a million levels is more than any text within `--max-len` can nest, and
+/// the sampler moves to fresh stack segments as it descends. Lists may be long (n = 1000:
+/// counts beyond 8 are still drawn rarely, so lists stay short unless a long one pays). Pools
+/// keep three values each, as the lattice's top node does: enough for a name to be declared
+/// and used twice, few enough that the names meet. The lattice keeps its own small bounds.
+pub const BUG_FINDING: Bounds = Bounds {
+    idents: 3,
+    items: 1000,
+    depth: 1_000_000,
+};
+
 /// Bounds (m, n, d) of the Bonsai paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Bounds {

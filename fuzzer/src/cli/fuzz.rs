@@ -19,9 +19,12 @@ pub struct FuzzArgs {
     /// The grammar inputs are generated from.
     #[arg(long, value_name = "FILE")]
     grammar: PathBuf,
-    /// Bounds M,N,D: distinct pool values, items per repetition, nesting depth.
+    /// Bounds M,N,D: distinct pool values, items per repetition, nesting depth. Without it,
+    /// bounds for finding bugs: 3 values per pool, lists up to 1000 items, and nesting limited
+    /// only by --max-len (deep inputs are where parsers overflow their stacks and evaluators
+    /// go super-linear). Give small bounds (3,3,3) for a concise corpus, as `campaign` does.
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
-    bounds: Bounds,
+    bounds: Option<Bounds>,
     /// Keep only inputs the target accepts (restricted mode).
     #[arg(long)]
     valid_only: bool,
@@ -71,6 +74,17 @@ pub struct FuzzArgs {
     /// the summary. Deep nesting renders to long texts that slow the whole loop.
     #[arg(long, value_name = "SIZE", default_value = "64K", value_parser = parse_size)]
     max_len: usize,
+    /// The stack the target runs on (bytes: 8M, 64M, ...), as a user's main thread has it
+    /// (`ulimit -s`): a stack overflow is found at the nesting where a user would meet it.
+    /// The forked runs after the loop (triage, reduction) use it too.
+    #[arg(long, value_name = "SIZE", default_value = "8M", value_parser = parse_size)]
+    stack: usize,
+    /// Also keep inputs whose run takes much longer than their size predicts (each a new
+    /// record of time per byte, over a millisecond and under a quarter of the timeout):
+    /// the stepping stones to super-linear hangs, which hit no new edge on the way. `false`
+    /// for concise corpora; `campaign` turns it off in its nodes.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    keep_slow: bool,
     /// The mutators to use, comma-separated (default: all): havoc, regenerate, splice,
     /// delete-item, duplicate-item, shrink, recursion. For ablations.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mutator)]
@@ -126,6 +140,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         crate::target::warn_if_only_the_harness_is_counted();
     }
+    crate::target::set_target_stack(args.stack)?;
     if args.timeout_ms == 0 {
         return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
     }
@@ -141,7 +156,12 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
                 .into());
         }
     }
-    let mut config = FuzzConfig::new(target, args.grammar, args.bounds, args.out);
+    let mut config = FuzzConfig::new(
+        target,
+        args.grammar,
+        args.bounds.unwrap_or(crate::bounds::BUG_FINDING),
+        args.out,
+    );
     config.criteria = if args.valid_only {
         SaveCriteria::ValidOnly
     } else {
@@ -163,6 +183,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.timeout = std::time::Duration::from_millis(args.timeout_ms);
     config.memory_limit = (args.mem_limit > 0).then_some(args.mem_limit);
     config.max_len = args.max_len;
+    config.keep_slow = args.keep_slow;
     config.mutators = args.mutators;
     config.scheduler = args.scheduler;
     config.show_status = true;
