@@ -59,6 +59,9 @@ impl NodeCommand {
             // by every node that meets them (`cli::campaign`).
             "--reduce-crashes".into(),
             "0".into(),
+            // A node grows a concise corpus: inputs kept for their slowness alone are long.
+            "--keep-slow".into(),
+            "false".into(),
         ];
         if self.valid_only {
             args.push("--valid-only".into());

@@ -1,5 +1,6 @@
 //! Feedback. Which executions are kept: `validity` applies Zest's save criteria to the
-//! edge hits and verdicts, at the `coverage_grain` of new edges or new hit counts; `fault`
+//! edge hits and verdicts, at the `coverage_grain` of new edges or new hit counts, and keeps
+//! the runs that take much longer than their size predicts (`slow_paths`); `fault`
 //! decides which crashes, hangs and out-of-memory inputs are new bugs or smaller reproducers
 //! of known ones, using `describe` (one description of a fault wherever it was caught),
 //! `signature` (the target's stack frames and the bucket of a fault), `stack_samples` (where
@@ -13,6 +14,7 @@ mod grammar_paths;
 pub mod panic_record;
 mod queue_paths;
 mod signature;
+mod slow_paths;
 pub mod stack_samples;
 mod validity;
 
@@ -30,4 +32,5 @@ pub use signature::{
     Bucket, SHOWN_FRAMES, SampledCall, SampledStack, SymbolCache, bare_bucket, bucket,
     describe_frames, function_of, stack_addresses, target_frames, warm_symbol_cache,
 };
+pub use slow_paths::{RECORD_FACTOR, SLOW_FLOOR, SlowPaths};
 pub use validity::{Contribution, CoverageHistory, Novelty, SaveCriteria, ValidityFeedback};

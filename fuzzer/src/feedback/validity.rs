@@ -1,7 +1,7 @@
 //! Zest's save criteria: new coverage, or new coverage by a valid input.
 
 use std::borrow::Cow;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use libafl::HasMetadata;
 use libafl::corpus::Testcase;
@@ -207,6 +207,8 @@ pub struct ValidityFeedback {
     contribution: Contribution,
     /// Keep inputs that derive a k-path of the grammar no execution derived before, with this k.
     grammar_paths: Option<usize>,
+    /// Keep runs that set a new record of time per byte, up to this long (`None`: off).
+    slow_ceiling: Option<Duration>,
 }
 
 impl ValidityFeedback {
@@ -231,7 +233,15 @@ impl ValidityFeedback {
             last: (false, 0),
             contribution: Contribution::default(),
             grammar_paths: None,
+            slow_ceiling: None,
         }
+    }
+
+    /// Also keeps inputs whose run takes much longer than their length predicts, up to
+    /// `ceiling` (see `slow_paths`).
+    pub fn with_slow_paths(mut self, ceiling: Option<Duration>) -> Self {
+        self.slow_ceiling = ceiling;
+        self
     }
 
     /// Also keeps inputs whose derivation holds a path of `k` grammar symbols that no earlier
@@ -330,8 +340,20 @@ where
             }
             _ => 0,
         };
-        let keep =
+        let mut keep =
             self.criteria.keeps(self.grain, valid, all, by_valid) || repairing || new_paths > 0;
+        if !keep
+            && let Some(ceiling) = self.slow_ceiling
+            && (valid || self.criteria != SaveCriteria::ValidOnly)
+        {
+            let replay = observers
+                .get(&self.replay)
+                .ok_or_else(|| Error::key_not_found("replay observer"))?
+                .replay();
+            keep = state
+                .metadata_or_insert_with(super::SlowPaths::default)
+                .record(replay.target_time, replay.text.len(), ceiling);
+        }
         self.last = (valid, new_edges.max(by_valid.new_edges));
         Ok(keep)
     }

@@ -49,6 +49,9 @@ pub struct FuzzConfig {
     pub memory_limit: Option<usize>,
     /// Texts longer than this many bytes are not run (see [`DEFAULT_MAX_LEN`]).
     pub max_len: usize,
+    /// Also keep inputs that run much longer than their length predicts
+    /// (`feedback::SlowPaths`): stepping stones towards super-linear hangs.
+    pub keep_slow: bool,
     /// The mutators switched on (names of [`crate::mutators::MUTATOR_NAMES`]); `None`: all.
     pub mutators: Option<Vec<String>>,
     pub scheduler: SchedulerKind,
@@ -88,6 +91,7 @@ impl FuzzConfig {
             timeout: DEFAULT_TIMEOUT,
             memory_limit: Some(DEFAULT_MEMORY_LIMIT),
             max_len: DEFAULT_MAX_LEN,
+            keep_slow: false,
             mutators: None,
             scheduler: SchedulerKind::Zest,
             initial_inputs: DEFAULT_INITIAL_INPUTS,

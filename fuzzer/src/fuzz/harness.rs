@@ -2,6 +2,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::time::Instant;
 
 use libafl::executors::ExitKind;
 use libafl_bolts::rands::StdRand;
@@ -92,9 +93,12 @@ impl Harness {
         if let Some(limit) = self.memory_limit {
             memory_limit::arm(limit);
         }
+        let started = Instant::now();
         let result = run_caught(|| target.run(replay.text.as_bytes()));
+        let target_time = started.elapsed();
         memory_limit::disarm();
         drop(replay);
+        self.replay.borrow_mut().target_time = target_time;
         match result {
             Ok(verdict) => {
                 self.replay.borrow_mut().validity = match verdict {

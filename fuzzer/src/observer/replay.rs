@@ -38,6 +38,9 @@ pub struct LastExecution {
     pub words: OwnWords,
     pub text: String,
     pub validity: ExecutionClass,
+    /// How long the target ran (wall time, the sampling and rendering before it excluded):
+    /// what the slow-path criterion weighs against the text's length.
+    pub target_time: std::time::Duration,
 }
 
 /// Shares the harness's [`LastExecution`] with the feedbacks through LibAFL's observer tuple.
