@@ -31,8 +31,6 @@ use crate::feedback::{
 use crate::observer::EdgeObserver;
 use crate::target::{LinkedTarget, Target, Verdict, fixed_heap};
 
-/// The stack the target runs on in the child: the usual main-thread stack, as in `bonsai fuzz`.
-const TARGET_STACK: usize = 8 << 20;
 /// The stack signal handlers run on, so that a stack overflow can still be reported.
 const SIGNAL_STACK: usize = 1 << 20;
 /// The wall-clock timer, in multiples of the CPU budget.
@@ -381,7 +379,7 @@ unsafe fn run_on_fresh_thread<'a>(work: impl FnOnce() + 'a) -> Option<()> {
     // SAFETY: the thread is joined before anything it borrows goes away.
     let spawned = unsafe {
         std::thread::Builder::new()
-            .stack_size(TARGET_STACK)
+            .stack_size(crate::target::target_stack())
             .spawn_unchecked(move || work.call())
     };
     spawned.ok()?.join().ok()

@@ -9,6 +9,7 @@ mod linked;
 pub mod memory_limit;
 pub mod pc_table;
 pub mod repeatable_random;
+mod stack;
 #[allow(clippy::module_inception)]
 mod target;
 mod validity;
@@ -24,6 +25,7 @@ pub use instrumentation::{
 };
 pub use linked::LinkedTarget;
 pub use memory_limit::MemoryLimit;
+pub use stack::{DEFAULT_TARGET_STACK, set_target_stack, target_stack};
 pub use target::Target;
 pub use validity::{
     Crash, MessageTally, OverRepresented, RuleAlternative, StageTally, UNSTAGED, ValidityReport,
