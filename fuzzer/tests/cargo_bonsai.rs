@@ -330,6 +330,112 @@ fn a_tree_sitter_grammar_crate_drives_the_parser_it_describes() {
     assert!(summary["valid_share"].as_f64() > Some(0.3), "{summary}");
 }
 
+/// A target directory shared by lists that differ in the workspace's own crates: a crate is
+/// rebuilt when its instrumentation changes (and what depends on it with it), never reused
+/// with another list's, and a crate no list instruments is built once. A workspace of three
+/// small crates (alpha uses beta; gamma stands apart), built through cargo-bonsai as the
+/// wrapper, as `cargo bonsai build` sets it up.
+#[test]
+fn a_crate_follows_its_instrumentation_in_a_shared_target_directory() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("flip");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"alpha\", \"beta\", \"gamma\"]\nresolver = \"3\"\n",
+    )
+    .unwrap();
+    for (name, deps, body) in [
+        (
+            "alpha",
+            "beta = { path = \"../beta\" }\n",
+            "beta::sign(x) * 2",
+        ),
+        (
+            "beta",
+            "",
+            "if x < 0 { -1 } else if x == 0 { 0 } else { 1 }",
+        ),
+        ("gamma", "", "if x % 2 == 0 { x / 2 } else { 3 * x + 1 }"),
+    ] {
+        let dir = project.join(name);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+                 [dependencies]\n{deps}"
+            ),
+        )
+        .unwrap();
+        let function = if name == "beta" { "sign" } else { "step" };
+        std::fs::write(
+            dir.join("src/lib.rs"),
+            format!(
+                "//! {name}\n\n/// A branch or two.\npub fn {function}(x: i64) -> i64 {{\n    {body}\n}}\n"
+            ),
+        )
+        .unwrap();
+    }
+    let target = temp.path().join("target");
+    // `cargo build` with `list` instrumented: the crates it compiled.
+    let build = |list: &[&str]| -> Vec<String> {
+        let list: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        let mut command = Command::new(cargo());
+        command
+            .args(["build", "--offline", "--manifest-path"])
+            .arg(project.join("Cargo.toml"))
+            .args(["-p", "alpha", "-p", "gamma"])
+            .env("CARGO_TARGET_DIR", &target)
+            .env_remove("RUSTFLAGS");
+        bonsai::cargo_bonsai::instrument::configure(
+            &mut command,
+            Path::new(env!("CARGO_BIN_EXE_cargo-bonsai")),
+            &list,
+        );
+        let output = succeeded(command.output().expect("cargo runs"));
+        let mut compiled: Vec<String> = String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("Compiling "))
+            .map(|l| l.split(' ').next().unwrap().to_string())
+            .collect();
+        compiled.sort();
+        compiled
+    };
+    // The crates whose rlib holds SanitizerCoverage counters.
+    let instrumented = || -> Vec<String> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(target.join("debug/deps")).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".rlib") {
+                let bytes = std::fs::read(&path).unwrap();
+                let counters = b"__sancov_cntrs";
+                if bytes.windows(counters.len()).any(|w| w == counters) {
+                    found.push(name[3..name.find('-').unwrap()].to_string());
+                }
+            }
+        }
+        found.sort();
+        found
+    };
+
+    assert_eq!(build(&["alpha"]), ["alpha", "beta", "gamma"]);
+    assert_eq!(instrumented(), ["alpha"]);
+    // beta joins the list: beta is rebuilt, and alpha, which links it; gamma is not.
+    assert_eq!(build(&["alpha", "beta"]), ["alpha", "beta"]);
+    assert_eq!(instrumented(), ["alpha", "beta"]);
+    assert!(build(&["alpha", "beta"]).is_empty(), "nothing changed");
+    // beta leaves it again: not reused instrumented.
+    assert_eq!(build(&["alpha"]), ["alpha", "beta"]);
+    assert_eq!(instrumented(), ["alpha"]);
+    // Every decision changes but gamma's.
+    assert_eq!(build(&["beta"]), ["alpha", "beta"]);
+    assert_eq!(instrumented(), ["beta"]);
+    assert_eq!(build(&["beta", "gamma"]), ["gamma"]);
+    assert_eq!(instrumented(), ["beta", "gamma"]);
+}
+
 /// What a user gets wrong before any build: each a located message and exit code 2.
 #[test]
 fn cargo_bonsai_refuses_bad_input_before_building() {

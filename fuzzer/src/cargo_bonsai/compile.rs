@@ -1,12 +1,13 @@
 //! `cargo bonsai build`: the harness built with SanitizerCoverage on exactly the crates
-//! [`super::instrument`] lists, in that list's own target directory, and linked to
-//! `bonsai/target/bin/` where the other subcommands (and `bonsai`) find it.
+//! [`super::instrument`] lists, in the target directory of the list's crates from outside the
+//! user's workspace, and linked to `bonsai/target/bin/` where the other subcommands (and
+//! `bonsai`) find it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::harness::{BIN_DIR, Harness, cargo, cargo_metadata, member_crates};
-use super::instrument::{LIST_VAR, crate_list, fingerprint};
+use super::instrument::{configure, crate_list, fingerprint};
 use crate::diagnostic::Diagnostic;
 
 /// What a build made.
@@ -41,7 +42,10 @@ pub fn build(harness: &Harness, release: bool, cargo_args: &[String]) -> Result<
         .in_file(&harness.dir.join("Cargo.toml")));
     }
     eprintln!("instrumenting: {}", list.join(", "));
-    let target_dir = target_base(harness).join(format!("instrumented-{}", fingerprint(&list)));
+    let target_dir = target_base(harness).join(format!(
+        "instrumented-{}",
+        fingerprint(&outside_workspace(&list, &members))
+    ));
     let self_exe = std::env::current_exe()
         .map_err(|e| Diagnostic::error(format!("cannot find this program's path: {e}")))?;
     let mut command = Command::new(cargo());
@@ -51,11 +55,8 @@ pub fn build(harness: &Harness, release: bool, cargo_args: &[String]) -> Result<
         .arg(harness.dir.join("Cargo.toml"))
         .args(release.then_some("--release"))
         .args(cargo_args)
-        .env("RUSTC_WRAPPER", &self_exe)
-        .env(LIST_VAR, list.join(","))
-        .env("CARGO_TARGET_DIR", &target_dir)
-        // A workspace wrapper would run inside ours with its own idea of the flags.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER");
+        .env("CARGO_TARGET_DIR", &target_dir);
+    configure(&mut command, &self_exe, &list);
     let status = command
         .status()
         .map_err(|e| Diagnostic::error(format!("cannot run cargo: {e}")))?;
@@ -80,6 +81,17 @@ pub fn build(harness: &Harness, release: bool, cargo_args: &[String]) -> Result<
     })
 }
 
+/// The crates of `list` that are not among the workspace's `members`: what names a list's
+/// target directory. Such a crate may be a dependency of the engine or LibAFL, which would be
+/// rebuilt each time it changed in place; the workspace's own crates change in place, and
+/// lists that differ only in them share the engine and everything else no list instruments.
+fn outside_workspace(list: &[String], members: &[String]) -> Vec<String> {
+    list.iter()
+        .filter(|name| !members.contains(name))
+        .cloned()
+        .collect()
+}
+
 /// `CARGO_TARGET_DIR` when the user set one (their builds go there), else the harness's own
 /// `target/`; each instrumentation list gets a directory below it.
 fn target_base(harness: &Harness) -> PathBuf {
@@ -102,4 +114,25 @@ fn link(binary: &Path, at: &Path) -> Result<(), Diagnostic> {
     #[cfg(not(unix))]
     std::fs::copy(binary, at).map(|_| ()).map_err(fail)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn lists_differing_only_in_workspace_crates_share_a_directory() {
+        let members = strings(&["my_lang", "my_lang_cli"]);
+        let named = |list: &[&str]| fingerprint(&outside_workspace(&strings(list), &members));
+        assert_eq!(named(&["my_lang"]), named(&["my_lang", "my_lang_cli"]));
+        assert_ne!(named(&["my_lang"]), named(&["my_lang", "serde_json"]));
+        assert_eq!(
+            outside_workspace(&strings(&["my_lang", "serde_json"]), &members),
+            strings(&["serde_json"])
+        );
+    }
 }

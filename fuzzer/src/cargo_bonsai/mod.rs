@@ -9,7 +9,7 @@ mod compile;
 mod forward;
 mod harness;
 mod init;
-mod instrument;
+pub mod instrument;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
