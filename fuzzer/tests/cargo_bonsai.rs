@@ -7,10 +7,14 @@
 //! The second test does the same with `--tree-sitter`: a JSON checker on serde_json, its
 //! grammar the `grammar.json` the tree-sitter-json crate ships.
 //!
-//! Part of `cargo test`: the harness builds the engine and LibAFL afresh in its own project
-//! (154 s for both tests from scratch on the shared 2-core machine). `scripts/cargo-bonsai-e2e`
-//! runs them alone; the build goes to `CARGO_TARGET_TMPDIR/cargo-bonsai-e2e`, so a second run
-//! rebuilds only the user's crate and the harness.
+//! Part of `cargo test`. Every harness builds in `CARGO_TARGET_TMPDIR/cargo-bonsai-e2e`
+//! (`target/tmp/cargo-bonsai-e2e`), so a second run rebuilds only the user's crates and the
+//! harnesses; `scripts/cargo-bonsai-e2e` runs these tests alone. From scratch the engine and
+//! LibAFL are built twice: once for toylang and fourbugs, whose crate lists differ only in
+//! their own workspace's crates and so share a target directory, and once for jsoncheck,
+//! which also instruments serde_json, a dependency of LibAFL and the engine. The four-bug
+//! test, the longest, is named to start first (the test harness starts tests in name order),
+//! so that jsoncheck's build runs beside it rather than before it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -564,7 +568,7 @@ fn assert_the_four_bugs(project: &Path, buckets: &[Value], what: &str) {
 }
 
 #[test]
-fn four_planted_bugs_are_four_faults_each_a_regression_test() {
+fn a_crate_bugged_four_times_has_four_faults_each_a_regression_test() {
     let temp = tempfile::tempdir().unwrap();
     let project = temp.path().join("fourbugs");
     std::fs::create_dir_all(project.join("src")).unwrap();
