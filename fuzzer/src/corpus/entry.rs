@@ -33,6 +33,10 @@ pub struct EntryInfo {
     /// The size in bytes the input had when it was found, for an entry the loop trimmed.
     #[serde(default)]
     pub trimmed_from: Option<usize>,
+    /// The target's run time in milliseconds, for an entry kept because its run was slow for
+    /// its size (`feedback::SlowPaths`) rather than for coverage.
+    #[serde(default)]
+    pub slow_ms: Option<f64>,
 }
 libafl_bolts::impl_serdeany!(EntryInfo);
 
@@ -51,6 +55,7 @@ impl EntryInfo {
             mutator: self.mutator.clone(),
             time: (self.found_at * 1000.0).round() / 1000.0,
             trimmed_from: self.trimmed_from,
+            slow_ms: self.slow_ms,
             fault: self.fault.as_ref().map(|fault| FaultRecord {
                 kind: fault.kind.to_string(),
                 signature: format!("{:016x}", fault.signature),
@@ -124,6 +129,9 @@ pub struct MetaRecord {
     /// Its size when found, for an entry the loop trimmed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trimmed_from: Option<usize>,
+    /// For an entry kept for its slowness: the target's run time in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_ms: Option<f64>,
     /// For a fault: what it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultRecord>,

@@ -209,6 +209,8 @@ pub struct ValidityFeedback {
     grammar_paths: Option<usize>,
     /// Keep runs that set a new record of time per byte, up to this long (`None`: off).
     slow_ceiling: Option<Duration>,
+    /// The last execution's run time, when it was kept for it.
+    kept_slow: Option<Duration>,
 }
 
 impl ValidityFeedback {
@@ -234,6 +236,7 @@ impl ValidityFeedback {
             contribution: Contribution::default(),
             grammar_paths: None,
             slow_ceiling: None,
+            kept_slow: None,
         }
     }
 
@@ -282,6 +285,7 @@ where
         exit_kind: &ExitKind,
     ) -> Result<bool, Error> {
         self.last = (false, 0);
+        self.kept_slow = None;
         if *exit_kind != ExitKind::Ok {
             return Ok(false);
         }
@@ -353,6 +357,7 @@ where
             keep = state
                 .metadata_or_insert_with(super::SlowPaths::default)
                 .record(replay.target_time, replay.text.len(), ceiling);
+            self.kept_slow = keep.then_some(replay.target_time);
         }
         self.last = (valid, new_edges.max(by_valid.new_edges));
         Ok(keep)
@@ -391,6 +396,9 @@ where
             parent: parent_number(state),
             mutator: mutation.map(|m| m.mutation.to_string()).unwrap_or_default(),
             found_at: self.started.elapsed().as_secs_f64(),
+            slow_ms: self
+                .kept_slow
+                .map(|t| (t.as_secs_f64() * 1e5).round() / 100.0),
             ..EntryInfo::default()
         });
         testcase.add_metadata(MapIndexesMetadata::new(

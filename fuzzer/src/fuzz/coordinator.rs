@@ -431,6 +431,7 @@ fn summarize(
         ooms: faults.2,
         fault_executions: parts.iter().map(|s| s.fault_executions).sum(),
         too_long: parts.iter().map(|s| s.too_long).sum(),
+        slow_kept: parts.iter().map(|s| s.slow_kept).sum(),
         restarts: parts.iter().map(|s| s.restarts).sum::<u64>()
             + clients.iter().map(|c| u64::from(c.restarts)).sum::<u64>(),
         seeds_loaded: parts.iter().map(|s| s.seeds_loaded).sum(),

@@ -909,6 +909,9 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         ooms: faults.2,
         fault_executions: state.metadata::<SeenFaults>().map_or(0, |s| s.occurrences),
         too_long: history.map_or(0, |h| h.too_long),
+        slow_kept: state
+            .metadata::<crate::feedback::SlowPaths>()
+            .map_or(0, |s| s.kept),
         restarts: progress.restarts,
         seeds_loaded: prepared.seeds.len(),
         seeds_skipped: prepared.seeds_skipped,

@@ -36,6 +36,9 @@ pub struct Summary {
     /// Inputs not run because their text was longer than `--max-len`.
     #[serde(default)]
     pub too_long: u64,
+    /// Entries kept because their run set a record of time per byte (`--keep-slow`).
+    #[serde(default)]
+    pub slow_kept: u64,
     /// Process restarts after crashes and timeouts.
     pub restarts: u64,
     pub seeds_loaded: usize,
