@@ -63,8 +63,10 @@ impl Harness {
 
     pub fn run(&mut self, input: &ChoiceInput) -> ExitKind {
         {
-            let mut replay = self.replay.borrow_mut();
-            let replay = &mut *replay;
+            // Taken out of the shared record while it is rebuilt, not borrowed: the timeout
+            // can fire here (a huge mutant), and the fault handler then reads the record.
+            let mut taken = std::mem::take(&mut *self.replay.borrow_mut());
+            let replay = &mut taken;
             // Repairing replay cannot fail; fresh choices are drawn within the bounds.
             let _ = self.sampler.sample(
                 input.choices.as_slice(),
@@ -74,10 +76,20 @@ impl Harness {
             );
             // Shared, not copied: most inputs have none, the others one reference count.
             replay.words = input.words.clone();
-            self.renderer
-                .render_words_into(&replay.sample.tree, &replay.words, &mut replay.text);
-            if replay.text.len() > self.max_len && !self.running_seeds.get() {
+            let limit = if self.running_seeds.get() {
+                usize::MAX
+            } else {
+                self.max_len
+            };
+            let whole = self.renderer.render_words_within(
+                &replay.sample.tree,
+                &replay.words,
+                &mut replay.text,
+                limit,
+            );
+            if !whole {
                 replay.validity = ExecutionClass::TooLong;
+                *self.replay.borrow_mut() = taken;
                 return ExitKind::Ok;
             }
             // The choices as replayed, fresh ones included: the bare loop must run the very
@@ -87,6 +99,7 @@ impl Harness {
                     .borrow_mut()
                     .record(replay.sample.choices.as_slice());
             }
+            *self.replay.borrow_mut() = taken;
         }
         let replay = self.replay.borrow();
         let target = &mut self.target;

@@ -106,6 +106,21 @@ impl<'g> Renderer<'g> {
     /// [`Renderer::render_into`] for an input with words of its own: each stands in for its
     /// pool value wherever the tree draws that value.
     pub fn render_words_into(&self, tree: &DerivationTree, words: &OwnWords, out: &mut String) {
+        self.render_words_within(tree, words, out, usize::MAX);
+    }
+
+    /// [`Renderer::render_words_into`] that stops once the text is longer than `limit` bytes,
+    /// returning false (`out` then holds a prefix). Why: indentation makes a text grow with
+    /// the square of its nesting, so a deep mutant of a few thousand choices can render to
+    /// hundreds of megabytes; rendering all of it only to refuse it as too long took longer
+    /// than the target's timeout, inside the timed execution.
+    pub fn render_words_within(
+        &self,
+        tree: &DerivationTree,
+        words: &OwnWords,
+        out: &mut String,
+        limit: usize,
+    ) -> bool {
         out.clear();
         let mut state = Layout {
             separator: self.separator,
@@ -165,11 +180,15 @@ impl<'g> Renderer<'g> {
                     if !text.text.is_empty() {
                         state.emit(text, !inside_token || token_pending);
                         token_pending = false;
+                        if state.out.len() > limit {
+                            return false;
+                        }
                     }
                 }
                 NodeKind::Rule { .. } | NodeKind::Optional { .. } | NodeKind::Repeat { .. } => {}
             }
         }
+        true
     }
 
     /// The text of `tree`; [`Renderer::render_into`] reuses the caller's buffer instead.
