@@ -93,7 +93,7 @@ fn outside_workspace(list: &[String], members: &[String]) -> Vec<String> {
 }
 
 /// `CARGO_TARGET_DIR` when the user set one (their builds go there), else the harness's own
-/// `target/`; each instrumentation list gets a directory below it.
+/// `target/`; each set of listed crates from outside the workspace gets a directory below it.
 fn target_base(harness: &Harness) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
