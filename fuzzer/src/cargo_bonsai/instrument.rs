@@ -11,11 +11,12 @@
 //! crate's own decision (`1`, or unset), as a crate that reads it with `option_env!` would.
 //! Cargo keeps that value in the crate's fingerprint and rebuilds the crate, and what depends
 //! on it, when the variable differs in a later build: a crate is never reused with another
-//! list's instrumentation, and a crate no list instruments (the engine, LibAFL, std's
-//! dependencies) is built once for all lists. Lists that differ in crates from outside the
-//! user's workspace still build in target directories of their own ([`fingerprint`]): such a
-//! crate can be a dependency of the engine or LibAFL (serde_json is), and switching it back and
-//! forth in one directory would rebuild them every time.
+//! list's instrumentation, and a crate no list instruments (the engine, LibAFL and their
+//! dependencies) is built once for all the lists that share a target directory. Lists that
+//! differ in crates from outside the user's workspace still build in target directories of
+//! their own ([`fingerprint`]): such a crate can be a dependency of the engine or LibAFL
+//! (serde_json is), and switching it back and forth in one directory would rebuild them every
+//! time.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
