@@ -61,3 +61,57 @@ fn a_local_tuple_holding_itself_hangs_the_type_checker() {
     let module = replay("module.star", "a = (a, 1)\n");
     assert!(module.contains("\"valid\""), "{module}");
 }
+
+/// Found by `bonsai fuzz` without `--bounds` (issue 30, docs/results.md, "Bugs found"):
+/// starlark 0.14.2 recurses once per level of nesting, with no limit, in its parser (a type
+/// annotation `list[list[...]]`) and in its compiler's scope pass (a chain of `not`), so a
+/// program nested some thousands of levels deep overflows a main thread's 8 MB stack. The
+/// overflow aborts the process, so each case runs this test binary again as a child that only
+/// checks the program, on a thread with a main thread's stack, and expects it to die of it.
+#[test]
+fn deep_nesting_overflows_the_stack() {
+    const CHILD: &str = "BONSAI_STARLARK_OVERFLOW_CHILD";
+    let depth = 100_000;
+    let programs = [
+        (
+            "not",
+            format!("def f():\n    return {}0\n", "not ".repeat(depth)),
+        ),
+        (
+            "list",
+            format!(
+                "def f(a: {}int{}):\n    pass\n",
+                "list[".repeat(depth),
+                "]".repeat(depth)
+            ),
+        ),
+    ];
+    if let Ok(which) = std::env::var(CHILD) {
+        let (_, program) = programs.iter().find(|(name, _)| *name == which).unwrap();
+        let program = program.clone();
+        let worker = std::thread::Builder::new()
+            .stack_size(bonsai::target::DEFAULT_TARGET_STACK)
+            .spawn(move || {
+                let _ = bonsai::target::Target::run(&mut Starlark::new(), program.as_bytes());
+            })
+            .unwrap();
+        let _ = worker.join();
+        return;
+    }
+    for (name, _) in &programs {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "deep_nesting_overflows_the_stack", "--nocapture"])
+            .env(CHILD, name)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "{name}: {depth} levels checked: {stderr}"
+        );
+        assert!(
+            stderr.contains("has overflowed its stack"),
+            "{name}: {stderr}"
+        );
+    }
+}
