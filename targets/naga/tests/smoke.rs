@@ -64,3 +64,44 @@ fn entry_point_attributes_before_a_struct_or_alias_are_accepted() {
         );
     }
 }
+
+/// Found by `bonsai fuzz` without `--bounds` (issue 30, docs/results.md, "Bugs found"): naga
+/// 30.0.1's WGSL front end lowers a chain of unary minus by recursion with no limit
+/// (`expression_for_abstract` and `expression_for_reference` call each other per level), so
+/// `return - - ... 1.0;` some thousands deep overflows a main thread's 8 MB stack; 200 levels
+/// validate. The overflow aborts the process, so the test runs this binary again as a child
+/// that only runs the target, on a thread with a main thread's stack, and expects it to die.
+#[test]
+fn a_deep_chain_of_unary_minus_overflows_the_stack() {
+    const CHILD: &str = "BONSAI_NAGA_OVERFLOW_CHILD";
+    let shader = |depth: usize| {
+        format!(
+            "fn f() -> f32 {{\n    return {}1.0;\n}}\n",
+            "- ".repeat(depth)
+        )
+    };
+    assert_eq!(Naga::new().run(shader(200).as_bytes()), Verdict::Valid);
+    if std::env::var_os(CHILD).is_some() {
+        let source = shader(100_000);
+        let worker = std::thread::Builder::new()
+            .stack_size(bonsai::target::DEFAULT_TARGET_STACK)
+            .spawn(move || {
+                let _ = Naga::new().run(source.as_bytes());
+            })
+            .unwrap();
+        let _ = worker.join();
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_deep_chain_of_unary_minus_overflows_the_stack",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "100,000 levels ran: {stderr}");
+    assert!(stderr.contains("has overflowed its stack"), "{stderr}");
+}
