@@ -81,9 +81,11 @@ pub struct FuzzArgs {
     stack: usize,
     /// Also keep inputs whose run takes much longer than their size predicts (each a new
     /// record of time per byte, over a millisecond and under a quarter of the timeout):
-    /// the stepping stones to super-linear hangs, which hit no new edge on the way. `false`
-    /// for concise corpora; `campaign` turns it off in its nodes.
-    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    /// the stepping stones to super-linear hangs, which hit no new edge on the way. Off by
+    /// default: in issue 30's comparison (docs/results.md) it kept 2-8 entries per run and 1 of
+    /// 70 hangs descended from one, while an entry both kept for its time and saved as a hang
+    /// (its time near the timeout on a loaded machine) is one input in two places.
+    #[arg(long, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
     keep_slow: bool,
     /// The mutators to use, comma-separated (default: all): havoc, regenerate, splice,
     /// delete-item, duplicate-item, shrink, recursion. For ablations.
