@@ -2,7 +2,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use libafl::executors::ExitKind;
 use libafl_bolts::rands::StdRand;
@@ -35,6 +35,9 @@ pub struct Harness {
     pub running_seeds: Rc<Cell<bool>>,
     /// Set when measuring the engine's overhead (see `overhead`).
     pub recorder: Option<super::overhead::SharedRecorder>,
+    /// Whether to time the target's runs: only the slow-path criterion reads the time, and
+    /// the clock costs every execution.
+    pub times_target: bool,
 }
 
 impl Harness {
@@ -58,6 +61,7 @@ impl Harness {
             max_len,
             running_seeds: Rc::default(),
             recorder: None,
+            times_target: false,
         })
     }
 
@@ -106,9 +110,9 @@ impl Harness {
         if let Some(limit) = self.memory_limit {
             memory_limit::arm(limit);
         }
-        let started = Instant::now();
+        let started = self.times_target.then(Instant::now);
         let result = run_caught(|| target.run(replay.text.as_bytes()));
-        let target_time = started.elapsed();
+        let target_time = started.map_or(Duration::ZERO, |s| s.elapsed());
         memory_limit::disarm();
         drop(replay);
         self.replay.borrow_mut().target_time = target_time;

@@ -39,7 +39,8 @@ pub struct LastExecution {
     pub text: String,
     pub validity: ExecutionClass,
     /// How long the target ran (wall time, the sampling and rendering before it excluded):
-    /// what the slow-path criterion weighs against the text's length.
+    /// what the slow-path criterion weighs against the text's length. Zero when the run does
+    /// not time its target (`--keep-slow false`).
     pub target_time: std::time::Duration,
 }
 
