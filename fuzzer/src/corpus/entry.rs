@@ -62,6 +62,7 @@ impl EntryInfo {
                 message: fault.message.clone(),
                 location: fault.location.clone(),
                 frames: fault.frames.clone(),
+                recursion: fault.recursion.clone(),
                 flaky: false,
             }),
         }
@@ -165,6 +166,10 @@ pub struct FaultRecord {
     pub location: String,
     /// The first frames of the target's stack.
     pub frames: Vec<String>,
+    /// A stack overflow's recurring functions, sorted (`Fault::recursion`); absent otherwise
+    /// and in outputs of earlier versions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recursion: Vec<String>,
     /// Set when a rerun of the input in a fresh process did not fault the same way.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
@@ -236,6 +241,7 @@ mod tests {
                 message: "boom at x.rs:1:2".into(),
                 location: "x.rs:1:2 in check_block".into(),
                 frames: vec!["check_block (src/lib.rs:10)".into()],
+                recursion: Vec::new(),
             }),
             ..EntryInfo::default()
         };

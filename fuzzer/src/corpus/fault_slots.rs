@@ -127,6 +127,7 @@ mod tests {
                 message: "m".into(),
                 location: "l".into(),
                 frames: vec![],
+                recursion: Vec::new(),
             }),
             ..EntryInfo::default()
         }

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::EntryInfo;
 use super::FaultSlots;
+use super::MetaRecord;
 use crate::diagnostic::Diagnostic;
-use crate::fault::{FaultLog, SeenFaults};
+use crate::fault::{FaultKind, FaultLog, SeenFaults};
 use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 
 /// The file that marks a directory as a Bonsai fuzzing output. It records what the run was
@@ -109,6 +110,16 @@ impl OutDir {
         let now = crate::fault::unix_now();
         for (key, slot) in FaultSlots::scan(&self.root).iter() {
             seen.know(key, slot.size, now);
+            if key.0 == FaultKind::StackOverflow {
+                let meta =
+                    (self.root.join(key.0.directory())).join(format!("{:06}.meta", slot.number));
+                let saved = std::fs::read_to_string(&meta)
+                    .ok()
+                    .and_then(|text| MetaRecord::read(&text).ok()?.fault);
+                if let Some(saved) = saved {
+                    seen.know_recursion(key.1, &saved.location, &saved.recursion);
+                }
+            }
         }
         match FaultLog::read(log) {
             Ok(Some(log)) => {
@@ -170,6 +181,34 @@ mod tests {
             bounds: "1,1,1".into(),
             valid_only: false,
         }
+    }
+
+    #[test]
+    fn a_resumed_run_joins_a_stack_overflow_to_the_saved_recursion_it_is_one_with() {
+        use crate::fault::Fault;
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutDir::prepare(dir.path(), &manifest("planted")).unwrap();
+        let overflow = |signature, functions: &[&str]| Fault {
+            kind: FaultKind::StackOverflow,
+            signature,
+            message: "the target overflowed its stack".into(),
+            location: format!("recursion through {}", functions.join(", ")),
+            frames: Vec::new(),
+            recursion: functions.iter().map(|f| f.to_string()).collect(),
+        };
+        let info = EntryInfo {
+            text: "((((".into(),
+            fault: Some(overflow(7, &["expr", "paren", "unary"])),
+            ..EntryInfo::default()
+        };
+        std::fs::write(dir.path().join("crashes/000000.txt"), &info.text).unwrap();
+        std::fs::write(dir.path().join("crashes/000000.meta"), info.to_text()).unwrap();
+
+        let mut seen = out.seen_faults(&dir.path().join("faults.json"));
+        let mut calls = overflow(8, &["call", "expr", "unary"]);
+        seen.join_recursion(&mut calls);
+        assert_eq!(calls.signature, 7, "the saved bucket, not a new one");
+        assert_eq!(calls.location, "recursion through expr, paren, unary");
     }
 
     #[test]

@@ -679,6 +679,7 @@ mod tests {
             message: "m".into(),
             location: "in f".into(),
             frames: vec!["f (x.rs:1)".into()],
+            recursion: Vec::new(),
         };
         let mut store = DiskCorpus::new(dir.path(), Role::Faults, 7);
         store
@@ -716,6 +717,7 @@ mod tests {
             message: "m".into(),
             location: "x.rs:1:1 in f".into(),
             frames: vec![],
+            recursion: Vec::new(),
         }
     }
 

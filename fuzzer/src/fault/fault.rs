@@ -20,4 +20,95 @@ pub struct Fault {
     pub location: String,
     /// The first frames of the target's stack, `function (file:line)`.
     pub frames: Vec<String>,
+    /// For a stack overflow: the functions that recur on its stack, sorted. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recursion: Vec<String>,
+}
+
+impl Fault {
+    /// Whether `other` is the same bug: the same bucket, or, for stack overflows, recursions
+    /// of one recursive descent (see [`one_recursion`]). A reduction keeps this, not the
+    /// signature: a smaller input often nests through fewer kinds of construct, and so recurs
+    /// through fewer functions, without being another bug.
+    pub fn same_bug(&self, other: &Fault) -> bool {
+        self.kind == other.kind
+            && (self.signature == other.signature
+                || (self.kind == FaultKind::StackOverflow
+                    && one_recursion(&self.recursion, &other.recursion)))
+    }
+}
+
+/// Whether two stack overflows' recursions (sorted function lists) are one recursive descent
+/// that nobody bounded: at least half the functions of the shorter recur in the other too.
+///
+/// Why not equal sets: a parser without a depth limit overflows through whatever the input
+/// nests, and each mix of constructs (parentheses in calls in arrow functions, ...) recurs
+/// through its own set of functions. Hashing the set made one missing limit fifteen buckets on
+/// oxc. Two recursions of different passes (a parser's and a type checker's) share no
+/// function, so they stay apart.
+pub fn one_recursion(a: &[String], b: &[String]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if short.is_empty() {
+        return false;
+    }
+    let shared = short
+        .iter()
+        .filter(|f| long.binary_search(f).is_ok())
+        .count();
+    2 * shared >= short.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        let mut v: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn recursions_sharing_half_the_shorter_are_one_and_disjoint_ones_are_not() {
+        let parens = names(&["parse_expr", "parse_unary", "parse_primary", "parse_paren"]);
+        let calls = names(&[
+            "parse_expr",
+            "parse_unary",
+            "parse_primary",
+            "parse_call",
+            "parse_arguments",
+        ]);
+        let scope = names(&["resolve_expr", "resolve_stmt"]);
+        assert!(one_recursion(&parens, &calls));
+        assert!(one_recursion(&calls, &parens));
+        assert!(!one_recursion(&parens, &scope));
+        assert!(!one_recursion(&[], &parens), "no recursion is no evidence");
+        let one_shared = names(&["parse_expr", "lower_a", "lower_b", "lower_c"]);
+        assert!(
+            !one_recursion(&one_shared, &parens),
+            "one function in four is not enough"
+        );
+    }
+
+    #[test]
+    fn the_same_bug_is_the_same_bucket_or_one_recursion_of_stack_overflows() {
+        let fault = |kind, signature, recursion: &[&str]| Fault {
+            kind,
+            signature,
+            message: String::new(),
+            location: String::new(),
+            frames: Vec::new(),
+            recursion: names(recursion),
+        };
+        let parens = fault(FaultKind::StackOverflow, 1, &["parse_expr", "parse_paren"]);
+        let arrays = fault(FaultKind::StackOverflow, 2, &["parse_expr", "parse_array"]);
+        let types = fault(FaultKind::StackOverflow, 3, &["check_type", "check_list"]);
+        assert!(parens.same_bug(&arrays));
+        assert!(!parens.same_bug(&types));
+        let hang = fault(FaultKind::Timeout, 4, &["parse_expr", "parse_paren"]);
+        assert!(!parens.same_bug(&hang), "another kind is another bug");
+        let panic = fault(FaultKind::Panic, 5, &[]);
+        assert!(panic.same_bug(&panic.clone()));
+        assert!(!panic.same_bug(&fault(FaultKind::Panic, 6, &[])));
+    }
 }

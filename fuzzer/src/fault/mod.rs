@@ -8,7 +8,7 @@ mod kind;
 mod log;
 mod seen;
 
-pub use fault::Fault;
+pub use fault::{Fault, one_recursion};
 pub use kind::FaultKind;
 pub use log::{BucketLine, FaultLog};
-pub use seen::{BucketKey, BucketStats, SeenFaults, Sighting, unix_now};
+pub use seen::{BucketKey, BucketStats, KnownRecursion, SeenFaults, Sighting, unix_now};

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use libafl::HasMetadata;
 use serde::{Deserialize, Serialize};
 
-use super::FaultKind;
+use super::{Fault, FaultKind, one_recursion};
 
 /// A bucket: the kind and the signature of a fault. Equal keys are one bug.
 pub type BucketKey = (FaultKind, u64);
@@ -48,8 +48,23 @@ pub struct SeenFaults {
     pub unwritten: bool,
     /// See `unwritten`.
     pub written_at: f64,
+    /// The stack overflows' buckets with the functions their recursions went through (every
+    /// sighting's, together), so that another mix of the same recursion joins its bucket.
+    #[serde(default)]
+    pub recursions: Vec<KnownRecursion>,
 }
 libafl_bolts::impl_serdeany!(SeenFaults);
+
+/// A stack overflow's bucket as a recursion: what a later stack overflow is compared with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KnownRecursion {
+    /// The bucket's signature: its first sighting's.
+    pub signature: u64,
+    /// Its first sighting's words.
+    pub location: String,
+    /// The functions of every recursion joined to it, sorted.
+    pub functions: Vec<String>,
+}
 
 impl SeenFaults {
     /// Gives `state` an empty record unless it has one (a restarted process keeps its own).
@@ -94,6 +109,54 @@ impl SeenFaults {
         });
         stats.count = stats.count.max(1);
         stats.smallest = stats.smallest.min(size);
+    }
+
+    /// Puts a stack overflow into the bucket of a known recursion it is one with
+    /// (`fault::one_recursion`), taking that bucket's signature and words; otherwise makes it
+    /// known. Other faults are left as they are.
+    pub fn join_recursion(&mut self, fault: &mut Fault) {
+        if fault.kind != FaultKind::StackOverflow || fault.recursion.is_empty() {
+            return;
+        }
+        let at = (self.recursions.iter())
+            .position(|known| known.signature == fault.signature)
+            .or_else(|| {
+                (self.recursions.iter())
+                    .position(|known| one_recursion(&known.functions, &fault.recursion))
+            });
+        match at.map(|at| &mut self.recursions[at]) {
+            Some(known) => {
+                fault.signature = known.signature;
+                fault.location.clone_from(&known.location);
+                for function in &fault.recursion {
+                    if let Err(at) = known.functions.binary_search(function) {
+                        known.functions.insert(at, function.clone());
+                    }
+                }
+            }
+            None => self.recursions.push(KnownRecursion {
+                signature: fault.signature,
+                location: fault.location.clone(),
+                functions: fault.recursion.clone(),
+            }),
+        }
+    }
+
+    /// A stack overflow's bucket saved before this process started, with its words and
+    /// recursion (outputs of earlier versions have none, and are not joined).
+    pub fn know_recursion(&mut self, signature: u64, location: &str, functions: &[String]) {
+        let mut functions = functions.to_vec();
+        functions.sort();
+        functions.dedup();
+        let mut saved = Fault {
+            kind: FaultKind::StackOverflow,
+            signature,
+            message: String::new(),
+            location: location.to_string(),
+            frames: Vec::new(),
+            recursion: functions,
+        };
+        self.join_recursion(&mut saved);
     }
 
     /// Whether `faults.json` is due: something changed, and either a bucket is new or smaller
@@ -146,6 +209,53 @@ mod tests {
         resumed.know(key, 40, 3.0);
         assert_eq!(resumed.see(key, 50, 20.0), Sighting::Again);
         assert_eq!(resumed.see(key, 39, 21.0), Sighting::Smaller);
+    }
+
+    #[test]
+    fn a_stack_overflow_joins_the_bucket_of_a_recursion_it_shares_half_its_functions_with() {
+        let overflow = |signature, functions: &[&str]| Fault {
+            kind: FaultKind::StackOverflow,
+            signature,
+            message: String::new(),
+            location: format!("recursion through {}", functions.join(", ")),
+            frames: Vec::new(),
+            recursion: functions.iter().map(|f| f.to_string()).collect(),
+        };
+        let mut seen = SeenFaults::default();
+        let mut parens = overflow(1, &["expr", "paren", "unary"]);
+        seen.join_recursion(&mut parens);
+        assert_eq!(
+            parens.signature, 1,
+            "the first of a recursion keeps its bucket"
+        );
+
+        let mut calls = overflow(2, &["args", "call", "expr", "unary"]);
+        seen.join_recursion(&mut calls);
+        assert_eq!(calls.signature, 1);
+        assert_eq!(calls.location, "recursion through expr, paren, unary");
+
+        // Shares one function of three with the first recursion, but two with the joined one.
+        let mut arguments = overflow(3, &["args", "call", "spread"]);
+        seen.join_recursion(&mut arguments);
+        assert_eq!(
+            arguments.signature, 1,
+            "the bucket grows with what joins it"
+        );
+
+        let mut scope = overflow(4, &["resolve_block", "resolve_stmt"]);
+        seen.join_recursion(&mut scope);
+        assert_eq!(
+            scope.signature, 4,
+            "another pass's recursion is another bug"
+        );
+
+        let mut panic = Fault {
+            kind: FaultKind::Panic,
+            ..overflow(5, &["expr", "paren"])
+        };
+        seen.join_recursion(&mut panic);
+        assert_eq!(panic.signature, 5, "only stack overflows are joined");
+        assert_eq!(seen.recursions.len(), 2);
     }
 
     #[test]

@@ -80,6 +80,7 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
         message,
         location: found.location,
         frames,
+        recursion: found.recursion,
     }
 }
 

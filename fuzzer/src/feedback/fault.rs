@@ -44,9 +44,10 @@ pub fn note_fault<S: HasMetadata>(
 ) -> Option<(Fault, Sighting)> {
     restore_stderr();
     let kind = fault_kind(exit_kind)?;
-    let fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
+    let mut fault = describe_fault(kind, state.metadata_or_insert_with(SymbolCache::default));
     let now = unix_now();
     let seen = state.metadata_or_insert_with(SeenFaults::default);
+    seen.join_recursion(&mut fault);
     let sighting = seen.see((fault.kind, fault.signature), size, now);
     if let Some(log) = log
         && seen.due(sighting != Sighting::Again, now, LOG_EVERY)

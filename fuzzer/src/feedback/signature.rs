@@ -221,6 +221,8 @@ pub struct Bucket {
     pub signature: u64,
     /// What it was computed from, in words.
     pub location: String,
+    /// A stack overflow's recurring functions, sorted (see `Fault::recursion`).
+    pub recursion: Vec<String>,
 }
 
 /// What a fault is bucketed by. No message takes part: messages quote the input, name its
@@ -248,6 +250,7 @@ pub fn bucket(
     frames: &[String],
     samples: &[SampledStack],
 ) -> Bucket {
+    let mut recurring = Vec::new();
     let (key, location) = match kind {
         FaultKind::Panic => match panic_location {
             Some(location) if !in_library(location) => {
@@ -277,10 +280,12 @@ pub fn bucket(
                 let top = function_of(innermost_located(frames)).to_string();
                 (top.clone(), format!("deep in {top}"))
             } else {
-                (
+                let words = (
                     cycle.join("\n"),
                     format!("recursion through {}", cycle.join(", ")),
-                )
+                );
+                recurring = cycle;
+                words
             }
         }
         FaultKind::Timeout | FaultKind::OutOfMemory => {
@@ -297,6 +302,7 @@ pub fn bucket(
     Bucket {
         signature: h.finish(),
         location,
+        recursion: recurring,
     }
 }
 
@@ -310,6 +316,7 @@ pub fn bare_bucket(kind: FaultKind, how: &str) -> Bucket {
     Bucket {
         signature: h.finish(),
         location: how.to_string(),
+        recursion: Vec::new(),
     }
 }
 

@@ -1,18 +1,17 @@
 //! The criterion "the candidate still crashes the target the same way".
 
 use super::{Candidate, Criterion, CriterionRefusal};
-use crate::feedback::{Fault, FaultKind};
+use crate::feedback::Fault;
 use crate::replay::ForkedRunner;
 
-/// Holds when the target, run on the candidate, faults with the original's kind and
-/// signature: the same `panic!` location for a panic, the same innermost frame of the target
-/// for a signal or a hang, as `bonsai fuzz` tells faults apart. Any other outcome, including
+/// Holds when the target, run on the candidate, faults as the same bug (`Fault::same_bug`):
+/// the same `panic!` location for a panic, the same innermost frame of the target for a
+/// signal or a hang, one recursion for a stack overflow, as `bonsai fuzz` tells faults apart.
+/// Any other outcome, including
 /// a different bug reached on the way, fails: a reproducer that drifts to an easier bug is
 /// the classic failure of crash reduction.
 pub struct SameCrash {
     runner: ForkedRunner,
-    kind: FaultKind,
-    signature: u64,
     original: Fault,
 }
 
@@ -25,8 +24,6 @@ impl SameCrash {
         };
         Ok(Self {
             runner,
-            kind: fault.kind,
-            signature: fault.signature,
             original: fault,
         })
     }
@@ -46,8 +43,6 @@ impl SameCrash {
 impl Criterion for SameCrash {
     fn holds(&mut self, candidate: &Candidate<'_>) -> bool {
         let outcome = self.runner.run(candidate.text.as_bytes());
-        outcome
-            .fault
-            .is_some_and(|f| f.kind == self.kind && f.signature == self.signature)
+        outcome.fault.is_some_and(|f| self.original.same_bug(&f))
     }
 }

@@ -310,6 +310,7 @@ impl ForkedRunner {
                         message: how.into(),
                         location: bucket.location,
                         frames: Vec::new(),
+                        recursion: Vec::new(),
                     },
                 )
             }
@@ -330,6 +331,7 @@ impl ForkedRunner {
                         message,
                         location: bucket.location,
                         frames: Vec::new(),
+                        recursion: Vec::new(),
                     },
                 )
             }

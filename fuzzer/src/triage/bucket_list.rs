@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::corpus::{MetaRecord, complete_entries};
 use crate::diagnostic::{Diagnostic, Location};
-use crate::fault::{BucketKey, BucketStats, FaultKind, FaultLog};
+use crate::fault::{BucketKey, BucketStats, Fault, FaultKind, FaultLog, one_recursion};
 use crate::layout::{
     CAMPAIGN_JSON, CLIENTS_DIR, CRASHES_DIR, FAULTS_JSON, FUZZ_JSON, HANGS_DIR, NODES_DIR,
     REDUCED_CHOICES, REDUCED_TXT,
@@ -49,6 +49,9 @@ pub struct FaultBucket {
     pub flaky: bool,
     /// Entries of this bucket saved in the run (more than one across a campaign's nodes).
     pub saved: usize,
+    /// For a stack overflow: the functions its entries recur through, all together, sorted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recursion: Vec<String>,
 }
 
 /// A reduced reproducer.
@@ -74,6 +77,15 @@ impl FaultBucket {
     /// The bucket's key.
     pub fn key(&self) -> BucketKey {
         (self.kind, self.signature)
+    }
+
+    /// Whether `fault` (of a rerun, a reduction's candidate) is this bucket's bug: its key, or
+    /// for a stack overflow one recursion with it (`fault::one_recursion`).
+    pub fn holds(&self, fault: &Fault) -> bool {
+        fault.kind == self.kind
+            && (fault.signature == self.signature
+                || (self.kind == FaultKind::StackOverflow
+                    && one_recursion(&self.recursion, &fault.recursion)))
     }
 
     /// The location for reading: a path into cargo's registry starts at the crate
@@ -303,6 +315,7 @@ fn merge(parts: &[Part]) -> FaultList {
             .total_cmp(&b.first_seen)
             .then(a.key().cmp(&b.key()))
     });
+    list.buckets = join_recursions(std::mem::take(&mut list.buckets));
     list.executions = list.buckets.iter().map(|b| b.count).sum();
     list
 }
@@ -377,7 +390,9 @@ fn add_entry(buckets: &mut BTreeMap<BucketKey, FaultBucket>, found: Found, part:
         reduced: None,
         flaky: false,
         saved: 0,
+        recursion: Vec::new(),
     });
+    join_sorted(&mut bucket.recursion, &fault.recursion);
     bucket.saved += 1;
     bucket.count += 1;
     bucket.first_seen = bucket.first_seen.min(found.written);
@@ -401,6 +416,51 @@ fn add_entry(buckets: &mut BTreeMap<BucketKey, FaultBucket>, found: Found, part:
     }
 }
 
+/// Adds the functions of `more` that `functions` lacks, keeping it sorted.
+fn join_sorted(functions: &mut Vec<String>, more: &[String]) {
+    for function in more {
+        if let Err(at) = functions.binary_search(function) {
+            functions.insert(at, function.clone());
+        }
+    }
+}
+
+/// Folds each stack overflow into the first bucket (by first sighting) whose recursion it is
+/// one with. Every process joins the recursions it sees itself (`SeenFaults::join_recursion`);
+/// this joins those of different processes (a campaign's nodes, the clients of `--cores`),
+/// which each saw their own first.
+fn join_recursions(buckets: Vec<FaultBucket>) -> Vec<FaultBucket> {
+    let mut kept: Vec<FaultBucket> = Vec::with_capacity(buckets.len());
+    for bucket in buckets {
+        let into = kept.iter_mut().find(|k| {
+            k.kind == FaultKind::StackOverflow
+                && bucket.kind == FaultKind::StackOverflow
+                && one_recursion(&k.recursion, &bucket.recursion)
+        });
+        let Some(into) = into else {
+            kept.push(bucket);
+            continue;
+        };
+        join_sorted(&mut into.recursion, &bucket.recursion);
+        let smaller = bucket.reproducer().1 < into.reproducer().1;
+        into.count += bucket.count;
+        into.saved += bucket.saved;
+        into.last_seen = into.last_seen.max(bucket.last_seen);
+        into.seen_by.extend(bucket.seen_by);
+        into.seen_by.sort();
+        into.seen_by.dedup();
+        into.flaky &= bucket.flaky;
+        if smaller {
+            into.entry = bucket.entry;
+            into.size = bucket.size;
+            into.reduced = bucket.reduced;
+            into.message = bucket.message;
+            into.frames = bucket.frames;
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,6 +481,7 @@ mod tests {
                 message: format!("boom {size}"),
                 location: "src/lib.rs:3:5 in c::f".into(),
                 frames: vec!["c::f (src/lib.rs:3)".into()],
+                recursion: Vec::new(),
             }),
             ..EntryInfo::default()
         };
@@ -473,6 +534,65 @@ mod tests {
             (second.join("crashes/000000.min.txt").as_path(), 2)
         );
         assert_eq!(list.buckets[0].name(), "panic_0000000000000007");
+    }
+
+    /// A campaign node that saved one stack overflow through `functions`, logged at `at`.
+    fn overflow_node(campaign: &Path, node: &str, signature: u64, functions: &[&str], at: f64) {
+        let dir = campaign.join(NODES_DIR).join(node);
+        std::fs::create_dir_all(dir.join(CRASHES_DIR)).unwrap();
+        std::fs::write(dir.join(FUZZ_JSON), "{}").unwrap();
+        let info = EntryInfo {
+            text: "(".repeat(functions.len() * 100),
+            fault: Some(Fault {
+                kind: FaultKind::StackOverflow,
+                signature,
+                message: "the target overflowed its stack".into(),
+                location: format!("recursion through {}", functions.join(", ")),
+                frames: Vec::new(),
+                recursion: functions.iter().map(|f| f.to_string()).collect(),
+            }),
+            ..EntryInfo::default()
+        };
+        let base = dir.join(CRASHES_DIR).join("000000");
+        std::fs::write(base.with_extension("txt"), &info.text).unwrap();
+        std::fs::write(base.with_extension("meta"), info.to_text()).unwrap();
+        let mut seen = SeenFaults::default();
+        seen.see((FaultKind::StackOverflow, signature), info.text.len(), at);
+        FaultLog::of(&seen).write(&dir.join(FAULTS_JSON)).unwrap();
+    }
+
+    #[test]
+    fn stack_overflows_of_one_recursion_in_different_processes_are_one_bucket() {
+        let temp = tempfile::tempdir().unwrap();
+        let campaign = temp.path();
+        std::fs::write(campaign.join(CAMPAIGN_JSON), "{}").unwrap();
+        overflow_node(campaign, "a", 1, &["expr", "paren", "unary"], 10.0);
+        overflow_node(campaign, "b", 2, &["call", "expr", "unary"], 20.0);
+        overflow_node(campaign, "c", 3, &["resolve", "scope"], 30.0);
+        let list = gather(campaign).unwrap();
+        assert!(list.problems.is_empty(), "{:?}", list.problems);
+        let buckets: Vec<_> = (list.buckets.iter())
+            .map(|b| (b.signature, b.saved, b.count, b.recursion.join(" ")))
+            .collect();
+        assert_eq!(
+            buckets,
+            [
+                (1, 2, 2, "call expr paren unary".to_string()),
+                (3, 1, 1, "resolve scope".to_string())
+            ]
+        );
+        assert_eq!(list.buckets[0].seen_by, ["a", "b"]);
+        assert_eq!(list.buckets[0].size, 300, "the smaller reproducer");
+        let rerun = |recursion: &[&str]| Fault {
+            kind: FaultKind::StackOverflow,
+            signature: 99,
+            message: String::new(),
+            location: String::new(),
+            frames: Vec::new(),
+            recursion: recursion.iter().map(|f| f.to_string()).collect(),
+        };
+        assert!(list.buckets[0].holds(&rerun(&["call", "expr"])));
+        assert!(!list.buckets[0].holds(&rerun(&["resolve", "scope"])));
     }
 
     #[test]

@@ -185,7 +185,7 @@ fn reduce_one(
     let runner = ForkedRunner::new(target, timeout).map_err(|e| other(e.to_string()))?;
     let crash = SameCrash::of_input(runner, &original)
         .map_err(|why| Failure::Flaky(format!("it does not fault in a fresh process: {why}")))?;
-    if (crash.fault().kind, crash.fault().signature) != bucket.key() {
+    if !bucket.holds(crash.fault()) {
         return Err(Failure::Flaky(format!(
             "it faults otherwise in a fresh process: {} ({})",
             crash.fault().kind,

@@ -155,6 +155,7 @@ fn a_saved_fault_that_does_not_fault_again_is_marked_flaky_and_kept() {
                 message: "planted by the test".into(),
                 location: "nowhere".into(),
                 frames: vec![],
+                recursion: Vec::new(),
             }),
             ..EntryInfo::default()
         };
