@@ -110,14 +110,14 @@ impl OutDir {
         let now = crate::fault::unix_now();
         for (key, slot) in FaultSlots::scan(&self.root).iter() {
             seen.know(key, slot.size, now);
-            if key.0 == FaultKind::StackOverflow {
+            if matches!(key.0, FaultKind::StackOverflow | FaultKind::Timeout) {
                 let meta =
                     (self.root.join(key.0.directory())).join(format!("{:06}.meta", slot.number));
                 let saved = std::fs::read_to_string(&meta)
                     .ok()
                     .and_then(|text| MetaRecord::read(&text).ok()?.fault);
                 if let Some(saved) = saved {
-                    seen.know_recursion(key.1, &saved.location, &saved.recursion);
+                    seen.know_recursion(key, &saved.location, &saved.recursion);
                 }
             }
         }

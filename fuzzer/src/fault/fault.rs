@@ -20,32 +20,33 @@ pub struct Fault {
     pub location: String,
     /// The first frames of the target's stack, `function (file:line)`.
     pub frames: Vec<String>,
-    /// For a stack overflow: the functions that recur on its stack, sorted. Empty otherwise.
+    /// For a stack overflow, and a hang inside a recursion: the functions that recur on its
+    /// stack, sorted. Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recursion: Vec<String>,
 }
 
 impl Fault {
-    /// Whether `other` is the same bug: the same bucket, or, for stack overflows, recursions
-    /// of one recursive descent (see [`one_recursion`]). A reduction keeps this, not the
+    /// Whether `other` is the same bug: the same bucket, or, for stack overflows and hangs in
+    /// a recursion, one recursion (see [`one_recursion`]). A reduction keeps this, not the
     /// signature: a smaller input often nests through fewer kinds of construct, and so recurs
     /// through fewer functions, without being another bug.
     pub fn same_bug(&self, other: &Fault) -> bool {
         self.kind == other.kind
             && (self.signature == other.signature
-                || (self.kind == FaultKind::StackOverflow
-                    && one_recursion(&self.recursion, &other.recursion)))
+                || one_recursion(&self.recursion, &other.recursion))
     }
 }
 
-/// Whether two stack overflows' recursions (sorted function lists) are one recursive descent
-/// that nobody bounded: at least half the functions of the shorter recur in the other too.
+/// Whether two faults' recursions (sorted function lists) are one recursion: at least half
+/// the functions of the shorter recur in the other too.
 ///
 /// Why not equal sets: a parser without a depth limit overflows through whatever the input
 /// nests, and each mix of constructs (parentheses in calls in arrow functions, ...) recurs
 /// through its own set of functions. Hashing the set made one missing limit fifteen buckets on
-/// oxc. Two recursions of different passes (a parser's and a type checker's) share no
-/// function, so they stay apart.
+/// oxc. A hang in a slow recursion is sampled wherever the timer lands: in the recursion
+/// alone, or in it and the formatting it calls. Two recursions of different passes (a
+/// parser's and a type checker's) share no function, so they stay apart.
 pub fn one_recursion(a: &[String], b: &[String]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if short.is_empty() {
@@ -107,6 +108,8 @@ mod tests {
         assert!(!parens.same_bug(&types));
         let hang = fault(FaultKind::Timeout, 4, &["parse_expr", "parse_paren"]);
         assert!(!parens.same_bug(&hang), "another kind is another bug");
+        let slow = fault(FaultKind::Timeout, 7, &["parse_expr", "fmt"]);
+        assert!(hang.same_bug(&slow), "hangs in one recursion are one bug");
         let panic = fault(FaultKind::Panic, 5, &[]);
         assert!(panic.same_bug(&panic.clone()));
         assert!(!panic.same_bug(&fault(FaultKind::Panic, 6, &[])));

@@ -48,16 +48,19 @@ pub struct SeenFaults {
     pub unwritten: bool,
     /// See `unwritten`.
     pub written_at: f64,
-    /// The stack overflows' buckets with the functions their recursions went through (every
-    /// sighting's, together), so that another mix of the same recursion joins its bucket.
+    /// The buckets of stack overflows and hangs in a recursion, with the functions their
+    /// recursions went through (every sighting's, together), so that another mix of the same
+    /// recursion joins its bucket.
     #[serde(default)]
     pub recursions: Vec<KnownRecursion>,
 }
 libafl_bolts::impl_serdeany!(SeenFaults);
 
-/// A stack overflow's bucket as a recursion: what a later stack overflow is compared with.
+/// A bucket as a recursion: what a later fault of its kind is compared with.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KnownRecursion {
+    /// The bucket's kind: a stack overflow and a hang are not one bug.
+    pub kind: FaultKind,
     /// The bucket's signature: its first sighting's.
     pub signature: u64,
     /// Its first sighting's words.
@@ -111,18 +114,20 @@ impl SeenFaults {
         stats.smallest = stats.smallest.min(size);
     }
 
-    /// Puts a stack overflow into the bucket of a known recursion it is one with
-    /// (`fault::one_recursion`), taking that bucket's signature and words; otherwise makes it
-    /// known. Other faults are left as they are.
+    /// Puts a fault in a recursion (a stack overflow, a hang) into the bucket of a known
+    /// recursion of its kind it is one with (`fault::one_recursion`), taking that bucket's
+    /// signature and words; otherwise makes it known. Other faults are left as they are.
     pub fn join_recursion(&mut self, fault: &mut Fault) {
-        if fault.kind != FaultKind::StackOverflow || fault.recursion.is_empty() {
+        if fault.recursion.is_empty() {
             return;
         }
+        let of_kind = |known: &&KnownRecursion| known.kind == fault.kind;
         let at = (self.recursions.iter())
-            .position(|known| known.signature == fault.signature)
+            .position(|known| of_kind(&known) && known.signature == fault.signature)
             .or_else(|| {
-                (self.recursions.iter())
-                    .position(|known| one_recursion(&known.functions, &fault.recursion))
+                (self.recursions.iter()).position(|known| {
+                    of_kind(&known) && one_recursion(&known.functions, &fault.recursion)
+                })
             });
         match at.map(|at| &mut self.recursions[at]) {
             Some(known) => {
@@ -135,6 +140,7 @@ impl SeenFaults {
                 }
             }
             None => self.recursions.push(KnownRecursion {
+                kind: fault.kind,
                 signature: fault.signature,
                 location: fault.location.clone(),
                 functions: fault.recursion.clone(),
@@ -142,15 +148,15 @@ impl SeenFaults {
         }
     }
 
-    /// A stack overflow's bucket saved before this process started, with its words and
-    /// recursion (outputs of earlier versions have none, and are not joined).
-    pub fn know_recursion(&mut self, signature: u64, location: &str, functions: &[String]) {
+    /// A bucket saved before this process started, with its words and recursion (outputs of
+    /// earlier versions have none, and are not joined).
+    pub fn know_recursion(&mut self, key: BucketKey, location: &str, functions: &[String]) {
         let mut functions = functions.to_vec();
         functions.sort();
         functions.dedup();
         let mut saved = Fault {
-            kind: FaultKind::StackOverflow,
-            signature,
+            kind: key.0,
+            signature: key.1,
             message: String::new(),
             location: location.to_string(),
             frames: Vec::new(),
@@ -249,13 +255,32 @@ mod tests {
             "another pass's recursion is another bug"
         );
 
-        let mut panic = Fault {
-            kind: FaultKind::Panic,
+        let mut hang = Fault {
+            kind: FaultKind::Timeout,
             ..overflow(5, &["expr", "paren"])
         };
+        seen.join_recursion(&mut hang);
+        assert_eq!(hang.signature, 5, "a hang is not a stack overflow");
+        let mut slower = Fault {
+            kind: FaultKind::Timeout,
+            ..overflow(6, &["expr"])
+        };
+        seen.join_recursion(&mut slower);
+        assert_eq!(
+            slower.signature, 5,
+            "but joins a hang in the same recursion"
+        );
+        let mut panic = Fault {
+            kind: FaultKind::Panic,
+            recursion: Vec::new(),
+            ..overflow(7, &[])
+        };
         seen.join_recursion(&mut panic);
-        assert_eq!(panic.signature, 5, "only stack overflows are joined");
-        assert_eq!(seen.recursions.len(), 2);
+        assert_eq!(
+            panic.signature, 7,
+            "a fault with no recursion keeps its bucket"
+        );
+        assert_eq!(seen.recursions.len(), 3);
     }
 
     #[test]

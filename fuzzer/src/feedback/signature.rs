@@ -289,10 +289,12 @@ pub fn bucket(
             }
         }
         FaultKind::Timeout | FaultKind::OutOfMemory => {
-            looping_function(samples).unwrap_or_else(|| {
+            let (key, words, functions) = looping_function(samples).unwrap_or_else(|| {
                 let function = function_of(innermost_located(frames));
-                (function.to_string(), format!("in {function}"))
-            })
+                (function.to_string(), format!("in {function}"), Vec::new())
+            });
+            recurring = functions;
+            (key, words)
         }
     };
     let mut h = fnv::FnvHasher::default();
@@ -370,8 +372,8 @@ pub struct SampledCall {
 }
 
 /// The computation a hang did not leave, from the samples of its run (see [`bucket`]): the key
-/// and the words for it.
-fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
+/// and the words for it, and the functions of the recursion it is in (none for a loop).
+fn looping_function(samples: &[SampledStack]) -> Option<(String, String, Vec<String>)> {
     let last = samples.last()?;
     let holds = |sample: &SampledStack, function: &str| {
         sample
@@ -448,7 +450,7 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
             {
                 return Some(recursion_bucket(vec![below]));
             }
-            return Some((function.to_string(), format!("in {function}")));
+            return Some((function.to_string(), format!("in {function}"), Vec::new()));
         }
     }
     // No frame outside a recursion lasted within the walked frames: a recursion deeper than
@@ -466,7 +468,8 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String)> {
     if !cycle.is_empty() {
         return Some(recursion_bucket(cycle));
     }
-    innermost_shared(last.calls.iter(), &shared).map(|f| (f.to_string(), format!("in {f}")))
+    innermost_shared(last.calls.iter(), &shared)
+        .map(|f| (f.to_string(), format!("in {f}"), Vec::new()))
 }
 
 /// The call of machine function `entry` in a sample (its innermost frame), by position.
@@ -550,12 +553,12 @@ fn shared_innermost_recursion(
         .map(str::to_string)
 }
 
-/// The key and the words of a hang inside a recursion of `functions`: one key for one cycle
-/// of functions however it was reached.
-fn recursion_bucket(mut functions: Vec<String>) -> (String, String) {
+/// The key and the words of a hang inside a recursion of `functions`, and the functions,
+/// sorted: one key for one cycle of functions however it was reached.
+fn recursion_bucket(mut functions: Vec<String>) -> (String, String, Vec<String>) {
     functions.sort_unstable();
     functions.dedup();
-    match functions.as_slice() {
+    let (key, words) = match functions.as_slice() {
         [function] => (
             format!("recursion {function}"),
             format!("in a recursion of {function}"),
@@ -564,7 +567,8 @@ fn recursion_bucket(mut functions: Vec<String>) -> (String, String) {
             functions.join("\n"),
             format!("in a recursion through {}", functions.join(", ")),
         ),
-    }
+    };
+    (key, words, functions)
 }
 
 /// The function the lasting machine function `entry` was in through all the samples: of the

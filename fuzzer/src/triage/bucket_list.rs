@@ -49,7 +49,8 @@ pub struct FaultBucket {
     pub flaky: bool,
     /// Entries of this bucket saved in the run (more than one across a campaign's nodes).
     pub saved: usize,
-    /// For a stack overflow: the functions its entries recur through, all together, sorted.
+    /// For a stack overflow or a hang in a recursion: the functions its entries recur through,
+    /// all together, sorted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recursion: Vec<String>,
 }
@@ -80,12 +81,11 @@ impl FaultBucket {
     }
 
     /// Whether `fault` (of a rerun, a reduction's candidate) is this bucket's bug: its key, or
-    /// for a stack overflow one recursion with it (`fault::one_recursion`).
+    /// one recursion with it (`fault::one_recursion`).
     pub fn holds(&self, fault: &Fault) -> bool {
         fault.kind == self.kind
             && (fault.signature == self.signature
-                || (self.kind == FaultKind::StackOverflow
-                    && one_recursion(&self.recursion, &fault.recursion)))
+                || one_recursion(&self.recursion, &fault.recursion))
     }
 
     /// The location for reading: a path into cargo's registry starts at the crate
@@ -425,18 +425,15 @@ fn join_sorted(functions: &mut Vec<String>, more: &[String]) {
     }
 }
 
-/// Folds each stack overflow into the first bucket (by first sighting) whose recursion it is
-/// one with. Every process joins the recursions it sees itself (`SeenFaults::join_recursion`);
+/// Folds each fault in a recursion (stack overflows, hangs) into the first bucket of its kind
+/// (by first sighting) whose recursion it is one with. Every process joins the recursions it sees itself (`SeenFaults::join_recursion`);
 /// this joins those of different processes (a campaign's nodes, the clients of `--cores`),
 /// which each saw their own first.
 fn join_recursions(buckets: Vec<FaultBucket>) -> Vec<FaultBucket> {
     let mut kept: Vec<FaultBucket> = Vec::with_capacity(buckets.len());
     for bucket in buckets {
-        let into = kept.iter_mut().find(|k| {
-            k.kind == FaultKind::StackOverflow
-                && bucket.kind == FaultKind::StackOverflow
-                && one_recursion(&k.recursion, &bucket.recursion)
-        });
+        let into = (kept.iter_mut())
+            .find(|k| k.kind == bucket.kind && one_recursion(&k.recursion, &bucket.recursion));
         let Some(into) = into else {
             kept.push(bucket);
             continue;
