@@ -288,3 +288,45 @@ fn case_insensitive_grammars_read_words_in_either_case() {
             .is_err()
     );
 }
+
+/// Issue 31, from grammars-v4's SQLite lexer: a line comment on a hidden channel that ends at
+/// a line end or at `EOF` is a comment, and an identifier rule with a class beyond ASCII reads
+/// a seed's Unicode names, while the pool's values stay ASCII.
+#[test]
+fn hidden_line_comments_ending_at_eof_and_unicode_names_are_read() {
+    let imported = from_text(
+        r#"
+        grammar S;
+        start : stmt* EOF ;
+        stmt : 'SELECT' ID (',' ID)* ';' ;
+        ID : [A-Za-z_\u007F-\uFFFF] [A-Za-z_0-9\u007F-\uFFFF]* ;
+        LINE_COMMENT : '--' ~[\r\n]* ('\r'? '\n' | EOF) -> channel(HIDDEN) ;
+        BLOCK_COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;
+        SPACES : [ \t\r\n] -> channel(HIDDEN) ;
+        "#,
+    );
+    let grammar = imported.grammar;
+    let text = to_ebnf(&grammar);
+    assert!(text.contains("%comment \"--\";"), "{text}");
+    let pool = grammar.pools.iter().find(|p| p.name == "ID").unwrap();
+    assert_eq!(&pool.values[..3], ["A", "B", "C"]);
+    assert!(
+        pool.values.iter().all(|v| v.is_ascii()),
+        "{:?}",
+        &pool.values
+    );
+
+    let parser = bonsai::parse::Parser::new(&grammar);
+    let seed = "SELECT 名, 色; -- names\nSELECT /* x */ b; -- no line end";
+    let parsed = parser
+        .parse_with(seed, bonsai::parse::ParseOptions::keeping_words())
+        .unwrap_or_else(|e| panic!("{:?}: {}", e.line_col(seed), e.message));
+    assert_eq!(parsed.comments.len(), 3, "{:?}", parsed.comments);
+    let own: Vec<&str> = (parsed.words.as_slice().iter())
+        .map(|w| w.word.as_str())
+        .collect();
+    assert_eq!(own, ["名", "色"], "the seed's names are its own words");
+    for text in generate_checked(&grammar, bounds("3,3,3"), 7, 200) {
+        assert!(text.is_ascii(), "generation stays ASCII: {text}");
+    }
+}

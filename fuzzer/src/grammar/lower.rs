@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use super::pool::{POOL_CAPACITY, shortlex_words};
+use super::pool::{POOL_CAPACITY, ascii_part, shortlex_words};
 use super::regex;
 use super::syntax::{Expr, GrammarFile, LayoutSetting, PoolDef, PoolSource};
 use super::{
@@ -444,7 +444,10 @@ impl Builder<'_> {
         // The empty word can never be a token; excluding it up front keeps the pool full.
         let mut exclude = keywords.clone();
         exclude.insert(String::new());
-        let values = shortlex_words(&hir, POOL_CAPACITY, &exclude);
+        let mut values = shortlex_words(&ascii_part(&hir), POOL_CAPACITY, &exclude);
+        if values.is_empty() {
+            values = shortlex_words(&hir, POOL_CAPACITY, &exclude);
+        }
         if values.is_empty() {
             let why = if shortlex_words(&hir, 2, &HashSet::new())
                 .iter()

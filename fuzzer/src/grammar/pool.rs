@@ -61,6 +61,41 @@ pub fn shortlex_words(hir: &Hir, needed: usize, exclude: &HashSet<String>) -> Ve
     }
 }
 
+/// The words of `hir`'s language written in ASCII only. A pool's values are drawn from
+/// them (when there are any), so that an identifier rule that also admits `名` (for reading a
+/// seed's names) still generates `a`, `b`, `c`: shortlex order would otherwise put every
+/// one-character word beyond ASCII before `aa`.
+pub fn ascii_part(hir: &Hir) -> Hir {
+    use regex_syntax::hir::{
+        Capture, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Repetition,
+    };
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(class)) => {
+            let mut ascii = class.clone();
+            ascii.intersect(&ClassUnicode::new([ClassUnicodeRange::new('\0', '\x7F')]));
+            Hir::class(Class::Unicode(ascii))
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let mut ascii = class.clone();
+            ascii.intersect(&ClassBytes::new([ClassBytesRange::new(0, 0x7F)]));
+            Hir::class(Class::Bytes(ascii))
+        }
+        HirKind::Literal(literal) if literal.0.is_ascii() => hir.clone(),
+        HirKind::Literal(_) => Hir::fail(),
+        HirKind::Repetition(rep) => Hir::repetition(Repetition {
+            sub: Box::new(ascii_part(&rep.sub)),
+            ..rep.clone()
+        }),
+        HirKind::Capture(capture) => Hir::capture(Capture {
+            sub: Box::new(ascii_part(&capture.sub)),
+            ..capture.clone()
+        }),
+        HirKind::Concat(parts) => Hir::concat(parts.iter().map(ascii_part).collect()),
+        HirKind::Alternation(alts) => Hir::alternation(alts.iter().map(ascii_part).collect()),
+        HirKind::Empty | HirKind::Look(_) => hir.clone(),
+    }
+}
+
 fn shortlex_key(s: &str) -> (usize, &str) {
     (s.chars().count(), s)
 }

@@ -19,6 +19,10 @@ pub enum Preference {
     Printable,
     /// ASCII letters, digits and `_`, else printable ASCII.
     Word,
+    /// As `Word`, with the class's characters beyond ASCII kept: an identifier rule such as
+    /// `[A-Z_\u007F-\uFFFF]`, so that a seed's `名` is read as a name (kept as the seed's own
+    /// word). The pool's values stay ASCII (`grammar::lower` draws them from the ASCII part).
+    Identifier,
 }
 
 pub struct Narrowed {
@@ -70,6 +74,10 @@ fn word() -> ClassUnicode {
     ])
 }
 
+fn beyond_ascii() -> ClassUnicode {
+    ClassUnicode::new([ClassUnicodeRange::new('\u{80}', '\u{10FFFF}')])
+}
+
 fn intersect(class: &ClassUnicode, with: ClassUnicode) -> Option<ClassUnicode> {
     let mut narrowed = class.clone();
     narrowed.intersect(&with);
@@ -83,6 +91,13 @@ fn walk(hir: Hir, preference: Preference, dropped: &mut bool) -> Hir {
                 Preference::Word => intersect(&class, word())
                     .or_else(|| intersect(&class, printable()))
                     .unwrap_or(class),
+                Preference::Identifier => {
+                    let mut word_and_beyond = word();
+                    word_and_beyond.union(&beyond_ascii());
+                    intersect(&class, word_and_beyond)
+                        .or_else(|| intersect(&class, printable()))
+                        .unwrap_or(class)
+                }
                 Preference::Printable => class,
             };
             Hir::class(Class::Unicode(narrowed))
@@ -136,6 +151,15 @@ mod tests {
         assert_eq!(narrowed(r"[^\s\d]", Preference::Word), "[A-Z_a-z]");
         // A class with nothing printable stays as it is.
         assert_eq!(narrowed(r"\u{FEFF}", Preference::Printable), "\u{FEFF}");
+    }
+
+    #[test]
+    fn identifier_classes_keep_what_lies_beyond_ascii() {
+        assert_eq!(
+            narrowed(r"[A-Z_\x{7F}-\x{FFFF}!]", Preference::Identifier),
+            r"[A-Z_\u{80}-\u{FFFF}]"
+        );
+        assert_eq!(narrowed(r"[!?]", Preference::Identifier), "[!?]");
     }
 
     #[test]

@@ -477,7 +477,7 @@ impl<'a> Converter<'a> {
             return None;
         }
         let regex = self.rule_regex(rule, &mut Vec::new())?;
-        let narrowed = parse_narrowed(&regex, Preference::Word).ok()?;
+        let narrowed = parse_narrowed(&regex, Preference::Identifier).ok()?;
         Some(PoolDef {
             name: self.native(&rule.name),
             name_span: rule.name_span,
@@ -779,6 +779,10 @@ impl<'a> Converter<'a> {
                 format!("(?i:{})", regex_syntax::escape(text))
             }
             Element::Literal(text, _) => regex_syntax::escape(text),
+            // A line comment ends at a line end or at the end of the file
+            // (`'--' ~[\r\n]* ('\r'? '\n' | EOF)`): the end of the text, which comment
+            // detection reads as an end like any other.
+            Element::Ref(name, _) if name == "EOF" => r"\z".to_string(),
             Element::Ref(name, _) => {
                 let rule = self.by_name.get(name.as_str())?;
                 self.rule_regex(rule, visiting)?
