@@ -86,6 +86,10 @@ struct Importer<'v, 'a> {
     externals: HashMap<String, External>,
     /// Externals referenced so far, in order of first use, for their fallback rules.
     used_externals: Vec<(String, Span)>,
+    /// The texts the grammar gives closing externals through an alias (`_block_string_end`
+    /// as `]]`), by the part of their name before the role (`_block_string`): what the
+    /// content external of the same stem runs up to (see `fallback_rules`).
+    closers: HashMap<String, String>,
     /// The `word` rule, when it became a pool.
     word_pool: Option<String>,
     warnings: Vec<Diagnostic>,
@@ -133,6 +137,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             names: HashMap::new(),
             externals: HashMap::new(),
             used_externals: Vec::new(),
+            closers: HashMap::new(),
             word_pool: None,
             warnings: Vec::new(),
             errors: Vec::new(),
@@ -398,7 +403,19 @@ impl<'v, 'a> Importer<'v, 'a> {
     fn fallback_rules(&mut self, file: &mut GrammarFile) {
         for (name, span) in std::mem::take(&mut self.used_externals) {
             let native = self.native(&name);
+            let closer = (name.rsplit_once('_'))
+                .filter(|_| StringRole::of(&name) == Some(StringRole::Content))
+                .and_then(|(stem, _)| self.closers.get(stem));
             let body = match self.externals[&name] {
+                // A long string's content (`[[ ... ]]`, whose scanner reads up to its closer):
+                // any text without the closer, so that a seed's contents are read as they are.
+                External::Text { glued: true, .. } if closer.is_some() => Expr::Seq(
+                    vec![
+                        Expr::Name(LayoutToken::Glue.name().into(), span),
+                        Expr::Regex(up_to(closer.expect("matched")), span),
+                    ],
+                    span,
+                ),
                 External::Text { text, glued } => {
                     let mut items = Vec::new();
                     if glued {
@@ -440,6 +457,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             return LayoutSetting::Named("auto".to_string(), Span::default());
         };
         let mut skipped = Vec::new();
+        let mut blocks = Vec::new();
         if let Some(list) = extras.as_array() {
             for item in &list.elements {
                 let Ok((kind, object)) = node(self.source, item) else {
@@ -448,12 +466,17 @@ impl<'v, 'a> Importer<'v, 'a> {
                 // A named extra (`$.comment`) is read only when it is a token: anything else
                 // could not be skipped by a lexer, and reading it would report an error.
                 if kind == "SYMBOL" {
-                    let is_token = self
+                    let body = self
                         .string_field(object, "name")
-                        .and_then(|name| self.rule_body(name.value.as_ref()))
-                        .is_some_and(|body| !mentions_symbols(body));
-                    if !is_token {
-                        continue;
+                        .and_then(|name| self.rule_body(name.value.as_ref()));
+                    match body {
+                        Some(body) if !mentions_symbols(body) => {}
+                        Some(body) => {
+                            self.partly_external_comment(body, &mut skipped, &mut blocks);
+                            continue;
+                        }
+                        // An external extra (tree-sitter-javascript's `html_comment`).
+                        None => continue,
                     }
                 }
                 if let Some(regex) = self.token_regex(item)
@@ -464,7 +487,57 @@ impl<'v, 'a> Importer<'v, 'a> {
             }
         }
         self.comments = implied_comments(&skipped);
+        self.comments = with_external_blocks(std::mem::take(&mut self.comments), &blocks);
         implied_layout(&skipped, span_of(extras))
+    }
+
+    /// A comment extra that is not a token because some of its alternatives are external
+    /// (tree-sitter-lua's `comment: choice(seq('--', /[^\r\n]*/), seq($._block_comment_start,
+    /// ...))`): its token alternatives are read as any skipped token, and each alternative
+    /// made of comment externals is noted as a block comment (its start's and end's aliases,
+    /// if the grammar gives them) for [`with_external_blocks`].
+    fn partly_external_comment(
+        &mut self,
+        body: &'v Value<'a>,
+        skipped: &mut Vec<regex_syntax::hir::Hir>,
+        blocks: &mut Vec<ExternalBlock>,
+    ) {
+        let members: Vec<&'v Value<'a>> = match node(self.source, body) {
+            Ok(("CHOICE", object)) => self
+                .members(object)
+                .map_or(Vec::new(), |m| m.iter().collect()),
+            _ => vec![body],
+        };
+        for member in members {
+            if !mentions_symbols(member) {
+                if let Some(regex) = self.token_regex(member)
+                    && let Ok(hir) = regex_syntax::parse(&regex)
+                {
+                    skipped.push(hir);
+                }
+                continue;
+            }
+            let mut aliased = Vec::new();
+            collect_aliased_symbols(member, &mut aliased);
+            let comment_externals: Vec<&(String, Option<String>)> = (aliased.iter())
+                .filter(|(name, _)| {
+                    self.externals.contains_key(name) && name.to_lowercase().contains("comment")
+                })
+                .collect();
+            if comment_externals.is_empty() {
+                continue;
+            }
+            let alias_of = |role: StringRole| {
+                comment_externals
+                    .iter()
+                    .find(|(name, _)| CommentRole::of(name) == Some(role))
+                    .and_then(|(_, alias)| alias.clone())
+            };
+            blocks.push(ExternalBlock {
+                open: alias_of(StringRole::Start),
+                close: alias_of(StringRole::End),
+            });
+        }
     }
 
     fn error(&mut self, span: Span, message: impl Into<String>) {
@@ -1005,6 +1078,13 @@ impl<'v, 'a> Importer<'v, 'a> {
         if value.value.is_empty() {
             return None;
         }
+        let name = symbol.get_string("name")?.value.as_ref();
+        if StringRole::of(name) == Some(StringRole::End)
+            && let Some((stem, _)) = name.rsplit_once('_')
+        {
+            self.closers
+                .insert(stem.to_string(), value.value.to_string());
+        }
         let span = span_of(value);
         let literal = Expr::Literal(value.value.to_string(), span);
         Some(if external.glued() {
@@ -1249,6 +1329,134 @@ fn collect_symbols(value: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// Names of SYMBOL nodes below `value`, each with the anonymous string an enclosing ALIAS
+/// gives it (`alias($._block_comment_start, '[[')`), if any.
+fn collect_aliased_symbols(value: &Value, out: &mut Vec<(String, Option<String>)>) {
+    match value {
+        Value::Object(object) => {
+            let kind = object.get_string("type").map(|t| t.value.as_ref());
+            if kind == Some("SYMBOL")
+                && let Some(name) = object.get_string("name")
+            {
+                out.push((name.value.to_string(), None));
+                return;
+            }
+            if kind == Some("ALIAS")
+                && let Some(Value::Object(content)) = object.get("content").map(|p| &p.value)
+                && content
+                    .get_string("type")
+                    .is_some_and(|t| t.value == "SYMBOL")
+                && let Some(name) = content.get_string("name")
+            {
+                let named = matches!(object.get("named").map(|p| &p.value), Some(Value::BooleanLit(b)) if b.value);
+                let alias = (!named)
+                    .then(|| object.get_string("value").map(|v| v.value.to_string()))
+                    .flatten();
+                out.push((name.value.to_string(), alias));
+                return;
+            }
+            for p in &object.properties {
+                collect_aliased_symbols(&p.value, out);
+            }
+        }
+        Value::Array(list) => {
+            for v in &list.elements {
+                collect_aliased_symbols(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A regex of the texts that do not contain `closer` (of one or two characters counted; a
+/// longer closer by its first two), and so do not end a long string or comment early.
+fn up_to(closer: &str) -> String {
+    let mut chars = closer.chars();
+    let escape = |c: char| regex_syntax::escape(&c.to_string());
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) => format!(
+            "(?:[^{f}]|{f}[^{s}])*",
+            f = escape(first),
+            s = escape(second)
+        ),
+        (Some(first), None) => format!("[^{}]*", escape(first)),
+        _ => "(?s:.)*".to_string(),
+    }
+}
+
+/// A block comment whose start and end come from an external scanner, with the texts the
+/// grammar's aliases give them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ExternalBlock {
+    open: Option<String>,
+    close: Option<String>,
+}
+
+/// The role of a comment external, by the naming conventions of string externals.
+struct CommentRole;
+
+impl CommentRole {
+    fn of(name: &str) -> Option<StringRole> {
+        let key = name.trim_start_matches('_').to_ascii_lowercase();
+        let ends = |suffixes: &[&str]| suffixes.iter().any(|s| key.ends_with(s));
+        if !key.contains("comment") {
+            None
+        } else if ends(&["_start", "_begin", "_open"]) {
+            Some(StringRole::Start)
+        } else if ends(&["_end", "_close"]) {
+            Some(StringRole::End)
+        } else {
+            Some(StringRole::Content)
+        }
+    }
+}
+
+/// `comments` (read from the token comments of the extras) with the block comments of
+/// `blocks` in the forms the language's line comment points to, first, so that a block's
+/// opener is tried before a line comment's opener it begins with.
+///
+/// A scanner's block comment starts with the line comment's opener in the languages that
+/// have both (Lua: `--[[ ... ]]`, where the grammar aliases the start to `[[`): an alias that
+/// does not begin with the opener gets it in front. Lua's long brackets also take levels
+/// (`--[==[ ... ]==]`), which a scanner counts: levels up to three are read. Without aliases,
+/// the usual block of the line comment's family: `/* */` after `//`, `{- -}` after `--`.
+fn with_external_blocks(comments: Vec<Comment>, blocks: &[ExternalBlock]) -> Vec<Comment> {
+    let line = comments.iter().find_map(|c| match c {
+        Comment::Line(open) => Some(open.clone()),
+        Comment::Block { .. } => None,
+    });
+    let mut found = Vec::new();
+    for block in blocks {
+        let (open, close) = match (&block.open, &block.close, line.as_deref()) {
+            (Some(open), Some(close), Some(line)) if !open.starts_with(line) => {
+                (format!("{line}{open}"), close.clone())
+            }
+            (Some(open), Some(close), _) => (open.clone(), close.clone()),
+            (_, _, Some("//")) => ("/*".to_string(), "*/".to_string()),
+            (_, _, Some("--")) => ("{-".to_string(), "-}".to_string()),
+            _ => continue,
+        };
+        let long_bracket = open.strip_suffix("[[").filter(|_| close == "]]");
+        let forms: Vec<(String, String)> = match long_bracket {
+            Some(before) => (0..=3)
+                .map(|level| {
+                    let equals = "=".repeat(level);
+                    (format!("{before}[{equals}["), format!("]{equals}]"))
+                })
+                .collect(),
+            None => vec![(open, close)],
+        };
+        for (open, close) in forms {
+            let comment = Comment::Block { open, close };
+            if !found.contains(&comment) && !comments.contains(&comment) {
+                found.push(comment);
+            }
+        }
+    }
+    found.extend(comments);
+    found
+}
+
 fn mentions_symbols(value: &Value) -> bool {
     let mut names = Vec::new();
     collect_symbols(value, &mut names);
@@ -1272,6 +1480,79 @@ mod tests {
             .filter(|l| !l.starts_with('#') && !l.is_empty())
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// Issue 31, as tree-sitter-lua writes them: a comment extra whose block form comes from
+    /// the external scanner still gives its line comments, its block comments in the forms the
+    /// language uses (`--[[ ]]`, `--[==[ ]==]`), and a long string's content is any text up to
+    /// its closer, so that real files' comments and long strings are read.
+    #[test]
+    fn comments_and_long_strings_of_an_external_scanner_are_read() {
+        let alias = |name: &str, named: bool, value: &str| {
+            format!(
+                r#"{{"type": "ALIAS", "content": {{"type": "SYMBOL", "name": "{name}"}}, "named": {named}, "value": "{value}"}}"#
+            )
+        };
+        let externals = ["comment", "string"]
+            .iter()
+            .flat_map(|k| ["start", "content", "end"].map(|r| format!("_block_{k}_{r}")))
+            .map(|n| format!(r#"{{"type": "SYMBOL", "name": "{n}"}}"#))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let json = format!(
+            r#"{{"name": "mini", "rules": {{
+  "chunk": {{"type": "REPEAT", "content": {{"type": "SYMBOL", "name": "assignment"}}}},
+  "assignment": {{"type": "SEQ", "members": [{{"type": "STRING", "value": "x"}}, {{"type": "STRING", "value": "="}}, {{"type": "SYMBOL", "name": "string"}}]}},
+  "string": {{"type": "SEQ", "members": [{}, {}, {}]}},
+  "comment": {{"type": "CHOICE", "members": [
+    {{"type": "SEQ", "members": [{{"type": "STRING", "value": "--"}}, {{"type": "PATTERN", "value": "[^\r\n]*"}}]}},
+    {{"type": "SEQ", "members": [{}, {}, {}]}}]}}
+}},
+"extras": [{{"type": "SYMBOL", "name": "comment"}}, {{"type": "PATTERN", "value": "\\s"}}],
+"externals": [{externals}]}}"#,
+            alias("_block_string_start", false, "[["),
+            alias("_block_string_content", true, "string_content"),
+            alias("_block_string_end", false, "]]"),
+            alias("_block_comment_start", false, "[["),
+            alias("_block_comment_content", true, "comment_content"),
+            alias("_block_comment_end", false, "]]"),
+        );
+        let imported = import(&json);
+        let text = rules(&imported);
+        for line in [
+            r#"%comment "--[[" "]]";"#,
+            r#"%comment "--[==[" "]==]";"#,
+            r#"%comment "--";"#,
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
+        let block = text.find(r#"%comment "--[[""#).unwrap();
+        assert!(
+            block < text.find(r#"%comment "--";"#).unwrap(),
+            "blocks first: {text}"
+        );
+
+        let grammar = &imported.grammar;
+        let parser = crate::parse::Parser::new(grammar);
+        let seed =
+            "x = [[a ] b\n  -- not a comment]] -- a comment\n--[==[ a\nblock ]==]\nx = [[]]\n";
+        let parsed = parser
+            .parse(seed)
+            .unwrap_or_else(|e| panic!("{:?}: {}", e.line_col(seed), e.message));
+        // Both comments lie between the same two tokens: one skipped range.
+        let skipped: Vec<&str> = parsed.comments.iter().map(|r| &seed[r.clone()]).collect();
+        assert_eq!(skipped, [" -- a comment\n--[==[ a\nblock ]==]\n"]);
+        let rendered = crate::text::render(grammar, &parsed.tree);
+        assert!(
+            rendered.contains("[[a ] b\n  -- not a comment]]"),
+            "the long string as it is: {rendered}"
+        );
+        assert!(
+            imported
+                .warnings
+                .iter()
+                .all(|w| !w.message.contains("_block_string_content"))
+        );
     }
 
     #[test]
