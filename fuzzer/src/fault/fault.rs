@@ -21,8 +21,10 @@ pub struct Fault {
     /// The first frames of the target's stack, `function (file:line)`.
     pub frames: Vec<String>,
     /// For a stack overflow, and a hang inside a recursion: the functions that recur on its
-    /// stack, sorted. Empty otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// stack, sorted. Empty otherwise. Always serialized: a `Fault` travels in the fuzzer's
+    /// state across restarts in postcard, which cannot skip a field (`.meta` files write a
+    /// `FaultRecord`, which leaves it out when empty).
+    #[serde(default)]
     pub recursion: Vec<String>,
 }
 
@@ -89,6 +91,28 @@ mod tests {
             !one_recursion(&one_shared, &parens),
             "one function in four is not enough"
         );
+    }
+
+    /// A `Fault` is part of the fuzzer's state (an entry's metadata, the pending fault), which
+    /// LibAFL carries across restarts in postcard: a field skipped when empty made every
+    /// restarted fuzzing process fail to read its state back.
+    #[test]
+    fn a_fault_reads_back_from_postcard_as_the_restarted_fuzzer_reads_it() {
+        for recursion in [Vec::new(), names(&["parse_expr", "parse_paren"])] {
+            let fault = Fault {
+                kind: FaultKind::StackOverflow,
+                signature: 9,
+                message: "m".into(),
+                location: "l".into(),
+                frames: vec!["f".into()],
+                recursion,
+            };
+            let bytes = postcard::to_allocvec(&(fault.clone(), 7u8)).unwrap();
+            assert_eq!(
+                postcard::from_bytes::<(Fault, u8)>(&bytes).unwrap(),
+                (fault, 7)
+            );
+        }
     }
 
     #[test]

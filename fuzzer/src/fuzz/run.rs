@@ -346,6 +346,16 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         Ok(Err(Error::IllegalState(message, _))) if message.contains("crash handler") => {
             return Ok(Launched::Lost("it faulted inside its fault handler".into()));
         }
+        Ok(Err(e)) if std::process::id() != supervisor => {
+            // The fuzzing process could not start (its saved state did not read back): every
+            // restart would fail the same way, so it tells the supervisor why and exits as
+            // LibAFL's respawner takes for "stop", instead of being respawned forever.
+            let e = Error::illegal_state(format!("cannot run the fuzzer: {e}"));
+            if !fatal.send(&e) {
+                eprintln!("error: {e}");
+            }
+            std::process::exit(libafl_bolts::os::CTRL_C_EXIT);
+        }
         Ok(Err(e)) => return Err(Diagnostic::error(format!("cannot run the fuzzer: {e}")).into()),
         Err(payload) => {
             if let Some(why) = fatal.take() {
