@@ -20,7 +20,7 @@ const TAKES_TARGET: [&str; 8] = [
 ];
 
 /// Commands that take the grammar as `--grammar`.
-const TAKES_GRAMMAR: [&str; 2] = ["fuzz", "campaign"];
+const TAKES_GRAMMAR: [&str; 3] = ["fuzz", "campaign", "baseline-nautilus"];
 
 /// The arguments for `bonsai-<target>`: `args` (the command and its arguments) with
 /// `--target` and `--grammar` added where they belong and are missing.
@@ -145,5 +145,17 @@ mod tests {
         );
         let listed = args(&["faults", "d"]);
         assert_eq!(arguments(&harness(), &listed), listed);
+        assert_eq!(
+            arguments(&harness(), &args(&["baseline-nautilus", "--out", "n"])),
+            args(&[
+                "baseline-nautilus",
+                "--target",
+                "lang",
+                "--grammar",
+                "/r/bonsai/lang.ebnf",
+                "--out",
+                "n"
+            ])
+        );
     }
 }

@@ -46,6 +46,10 @@ pub struct InitOptions {
     /// A function `fn(&str) -> Result<_, E: Display>` of the user's crate for the harness to
     /// call; without it the harness has a marked place to call the crate from.
     pub call: Option<String>,
+    /// Crates to instrument besides the workspace's members (`instrument = [...]`).
+    pub instrument: Vec<String>,
+    /// Link the Nautilus baseline (`bonsai-baseline`) for `baseline-nautilus`.
+    pub baseline: bool,
 }
 
 /// Writes `root/bonsai/`; returns its path. Nothing is written when anything is wrong.
@@ -79,13 +83,25 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
         )));
     }
     let (grammar_text, grammar_file) = grammar(&options.grammar, &manifest)?;
-    // The grammar must load before anything is written.
-    let check = crate::diagnostic::SourceFile::new(dir.join(&grammar_file), grammar_text.clone());
-    crate::import::from_source(&check).map_err(|d| {
+    // The grammar must load before anything is written: where it is, so that the grammars it
+    // reads (an ANTLR parser grammar's lexer) are found, and they are copied beside it.
+    let at = match &options.grammar {
+        GrammarSource::File(path) => path.clone(),
+        _ => dir.join(&grammar_file),
+    };
+    let check = crate::diagnostic::SourceFile::new(at, grammar_text.clone());
+    let first_error = |d: crate::diagnostic::Diagnostics| {
         d.0.into_iter()
             .find(|d| d.is_error())
             .unwrap_or_else(|| Diagnostic::error("the grammar does not load"))
-    })?;
+    };
+    let imported = crate::import::from_source(&check).map_err(first_error)?;
+    let companions = match imported.format {
+        crate::import::Format::Antlr => {
+            crate::import::antlr_companion_files(&check).map_err(first_error)?
+        }
+        _ => Vec::new(),
+    };
 
     let relative_package = relative_path(&package_dir, &dir);
     let cargo_toml = cargo_toml(
@@ -95,8 +111,10 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
         &grammar_file,
         &options.engine,
         options.call.as_deref(),
+        &options.instrument,
+        options.baseline,
     );
-    let main_rs = main_rs(&name, &lib, options.call.as_deref());
+    let main_rs = main_rs(&name, &lib, options.call.as_deref(), options.baseline);
     crate::create_dir(&dir.join("src"))?;
     let write = |path: PathBuf, text: &str| {
         std::fs::write(&path, text)
@@ -105,6 +123,12 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
     write(dir.join("Cargo.toml"), &cargo_toml)?;
     write(dir.join("src").join("main.rs"), &main_rs)?;
     write(dir.join(&grammar_file), &grammar_text)?;
+    for companion in &companions {
+        let name = companion.file_name().map(PathBuf::from).unwrap_or_default();
+        std::fs::copy(companion, dir.join(&name)).map_err(|e| {
+            Diagnostic::error(format!("cannot copy the grammar it reads: {e}")).in_file(companion)
+        })?;
+    }
     write(dir.join(".gitignore"), "/target/\n/out/\n")?;
     // The engine's own lock file, when it is at hand: the harness then builds the LibAFL
     // and dependency versions the engine was tested with (cargo adds what else it needs).
@@ -117,6 +141,22 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
         })?;
     }
     Ok(dir)
+}
+
+/// What `cargo bonsai init` says when it made `dir`: the next step, which is editing the
+/// harness only where it does not call the user's crate yet.
+pub fn created_message(dir: &Path, calls: bool) -> String {
+    if calls {
+        format!(
+            "created {}: its src/main.rs calls your function; next `cargo bonsai build --release`",
+            dir.display()
+        )
+    } else {
+        format!(
+            "created {}: edit src/main.rs to call your crate, then `cargo bonsai build --release`",
+            dir.display()
+        )
+    }
 }
 
 /// The package to fuzz and its library's crate name.
@@ -248,7 +288,32 @@ fn cargo_toml(
     grammar: &Path,
     engine: &Engine,
     call: Option<&str>,
+    instrument: &[String],
+    baseline: bool,
 ) -> String {
+    // The baseline crate lives beside the engine's in its repository.
+    let baseline = match (baseline, engine) {
+        (false, _) => String::new(),
+        (true, Engine::Path(path)) => format!(
+            "bonsai-baseline = {{ path = {} }}\n",
+            toml_string(&path.join("baseline").display().to_string())
+        ),
+        (true, Engine::Git { url, rev: None }) => {
+            format!("bonsai-baseline = {{ git = {} }}\n", toml_string(url))
+        }
+        (
+            true,
+            Engine::Git {
+                url,
+                rev: Some(rev),
+            },
+        ) => format!(
+            "bonsai-baseline = {{ git = {}, rev = {} }}\n",
+            toml_string(url),
+            toml_string(rev)
+        ),
+    };
+    let instrument: Vec<String> = instrument.iter().map(|c| toml_string(c)).collect();
     let engine = match engine {
         Engine::Path(path) => format!(
             "bonsai = {{ path = {} }}",
@@ -279,7 +344,7 @@ path = \"src/main.rs\"
 
 [dependencies]
 {engine}
-{package} = {{ path = {package_path} }}
+{baseline}{package} = {{ path = {package_path} }}
 
 [package.metadata.bonsai]
 # `cargo bonsai fuzz` runs bonsai-{name} with this grammar unless --grammar says otherwise.
@@ -287,7 +352,7 @@ target = \"{name}\"
 grammar = {grammar}
 {call}# Crates to instrument besides your workspace's members (such as a parser dependency),
 # and \"-name\" for a member to leave out. Crate names as rustc sees them.
-instrument = []
+instrument = [{instrument}]
 
 # A workspace of its own, as cargo-fuzz's fuzz/: your workspace does not build the harness.
 [workspace]
@@ -302,6 +367,7 @@ debug = \"line-tables-only\"
 ",
         dashed = name.replace('_', "-"),
         package_path = toml_string(package_path),
+        instrument = instrument.join(", "),
         grammar = toml_string(&grammar.display().to_string()),
         call = match call {
             Some(call) => format!(
@@ -314,7 +380,7 @@ debug = \"line-tables-only\"
     )
 }
 
-fn main_rs(name: &str, lib: &str, call: Option<&str>) -> String {
+fn main_rs(name: &str, lib: &str, call: Option<&str>, baseline: bool) -> String {
     let body = match call {
         Some(function) => format!(
             "        // {function} takes the text and returns Ok, or Err with a message.
@@ -348,8 +414,13 @@ impl Target for Harness {{
     }}
 }}
 
-bonsai::target_main!(\"{name}\", Harness);
+bonsai::target_main!(\"{name}\", Harness{extra});
 ",
+        extra = if baseline {
+            ", bonsai_baseline::NAUTILUS"
+        } else {
+            ""
+        },
         link = if call.is_some() {
             String::new()
         } else {
@@ -402,11 +473,119 @@ mod tests {
 
     #[test]
     fn the_harness_calls_the_named_function_or_leaves_a_marked_place() {
-        let called = main_rs("lang", "my_lang", Some("my_lang::check"));
+        let called = main_rs("lang", "my_lang", Some("my_lang::check"), false);
         assert!(called.contains("match my_lang::check(source)"), "{called}");
         assert!(called.contains("bonsai::target_main!(\"lang\", Harness);"));
-        let open = main_rs("lang", "my_lang", None);
+        let open = main_rs("lang", "my_lang", None, false);
         assert!(open.contains("use my_lang as _;") && open.contains("Call my_lang here"));
+    }
+
+    /// Issue 31: the parser a wrapper crate calls is instrumented when named, and the Nautilus
+    /// baseline is linked when asked for, from beside the engine.
+    #[test]
+    fn instrumented_crates_and_the_baseline_are_written_when_asked_for() {
+        let engine = Engine::Path(PathBuf::from("/e/fuzzer"));
+        let plain = cargo_toml(
+            "lang",
+            "c",
+            "..",
+            Path::new("g.ebnf"),
+            &engine,
+            None,
+            &[],
+            false,
+        );
+        assert!(plain.contains("instrument = []") && !plain.contains("bonsai-baseline"));
+        let toml = cargo_toml(
+            "lang",
+            "c",
+            "..",
+            Path::new("g.ebnf"),
+            &engine,
+            None,
+            &["sqlparser".into(), "c_core".into()],
+            true,
+        );
+        assert!(
+            toml.contains(r#"instrument = ["sqlparser", "c_core"]"#),
+            "{toml}"
+        );
+        assert!(
+            toml.contains(r#"bonsai-baseline = { path = "/e/fuzzer/baseline" }"#),
+            "{toml}"
+        );
+        let git = Engine::Git {
+            url: "https://x/b".into(),
+            rev: Some("abc".into()),
+        };
+        let toml = cargo_toml(
+            "lang",
+            "c",
+            "..",
+            Path::new("g.ebnf"),
+            &git,
+            None,
+            &[],
+            true,
+        );
+        assert!(toml.contains(r#"bonsai-baseline = { git = "https://x/b", rev = "abc" }"#));
+        let main = main_rs("lang", "my_lang", Some("my_lang::check"), true);
+        assert!(
+            main.contains("bonsai::target_main!(\"lang\", Harness, bonsai_baseline::NAUTILUS);")
+        );
+    }
+
+    #[test]
+    fn the_message_asks_for_an_edit_only_where_the_harness_calls_nothing_yet() {
+        let dir = Path::new("c/bonsai");
+        assert!(!created_message(dir, true).contains("edit"));
+        assert!(created_message(dir, true).contains("calls your function"));
+        assert!(created_message(dir, false).contains("edit src/main.rs"));
+    }
+
+    /// Issue 31: a parser grammar split from its lexer (`tokenVocab`), as most of grammars-v4
+    /// is, is copied with its lexer, and a missing lexer is named at the line that names it.
+    #[test]
+    fn a_split_antlr_grammar_travels_with_its_lexer() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub fn check(_: &str) {}\n").unwrap();
+        let grammars = root.join("grammars");
+        std::fs::create_dir_all(&grammars).unwrap();
+        std::fs::write(
+            grammars.join("TParser.g4"),
+            "parser grammar TParser;\noptions { tokenVocab = TLexer; }\nstart : WORD+ EOF ;\n",
+        )
+        .unwrap();
+        let options = |grammar: &Path| InitOptions {
+            root: root.to_path_buf(),
+            package: None,
+            name: None,
+            grammar: GrammarSource::File(grammar.to_path_buf()),
+            engine: Engine::Path(PathBuf::from("/nonexistent/bonsai")),
+            call: Some("c::check".into()),
+            instrument: Vec::new(),
+            baseline: false,
+        };
+        let missing = init(&options(&grammars.join("TParser.g4"))).unwrap_err();
+        assert!(missing.message.contains("TLexer.g4"), "{}", missing.message);
+        assert!(!root.join(HARNESS_DIR).exists(), "nothing written");
+
+        std::fs::write(
+            grammars.join("TLexer.g4"),
+            "lexer grammar TLexer;\nWORD : [a-z]+ ;\nWS : [ \\t\\n]+ -> skip ;\n",
+        )
+        .unwrap();
+        let dir = init(&options(&grammars.join("TParser.g4"))).unwrap();
+        assert!(dir.join("TParser.g4").is_file() && dir.join("TLexer.g4").is_file());
+        let copied = crate::import::load(&dir.join("TParser.g4")).unwrap();
+        assert_eq!(copied.format, crate::import::Format::Antlr);
     }
 
     #[test]

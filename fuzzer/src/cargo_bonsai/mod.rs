@@ -90,6 +90,15 @@ struct InitArgs {
     /// With --engine-git, this revision.
     #[arg(long, value_name = "REV", requires = "engine_git")]
     engine_rev: Option<String>,
+    /// Crates to instrument besides your workspace's members, such as the parser your crate
+    /// wraps (crate names as rustc sees them; repeat or separate with commas). Written to
+    /// `instrument = [...]` in bonsai/Cargo.toml.
+    #[arg(long, value_name = "CRATE", value_delimiter = ',')]
+    instrument: Vec<String>,
+    /// Also link LibAFL's Nautilus fuzzer into the harness, for `cargo bonsai
+    /// baseline-nautilus`: the same grammar, target and timeout, to compare against.
+    #[arg(long)]
+    with_baseline: bool,
 }
 
 #[derive(clap::Args)]
@@ -153,6 +162,7 @@ fn run(command: Command) -> Result<(), Diagnostic> {
                 },
                 (None, None) => Engine::Path(PathBuf::from(ENGINE_DIR)),
             };
+            let calls = args.call.is_some();
             let dir = init::init(&InitOptions {
                 root: here,
                 package: args.package,
@@ -160,11 +170,10 @@ fn run(command: Command) -> Result<(), Diagnostic> {
                 grammar,
                 engine,
                 call: args.call,
+                instrument: args.instrument,
+                baseline: args.with_baseline,
             })?;
-            println!(
-                "created {}: edit src/main.rs to call your crate, then `cargo bonsai build --release`",
-                dir.display()
-            );
+            println!("{}", init::created_message(&dir, calls));
             Ok(())
         }
         Command::Build(args) => {

@@ -19,6 +19,7 @@ mod tree_sitter;
 
 use std::path::Path;
 
+pub use antlr::companion_files as antlr_companion_files;
 pub use format::Format;
 
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile};

@@ -88,6 +88,39 @@ const UNDERSTOOD_OPTIONS: &[&str] = &[
     "exportMacro",
 ];
 
+/// The grammar files an ANTLR grammar reads besides itself, from its own directory: its
+/// `tokenVocab` lexer and its `import`s, and theirs. What must travel with it when it is
+/// copied (`cargo bonsai init --antlr Parser.g4` copies the lexer grammar too). A companion
+/// that cannot be read is an error at the line that names it.
+pub fn companion_files(source: &SourceFile) -> Result<Vec<std::path::PathBuf>, Diagnostics> {
+    let mut found = Vec::new();
+    collect_companions(source, &mut found)?;
+    Ok(found)
+}
+
+fn collect_companions(
+    source: &SourceFile,
+    found: &mut Vec<std::path::PathBuf>,
+) -> Result<(), Diagnostics> {
+    let (spec, _) = parser::parse(source)?;
+    let mut companions: Vec<(String, Span)> = spec.imports.clone();
+    if let Some((vocab, span)) = spec.option("tokenVocab") {
+        companions.push((vocab.to_string(), span));
+    }
+    let dir = source.path.parent().unwrap_or(Path::new(""));
+    for (name, span) in companions {
+        let path = dir.join(format!("{name}.g4"));
+        if found.contains(&path) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| source.error(span, format!("cannot read {}: {e}", path.display())))?;
+        found.push(path.clone());
+        collect_companions(&SourceFile::new(&path, text), found)?;
+    }
+    Ok(())
+}
+
 /// Reads the grammars a file depends on (`tokenVocab`, `import`) and adds their rules. Each
 /// one is first imported on its own, so a fault inside it is reported in its own file; its
 /// rules are then located at the line that names it.
