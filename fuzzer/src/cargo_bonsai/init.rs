@@ -104,16 +104,16 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
     };
 
     let relative_package = relative_path(&package_dir, &dir);
-    let cargo_toml = cargo_toml(
-        &name,
-        &package_name,
-        &relative_package,
-        &grammar_file,
-        &options.engine,
-        options.call.as_deref(),
-        &options.instrument,
-        options.baseline,
-    );
+    let cargo_toml = cargo_toml(&Manifest {
+        name: &name,
+        package: &package_name,
+        package_path: &relative_package,
+        grammar: &grammar_file,
+        engine: &options.engine,
+        call: options.call.as_deref(),
+        instrument: &options.instrument,
+        baseline: options.baseline,
+    });
     let main_rs = main_rs(&name, &lib, options.call.as_deref(), options.baseline);
     crate::create_dir(&dir.join("src"))?;
     let write = |path: PathBuf, text: &str| {
@@ -281,16 +281,29 @@ expr    = INT | expr \"+\" expr | \"(\" expr \")\" ;
 INT     = /0|[1-9][0-9]{0,2}/ ;
 ";
 
-fn cargo_toml(
-    name: &str,
-    package: &str,
-    package_path: &str,
-    grammar: &Path,
-    engine: &Engine,
-    call: Option<&str>,
-    instrument: &[String],
+/// What the harness's Cargo.toml says.
+struct Manifest<'a> {
+    name: &'a str,
+    package: &'a str,
+    package_path: &'a str,
+    grammar: &'a Path,
+    engine: &'a Engine,
+    call: Option<&'a str>,
+    instrument: &'a [String],
     baseline: bool,
-) -> String {
+}
+
+fn cargo_toml(manifest: &Manifest<'_>) -> String {
+    let &Manifest {
+        name,
+        package,
+        package_path,
+        grammar,
+        engine,
+        call,
+        instrument,
+        baseline,
+    } = manifest;
     // The baseline crate lives beside the engine's in its repository.
     let baseline = match (baseline, engine) {
         (false, _) => String::new(),
@@ -485,27 +498,20 @@ mod tests {
     #[test]
     fn instrumented_crates_and_the_baseline_are_written_when_asked_for() {
         let engine = Engine::Path(PathBuf::from("/e/fuzzer"));
-        let plain = cargo_toml(
-            "lang",
-            "c",
-            "..",
-            Path::new("g.ebnf"),
-            &engine,
-            None,
-            &[],
-            false,
-        );
+        let manifest = |engine, instrument, baseline| Manifest {
+            name: "lang",
+            package: "c",
+            package_path: "..",
+            grammar: Path::new("g.ebnf"),
+            engine,
+            call: None,
+            instrument,
+            baseline,
+        };
+        let plain = cargo_toml(&manifest(&engine, &[], false));
         assert!(plain.contains("instrument = []") && !plain.contains("bonsai-baseline"));
-        let toml = cargo_toml(
-            "lang",
-            "c",
-            "..",
-            Path::new("g.ebnf"),
-            &engine,
-            None,
-            &["sqlparser".into(), "c_core".into()],
-            true,
-        );
+        let crates = ["sqlparser".to_string(), "c_core".to_string()];
+        let toml = cargo_toml(&manifest(&engine, &crates, true));
         assert!(
             toml.contains(r#"instrument = ["sqlparser", "c_core"]"#),
             "{toml}"
@@ -518,16 +524,7 @@ mod tests {
             url: "https://x/b".into(),
             rev: Some("abc".into()),
         };
-        let toml = cargo_toml(
-            "lang",
-            "c",
-            "..",
-            Path::new("g.ebnf"),
-            &git,
-            None,
-            &[],
-            true,
-        );
+        let toml = cargo_toml(&manifest(&git, &[], true));
         assert!(toml.contains(r#"bonsai-baseline = { git = "https://x/b", rev = "abc" }"#));
         let main = main_rs("lang", "my_lang", Some("my_lang::check"), true);
         assert!(

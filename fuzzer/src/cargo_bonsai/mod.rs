@@ -47,7 +47,7 @@ enum Cargo {
 enum Command {
     /// Create bonsai/, a harness crate for your crate: Cargo.toml, src/main.rs with
     /// target_main!, the grammar, a .gitignore.
-    Init(InitArgs),
+    Init(Box<InitArgs>),
     /// Build the harness with SanitizerCoverage on your workspace's crates (and the crates
     /// [package.metadata.bonsai] instrument adds), never on the engine or LibAFL.
     Build(BuildArgs),
