@@ -105,3 +105,25 @@ fn a_deep_chain_of_unary_minus_overflows_the_stack() {
     assert!(!out.status.success(), "100,000 levels ran: {stderr}");
     assert!(stderr.contains("has overflowed its stack"), "{stderr}");
 }
+
+/// Found by Nautilus (issue 11; again in 1 of 5 runs of issue 30's 5-minute comparison, Bonsai
+/// in none; docs/results.md, "Bugs found"), reduced with `bonsai-naga reduce grammars/wgsl.ebnf
+/// INPUT --target naga --criterion crash --reducer hdd+ddmin` and by hand: naga 30.0.1's
+/// constant evaluator folds a `select` over vectors as if every component of the rejected
+/// value were a literal, and reaches `unreachable!()` (proc/constant_evaluator.rs:3685) when one
+/// is a swizzle of another constant vector. With a plain zero vector it validates.
+#[test]
+fn select_over_a_vector_built_from_a_swizzle_panics_in_the_constant_evaluator() {
+    let run =
+        |shader: &'static str| std::panic::catch_unwind(|| Naga::new().run(shader.as_bytes()));
+    let panicked = run(
+        "fn f() -> vec4<f32> { return select(vec4<f32>(vec4<f32>().xyz, 0.0), vec4<f32>(), false); }",
+    )
+    .expect_err("naga 30.0.1 panics here");
+    let message = (panicked.downcast_ref::<String>().cloned())
+        .or_else(|| panicked.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(message.contains("unreachable"), "{message}");
+    let plain = run("fn f() -> vec4<f32> { return select(vec4<f32>(), vec4<f32>(), false); }");
+    assert_eq!(plain.ok(), Some(Verdict::Valid));
+}
