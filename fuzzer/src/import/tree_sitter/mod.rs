@@ -805,9 +805,19 @@ impl<'v, 'a> Importer<'v, 'a> {
     /// takes the spaces in it, so nothing stands between its pieces or before the closing
     /// quote. Laid out as separate tokens, `'./a'` would be written `'./a '`, another string.
     fn is_quoted_run(&self, members: &[Value]) -> bool {
-        let quote = |value: &Value| match node(self.source, value) {
-            Ok(("STRING", object)) => object.get_string("value").map(|v| v.value.to_string()),
-            _ => None,
+        // Through the fields and aliases a grammar may wrap its quotes in (tree-sitter-lua:
+        // `field('start', alias('"', '"'))`).
+        let quote = |value: &Value| {
+            let mut value = value;
+            loop {
+                match node(self.source, value) {
+                    Ok(("STRING", object)) => {
+                        return object.get_string("value").map(|v| v.value.to_string());
+                    }
+                    Ok(("FIELD" | "ALIAS", object)) => value = &object.get("content")?.value,
+                    _ => return None,
+                }
+            }
         };
         members.len() >= 3
             && quote(&members[0]).is_some()
@@ -1503,7 +1513,11 @@ mod tests {
             r#"{{"name": "mini", "rules": {{
   "chunk": {{"type": "REPEAT", "content": {{"type": "SYMBOL", "name": "assignment"}}}},
   "assignment": {{"type": "SEQ", "members": [{{"type": "STRING", "value": "x"}}, {{"type": "STRING", "value": "="}}, {{"type": "SYMBOL", "name": "string"}}]}},
-  "string": {{"type": "SEQ", "members": [{}, {}, {}]}},
+  "string": {{"type": "CHOICE", "members": [{{"type": "SEQ", "members": [{}, {}, {}]}}, {{"type": "SYMBOL", "name": "quoted"}}]}},
+  "quoted": {{"type": "SEQ", "members": [
+    {{"type": "FIELD", "name": "start", "content": {{"type": "ALIAS", "content": {{"type": "STRING", "value": "\""}}, "named": false, "value": "\""}}}},
+    {{"type": "CHOICE", "members": [{{"type": "REPEAT1", "content": {{"type": "IMMEDIATE_TOKEN", "content": {{"type": "PATTERN", "value": "[^\"\\\\]+"}}}}}}, {{"type": "BLANK"}}]}},
+    {{"type": "FIELD", "name": "end", "content": {{"type": "ALIAS", "content": {{"type": "STRING", "value": "\""}}, "named": false, "value": "\""}}}}]}},
   "comment": {{"type": "CHOICE", "members": [
     {{"type": "SEQ", "members": [{{"type": "STRING", "value": "--"}}, {{"type": "PATTERN", "value": "[^\r\n]*"}}]}},
     {{"type": "SEQ", "members": [{}, {}, {}]}}]}}
@@ -1534,8 +1548,7 @@ mod tests {
 
         let grammar = &imported.grammar;
         let parser = crate::parse::Parser::new(grammar);
-        let seed =
-            "x = [[a ] b\n  -- not a comment]] -- a comment\n--[==[ a\nblock ]==]\nx = [[]]\n";
+        let seed = "x = [[a ] b\n  -- not a comment]] -- a comment\n--[==[ a\nblock ]==]\nx = [[]]\nx = \"--x-\"\n";
         let parsed = parser
             .parse(seed)
             .unwrap_or_else(|e| panic!("{:?}: {}", e.line_col(seed), e.message));
@@ -1547,6 +1560,12 @@ mod tests {
             rendered.contains("[[a ] b\n  -- not a comment]]"),
             "the long string as it is: {rendered}"
         );
+        // A quote wrapped in a field and an alias still glues its string: `--` inside it is
+        // its text, not a comment.
+        assert!(rendered.contains("\"--x-\""), "{rendered}");
+        // Were a comment read after the opening quote, this stray quote would close an
+        // empty string.
+        assert!(parser.parse("x = \"--\"\n\"\n").is_err());
         assert!(
             imported
                 .warnings
