@@ -103,22 +103,34 @@ fn collect_companions(
     found: &mut Vec<std::path::PathBuf>,
 ) -> Result<(), Diagnostics> {
     let (spec, _) = parser::parse(source)?;
-    let mut companions: Vec<(String, Span)> = spec.imports.clone();
-    if let Some((vocab, span)) = spec.option("tokenVocab") {
-        companions.push((vocab.to_string(), span));
-    }
-    let dir = source.path.parent().unwrap_or(Path::new(""));
-    for (name, span) in companions {
-        let path = dir.join(format!("{name}.g4"));
+    for (path, span) in companions_of(source, &spec) {
         if found.contains(&path) {
             continue;
         }
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| source.error(span, format!("cannot read {}: {e}", path.display())))?;
-        found.push(path.clone());
-        collect_companions(&SourceFile::new(&path, text), found)?;
+        let companion = read_companion(source, &path, span)?;
+        found.push(path);
+        collect_companions(&companion, found)?;
     }
     Ok(())
+}
+
+/// The files a grammar names (`import`s, then `tokenVocab`), each with where it names them.
+fn companions_of(source: &SourceFile, spec: &GrammarSpec) -> Vec<(std::path::PathBuf, Span)> {
+    let mut names: Vec<(String, Span)> = spec.imports.clone();
+    if let Some((vocab, span)) = spec.option("tokenVocab") {
+        names.push((vocab.to_string(), span));
+    }
+    let dir = source.path.parent().unwrap_or(Path::new(""));
+    (names.into_iter())
+        .map(|(name, span)| (dir.join(format!("{name}.g4")), span))
+        .collect()
+}
+
+/// A companion grammar's text; unreadable, an error at the line of `source` that names it.
+fn read_companion(source: &SourceFile, path: &Path, span: Span) -> Result<SourceFile, Diagnostics> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| source.error(span, format!("cannot read {}: {e}", path.display())))?;
+    Ok(SourceFile::new(path, text))
 }
 
 /// Reads the grammars a file depends on (`tokenVocab`, `import`) and adds their rules. Each
@@ -130,20 +142,12 @@ fn merge_companions(
     warnings: &mut Vec<Diagnostic>,
     seen: &mut Vec<std::path::PathBuf>,
 ) -> Result<(), Diagnostics> {
-    let mut companions: Vec<(String, Span)> = spec.imports.clone();
-    if let Some((vocab, span)) = spec.option("tokenVocab") {
-        companions.push((vocab.to_string(), span));
-    }
-    let dir = source.path.parent().unwrap_or(Path::new(""));
-    for (name, span) in companions {
-        let path = dir.join(format!("{name}.g4"));
+    for (path, span) in companions_of(source, spec) {
         if seen.contains(&path) {
             continue;
         }
         seen.push(path.clone());
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| source.error(span, format!("cannot read {}: {e}", path.display())))?;
-        let companion_source = SourceFile::new(&path, text);
+        let companion_source = read_companion(source, &path, span)?;
         let (mut companion, companion_warnings) = parser::parse(&companion_source)?;
         merge_companions(&companion_source, &mut companion, warnings, seen)?;
         // Check it alone first, so its own faults are located in its own file.

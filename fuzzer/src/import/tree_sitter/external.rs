@@ -101,17 +101,26 @@ pub enum StringRole {
 
 impl StringRole {
     pub fn of(name: &str) -> Option<StringRole> {
-        let key = name.trim_start_matches('_').to_ascii_lowercase();
-        let ends = |suffixes: &[&str]| suffixes.iter().any(|s| key.ends_with(s));
-        if key.contains("string") && ends(&["_start", "_begin", "_open"]) {
-            Some(StringRole::Start)
-        } else if key.contains("string") && ends(&["_end", "_close"]) {
-            Some(StringRole::End)
-        } else if matches!(External::classify(name), External::Text { text: "a", .. }) {
-            Some(StringRole::Content)
-        } else {
-            None
-        }
+        delimiter_role(name, "string").or_else(|| {
+            matches!(External::classify(name), External::Text { text: "a", .. })
+                .then_some(StringRole::Content)
+        })
+    }
+}
+
+/// Whether an external named `name` opens or closes a `word` (`string`, `comment`): the name
+/// holds the word and ends in `_start`, `_begin`, `_open`, or `_end`, `_close`.
+pub fn delimiter_role(name: &str, word: &str) -> Option<StringRole> {
+    let key = name.trim_start_matches('_').to_ascii_lowercase();
+    let ends = |suffixes: &[&str]| suffixes.iter().any(|s| key.ends_with(s));
+    if !key.contains(word) {
+        None
+    } else if ends(&["_start", "_begin", "_open"]) {
+        Some(StringRole::Start)
+    } else if ends(&["_end", "_close"]) {
+        Some(StringRole::End)
+    } else {
+        None
     }
 }
 

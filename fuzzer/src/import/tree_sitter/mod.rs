@@ -36,7 +36,7 @@ use std::collections::{HashMap, HashSet};
 use jsonc_parser::ast::{Object, StringLit, Value};
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-use self::external::{External, Quote, StringRole};
+use self::external::{External, Quote, StringRole, delimiter_role};
 use super::Foreign;
 use super::js_regex;
 use super::json_text::{self, expect_object, expect_string, offset_in_string, required, span_of};
@@ -530,7 +530,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             let alias_of = |role: StringRole| {
                 comment_externals
                     .iter()
-                    .find(|(name, _)| CommentRole::of(name) == Some(role))
+                    .find(|(name, _)| delimiter_role(name, "comment") == Some(role))
                     .and_then(|(_, alias)| alias.clone())
             };
             blocks.push(ExternalBlock {
@@ -1317,26 +1317,9 @@ fn quantified(inner: Expr, min: u32, max: Option<u32>, optional: bool, span: Spa
 
 /// Names of SYMBOL nodes anywhere below `value`.
 fn collect_symbols(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::Object(object) => {
-            if object
-                .get_string("type")
-                .is_some_and(|t| t.value == "SYMBOL")
-                && let Some(name) = object.get_string("name")
-            {
-                out.push(name.value.to_string());
-            }
-            for p in &object.properties {
-                collect_symbols(&p.value, out);
-            }
-        }
-        Value::Array(list) => {
-            for v in &list.elements {
-                collect_symbols(v, out);
-            }
-        }
-        _ => {}
-    }
+    let mut aliased = Vec::new();
+    collect_aliased_symbols(value, &mut aliased);
+    out.extend(aliased.into_iter().map(|(name, _)| name));
 }
 
 /// Names of SYMBOL nodes below `value`, each with the anonymous string an enclosing ALIAS
@@ -1400,25 +1383,6 @@ fn up_to(closer: &str) -> String {
 struct ExternalBlock {
     open: Option<String>,
     close: Option<String>,
-}
-
-/// The role of a comment external, by the naming conventions of string externals.
-struct CommentRole;
-
-impl CommentRole {
-    fn of(name: &str) -> Option<StringRole> {
-        let key = name.trim_start_matches('_').to_ascii_lowercase();
-        let ends = |suffixes: &[&str]| suffixes.iter().any(|s| key.ends_with(s));
-        if !key.contains("comment") {
-            None
-        } else if ends(&["_start", "_begin", "_open"]) {
-            Some(StringRole::Start)
-        } else if ends(&["_end", "_close"]) {
-            Some(StringRole::End)
-        } else {
-            Some(StringRole::Content)
-        }
-    }
 }
 
 /// `comments` (read from the token comments of the extras) with the block comments of
