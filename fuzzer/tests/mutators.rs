@@ -8,7 +8,7 @@ use bonsai::grammar::Grammar;
 use bonsai::mutators::{
     HavocMutator, MAX_RECURSION_CHOICES, ParentTrees, RecursionMutator, RegenerateMutator,
     RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator, copies_within, edit_item,
-    nodes_with_choices, recursions, repeat_recursion, replace_span,
+    nearest_recursions, nodes_with_choices, pick_outer, recursions, repeat_recursion, replace_span,
 };
 use bonsai::sampler::{Bounds, Sample, Sampler};
 use bonsai::text::render;
@@ -351,6 +351,130 @@ fn recursion_deepens_nesting_and_replays_strictly() {
     }
 }
 
+/// Each level the mutator may repeat pairs a rule node with its nearest ancestor of the same
+/// rule that spans more choices, and every such node is listed once, under its rule: checked
+/// against a walk up the tree from each node.
+#[test]
+fn every_level_of_recursion_is_found_with_its_nearest_enclosing_node() {
+    for name in GRAMMARS {
+        let grammar = load(name);
+        let mut levels_seen = 0;
+        for parent in samples(grammar, 60, 13) {
+            let tree = &parent.tree;
+            let nodes = tree.nodes();
+            let by_rule = nearest_recursions(tree);
+            let found: Vec<_> = by_rule.iter().flatten().copied().collect();
+            let mut expected = Vec::new();
+            for (i, node) in nodes.iter().enumerate() {
+                let NodeKind::Rule { rule, .. } = node.kind else {
+                    continue;
+                };
+                let span = node.choices_end - node.choices_start;
+                let enclosing: Vec<usize> = (0..i)
+                    .filter(|&a| {
+                        nodes[a].end as usize > i
+                            && matches!(nodes[a].kind, NodeKind::Rule { rule: r, .. } if r == rule)
+                    })
+                    .collect();
+                let nearest = enclosing
+                    .iter()
+                    .rev()
+                    .find(|&&a| nodes[a].choices_end - nodes[a].choices_start > span);
+                if let (true, Some(&outer)) = (span > 0, nearest) {
+                    expected.push((outer, i, enclosing.len() as u32));
+                }
+            }
+            let mut got: Vec<_> = found
+                .iter()
+                .map(|l| (l.outer.index(), l.inner.index(), l.depth))
+                .collect();
+            got.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(got, expected, "{name}");
+            for levels in &by_rule {
+                let rule_of = |id: bonsai::tree::NodeId| match tree.node(id).kind {
+                    NodeKind::Rule { rule, .. } => rule,
+                    _ => unreachable!(),
+                };
+                assert!(
+                    levels
+                        .iter()
+                        .all(|l| rule_of(l.inner) == rule_of(levels[0].inner))
+                );
+            }
+            levels_seen += found.len();
+        }
+        assert!(levels_seen > 15, "{name}: only {levels_seen} levels");
+    }
+}
+
+/// A parent whose one recursion nests hundreds of times still gets its other recursions
+/// grown: the rules that recurse a few times only get at least 0.8 x half x their share of the
+/// rules (half the picks choose a rule first, each rule equally often). Picking among nodes
+/// gave them well under one in ten, and oxc's conditional chains were never grown past a few
+/// levels.
+#[test]
+fn a_rule_that_nests_little_is_picked_as_often_as_one_that_nests_hundreds_of_times() {
+    let generous: Bounds = "2,3,1000".parse().unwrap();
+    let mut checked = 0;
+    for name in GRAMMARS {
+        let grammar = load(name);
+        let mut sampler = Sampler::new(grammar, generous).unwrap();
+        let mut rng = StdRand::with_seed(5);
+        for parent in samples(grammar, 400, 17) {
+            let levels = nearest_recursions(&parent.tree);
+            if levels.len() < 2 {
+                continue;
+            }
+            let grown = levels[0][0];
+            let deep = repeat_recursion(
+                &parent.tree,
+                parent.choices.as_slice(),
+                grown.outer,
+                grown.inner,
+                300,
+            );
+            let mut replayed = Sample::default();
+            sampler
+                .sample(&deep, Replay::Strict, &mut rng, &mut replayed)
+                .unwrap();
+            let tree = &replayed.tree;
+            let rule_of = |id: bonsai::tree::NodeId| match tree.node(id).kind {
+                NodeKind::Rule { rule, .. } => rule,
+                _ => unreachable!(),
+            };
+            let by_rule = nearest_recursions(tree);
+            // The rules the repeated context did not pass through: still a few levels each.
+            let little: Vec<_> = (by_rule.iter())
+                .filter(|levels| levels.len() < 10)
+                .map(|levels| rule_of(levels[0].inner))
+                .collect();
+            if little.is_empty() {
+                continue;
+            }
+            let all: usize = by_rule.iter().map(Vec::len).sum();
+            assert!(all > 300, "{name}: the repeated recursion adds its levels");
+            let picks = 2000;
+            let to_little = (0..picks)
+                .filter(|_| little.contains(&rule_of(pick_outer(&by_rule, &mut rng).unwrap())))
+                .count();
+            let share = 0.5 * little.len() as f64 / by_rule.len() as f64;
+            assert!(
+                to_little as f64 > 0.8 * share * picks as f64,
+                "{name}: {to_little} of {picks} picks went to the {} of {} rules nesting little",
+                little.len(),
+                by_rule.len()
+            );
+            checked += 1;
+            break;
+        }
+    }
+    assert!(
+        checked >= 2,
+        "only {checked} grammars had a parent to check"
+    );
+}
+
 /// Under generous bounds, mutants fed back as parents nest again and again: the mutator
 /// grows them up to its ceiling and never past it, and a short context is repeated as often
 /// as the step's budget holds.
@@ -413,57 +537,64 @@ fn bracket_depth(text: &str) -> usize {
 /// that grow geometrically reaches the nesting at which recursive-descent parsers overflow an
 /// 8 MB stack (a thousand levels and more) within a few kept steps, and the ceiling the loop
 /// passes (its --max-len) is never passed. Nautilus found such overflows and Bonsai, with a
-/// ceiling of 4,096 choices, could not nest past about a thousand levels.
+/// ceiling of 4,096 choices, could not nest past about a thousand levels. A run whose first
+/// kept step repeats a context with many siblings nests more slowly ever after (each level
+/// copies them), so the test runs several seeds and asks it of nearly all of them.
 #[test]
 fn recursion_reaches_stack_overflow_depths_under_bug_finding_bounds() {
     let grammar = load("json");
     let open = bonsai::bounds::BUG_FINDING;
     let ceiling = 64 * 1024;
-    let trees = ParentTrees::new(grammar, open).unwrap().shared();
-    let mut mutator = RecursionMutator::new(trees, ceiling);
-    let parents = samples(grammar, 200, 11);
-    let mut state = state_with(&parents);
-    let mut sampler = Sampler::new(grammar, open).unwrap();
-    let mut rng = StdRand::with_seed(3);
-    // A parent that nests a value in a value, as the fuzzer's queue holds early on.
-    let start = parents
-        .iter()
-        .find(|p| {
-            nodes_with_choices(&p.tree, |k| matches!(k, NodeKind::Rule { .. }))
-                .into_iter()
-                .any(|outer| !recursions(&p.tree, outer).is_empty())
-        })
-        .expect("some sample nests");
-    let mut current = ChoiceInput::new(start.choices.clone(), open);
-    let mut deepest = 0;
-    for _ in 0..400 {
-        let mut input = current.clone();
-        if mutator.mutate(&mut state, &mut input).unwrap() == MutationResult::Skipped {
-            continue;
+    let seeds = 8;
+    let mut reached = Vec::new();
+    for seed in 0..seeds {
+        let trees = ParentTrees::new(grammar, open).unwrap().shared();
+        let mut mutator = RecursionMutator::new(trees, ceiling);
+        let parents = samples(grammar, 200, 11 + seed);
+        let mut state = state_with(&parents);
+        let mut sampler = Sampler::new(grammar, open).unwrap();
+        let mut rng = StdRand::with_seed(3 + seed);
+        // A parent that nests a value in a value, as the fuzzer's queue holds early on.
+        let start = parents
+            .iter()
+            .find(|p| !nearest_recursions(&p.tree).is_empty())
+            .expect("some sample nests");
+        let mut current = ChoiceInput::new(start.choices.clone(), open);
+        let mut deepest = 0;
+        for _ in 0..400 {
+            let mut input = current.clone();
+            if mutator.mutate(&mut state, &mut input).unwrap() == MutationResult::Skipped {
+                continue;
+            }
+            assert!(
+                input.choices.len() <= ceiling,
+                "{} choices",
+                input.choices.len()
+            );
+            let mut replayed = Sample::default();
+            sampler
+                .sample(
+                    input.choices.as_slice(),
+                    Replay::Repair,
+                    &mut rng,
+                    &mut replayed,
+                )
+                .unwrap();
+            let depth = bracket_depth(&render(grammar, &replayed.tree));
+            // Kept when deeper, as a new hit count of the parser's recursion would keep it.
+            if depth > deepest {
+                deepest = depth;
+                current = ChoiceInput::new(replayed.choices.clone(), open);
+            }
+            if deepest >= 2000 {
+                break;
+            }
         }
-        assert!(
-            input.choices.len() <= ceiling,
-            "{} choices",
-            input.choices.len()
-        );
-        let mut replayed = Sample::default();
-        sampler
-            .sample(
-                input.choices.as_slice(),
-                Replay::Repair,
-                &mut rng,
-                &mut replayed,
-            )
-            .unwrap();
-        let depth = bracket_depth(&render(grammar, &replayed.tree));
-        // Kept when deeper, as a new hit count of the parser's recursion would keep it.
-        if depth > deepest {
-            deepest = depth;
-            current = ChoiceInput::new(replayed.choices.clone(), open);
-        }
-        if deepest >= 2000 {
-            break;
-        }
+        reached.push(deepest);
     }
-    assert!(deepest >= 2000, "nesting reached only {deepest}");
+    let deep = reached.iter().filter(|&&d| d >= 2000).count();
+    assert!(
+        deep + 1 >= seeds as usize,
+        "nesting reached per seed: {reached:?}"
+    );
 }

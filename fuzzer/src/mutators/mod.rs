@@ -23,8 +23,8 @@ pub use crate::provenance::{LastMutation, Mutation};
 pub use havoc::HavocMutator;
 pub use parent::{ParentTrees, SharedTrees, nodes_with_choices, symbol_of};
 pub use recursion::{
-    MAX_CHOICES as MAX_RECURSION_CHOICES, RecursionMutator, copies_within, recursions,
-    repeat_recursion,
+    MAX_CHOICES as MAX_RECURSION_CHOICES, RecursionLevel, RecursionMutator, copies_within,
+    nearest_recursions, pick_outer, recursions, repeat_recursion,
 };
 pub use regenerate::RegenerateMutator;
 pub use repetition::{RepetitionEdit, RepetitionMutator, edit_item};

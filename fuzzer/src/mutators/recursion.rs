@@ -9,7 +9,6 @@ use libafl::state::HasRand;
 use libafl_bolts::rands::Rand;
 use libafl_bolts::{Error, Named};
 
-use super::parent::nodes_with_choices;
 use super::{Mutation, SharedTrees, record};
 use crate::choice::ChoiceInput;
 use crate::tree::{DerivationTree, NodeId, NodeKind};
@@ -29,6 +28,8 @@ use crate::tree::{DerivationTree, NodeId, NodeKind};
 pub struct RecursionMutator {
     trees: SharedTrees,
     max_choices: usize,
+    /// The levels of the last parent, by its choices: a stage mutates one parent many times.
+    levels: Option<(Vec<u32>, Vec<Vec<RecursionLevel>>)>,
 }
 
 /// The choices one step may add are drawn as 2^e with e in 1..=MAX_GROWTH_EXPONENT, and the
@@ -59,6 +60,7 @@ impl RecursionMutator {
         Self {
             trees,
             max_choices: max_choices.max(2),
+            levels: None,
         }
     }
 }
@@ -121,6 +123,117 @@ pub fn repeat_recursion(
     out
 }
 
+/// One level of a rule's recursion: `inner` is a node of the rule and `outer` the nearest
+/// ancestor of the same rule whose span holds more choices (so the context between them is
+/// not empty).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecursionLevel {
+    /// The enclosing node: its span minus the inner one's is the context repeated.
+    pub outer: NodeId,
+    /// The nested node of the same rule.
+    pub inner: NodeId,
+    /// How many nodes of the rule enclose `inner`: 1 for a first level of nesting, 40 inside
+    /// a chain of forty.
+    pub depth: u32,
+}
+
+/// Every level of recursion in `tree`, grouped by rule, in the order the rules first recurse
+/// (so a seeded run picks the same levels). One pass over the tree with a stack of open
+/// ancestors per rule: the mutator asks for it once per parent, and parents of tens of
+/// thousands of nodes are common once chains grow.
+pub fn nearest_recursions(tree: &DerivationTree) -> Vec<Vec<RecursionLevel>> {
+    let nodes = tree.nodes();
+    // Per rule (indexed by id): its open nodes, innermost last, and where its levels go.
+    let mut open_by_rule: Vec<Vec<NodeId>> = Vec::new();
+    let mut group_of_rule: Vec<Option<usize>> = Vec::new();
+    // Every open rule node, innermost last, with the end of its subtree.
+    let mut open: Vec<(u32, usize)> = Vec::new();
+    let mut groups: Vec<Vec<RecursionLevel>> = Vec::new();
+    for (index, node) in nodes.iter().enumerate() {
+        while open.last().is_some_and(|&(end, _)| end as usize <= index) {
+            let (_, rule) = open.pop().expect("checked above");
+            open_by_rule[rule].pop();
+        }
+        let NodeKind::Rule { rule, .. } = node.kind else {
+            continue;
+        };
+        let rule = rule.0 as usize;
+        if rule >= open_by_rule.len() {
+            open_by_rule.resize_with(rule + 1, Vec::new);
+            group_of_rule.resize(rule + 1, None);
+        }
+        let id = NodeId(index as u32);
+        let ancestors = &open_by_rule[rule];
+        let span = node.choices_end - node.choices_start;
+        if span > 0
+            && let Some(&outer) = ancestors.iter().rev().find(|&&a| {
+                let a = tree.node(a);
+                a.choices_end - a.choices_start > span
+            })
+        {
+            let group = *group_of_rule[rule].get_or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[group].push(RecursionLevel {
+                outer,
+                inner: id,
+                depth: ancestors.len() as u32,
+            });
+        }
+        open_by_rule[rule].push(id);
+        open.push((node.end, rule));
+    }
+    groups
+}
+
+/// The node whose recursion the mutator repeats: the outer node of a level picked half the time
+/// by rule first, each rule that recurses in the parent equally often, then one of its levels
+/// weighted by depth; half the time among all levels. Why: picking among nodes alone (as this
+/// mutator did) favours whichever rule already holds the most nodes, so a parent with a
+/// thousand nested unary operators was nested further in its unary operators nine times in
+/// ten, and chains of another rule (oxc's conditional expressions in their else branch, whose
+/// constant evaluation hangs past fifty levels) were almost never grown: in the 5-minute runs,
+/// 3 to 5 queue entries of Bonsai's held five nested conditionals in a row against 63 to 65 of
+/// Nautilus's, which picks a rule first. The depth weight grows a chain at its deep end, where
+/// the next level is most likely new to the target. The other half keeps growing the commonest
+/// recursion, which is how the deep-nesting stack overflows are reached in seconds.
+pub fn pick_outer<R: Rand>(by_rule: &[Vec<RecursionLevel>], rng: &mut R) -> Option<NodeId> {
+    pick_level(by_rule, rng).map(|level| level.outer)
+}
+
+fn pick_level<R: Rand>(by_rule: &[Vec<RecursionLevel>], rng: &mut R) -> Option<RecursionLevel> {
+    if by_rule.is_empty() {
+        return None;
+    }
+    if rng.coinflip(0.5) {
+        let levels = rng.choose(by_rule)?;
+        let total: u64 = levels.iter().map(|l| u64::from(l.depth)).sum();
+        let mut at = rng.below_or_zero(total as usize) as u64;
+        levels
+            .iter()
+            .find(|l| {
+                if at < u64::from(l.depth) {
+                    true
+                } else {
+                    at -= u64::from(l.depth);
+                    false
+                }
+            })
+            .copied()
+    } else {
+        let count: usize = by_rule.iter().map(Vec::len).sum();
+        let mut at = rng.below_or_zero(count);
+        for levels in by_rule {
+            if at < levels.len() {
+                return Some(levels[at]);
+            }
+            at -= levels.len();
+        }
+        None
+    }
+}
+
 impl Named for RecursionMutator {
     fn name(&self) -> &Cow<'static, str> {
         static NAME: Cow<'static, str> = Cow::Borrowed("recursion");
@@ -133,31 +246,33 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RecursionMutator {
         let mut trees = self.trees.borrow_mut();
         let rng = state.rand_mut();
         let parent = trees.parent(input.choices.as_slice(), rng);
-        let outers = nodes_with_choices(&parent.tree, |k| matches!(k, NodeKind::Rule { .. }));
-        let mut picked = None;
-        for _ in 0..8 {
-            let Some(&outer) = rng.choose(&outers) else {
-                break;
-            };
-            let inners = recursions(&parent.tree, outer);
-            // Half the time the tightest recursion, whose context is smallest: an outer node
-            // with siblings around its recursion (a list of values around the nested one)
-            // would copy them all at every level, and a budget of choices then buys a
-            // fraction of the nesting. Deep nesting is what overflows a parser's stack.
-            let inner = if rng.coinflip(0.5) {
-                inners
-                    .iter()
-                    .copied()
-                    .min_by_key(|&inner| context_len(&parent.tree, outer, inner))
-            } else {
-                rng.choose(&inners).copied()
-            };
-            if let Some(inner) = inner {
-                picked = Some((outer, inner));
-                break;
+        let levels = match &self.levels {
+            Some((choices, levels)) if choices[..] == parent.choices.as_slice()[..] => levels,
+            _ => {
+                let levels = nearest_recursions(&parent.tree);
+                &self
+                    .levels
+                    .insert((parent.choices.as_slice().to_vec(), levels))
+                    .1
             }
-        }
-        let Some((outer, inner)) = picked else {
+        };
+        let Some(outer) = pick_outer(levels, rng) else {
+            return Ok(MutationResult::Skipped);
+        };
+        let inners = recursions(&parent.tree, outer);
+        // Half the time the tightest recursion, whose context is smallest: an outer node
+        // with siblings around its recursion (a list of values around the nested one)
+        // would copy them all at every level, and a budget of choices then buys a
+        // fraction of the nesting. Deep nesting is what overflows a parser's stack.
+        let inner = if rng.coinflip(0.5) {
+            inners
+                .iter()
+                .copied()
+                .min_by_key(|&inner| context_len(&parent.tree, outer, inner))
+        } else {
+            rng.choose(&inners).copied()
+        };
+        let Some(inner) = inner else {
             return Ok(MutationResult::Skipped);
         };
         let budget = 2usize << rng.below_or_zero(MAX_GROWTH_EXPONENT);
