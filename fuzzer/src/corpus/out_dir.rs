@@ -188,14 +188,7 @@ mod tests {
         use crate::fault::Fault;
         let dir = tempfile::tempdir().unwrap();
         let out = OutDir::prepare(dir.path(), &manifest("planted")).unwrap();
-        let overflow = |signature, functions: &[&str]| Fault {
-            kind: FaultKind::StackOverflow,
-            signature,
-            message: "the target overflowed its stack".into(),
-            location: format!("recursion through {}", functions.join(", ")),
-            frames: Vec::new(),
-            recursion: functions.iter().map(|f| f.to_string()).collect(),
-        };
+        let overflow = Fault::stack_overflow;
         let info = EntryInfo {
             text: "((((".into(),
             fault: Some(overflow(7, &["expr", "paren", "unary"])),

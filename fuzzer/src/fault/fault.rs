@@ -61,6 +61,22 @@ pub fn one_recursion(a: &[String], b: &[String]) -> bool {
     2 * shared >= short.len()
 }
 
+/// The stack overflow through `functions` that the tests of bucketing, resuming and listing
+/// build, so they all build it alike.
+#[cfg(test)]
+impl Fault {
+    pub(crate) fn stack_overflow(signature: u64, functions: &[&str]) -> Self {
+        Self {
+            kind: FaultKind::StackOverflow,
+            signature,
+            message: "the target overflowed its stack".into(),
+            location: format!("recursion through {}", functions.join(", ")),
+            frames: Vec::new(),
+            recursion: functions.iter().map(|f| f.to_string()).collect(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -219,14 +219,7 @@ mod tests {
 
     #[test]
     fn a_stack_overflow_joins_the_bucket_of_a_recursion_it_shares_half_its_functions_with() {
-        let overflow = |signature, functions: &[&str]| Fault {
-            kind: FaultKind::StackOverflow,
-            signature,
-            message: String::new(),
-            location: format!("recursion through {}", functions.join(", ")),
-            frames: Vec::new(),
-            recursion: functions.iter().map(|f| f.to_string()).collect(),
-        };
+        let overflow = Fault::stack_overflow;
         let mut seen = SeenFaults::default();
         let mut parens = overflow(1, &["expr", "paren", "unary"]);
         seen.join_recursion(&mut parens);

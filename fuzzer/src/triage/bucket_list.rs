@@ -540,14 +540,7 @@ mod tests {
         std::fs::write(dir.join(FUZZ_JSON), "{}").unwrap();
         let info = EntryInfo {
             text: "(".repeat(functions.len() * 100),
-            fault: Some(Fault {
-                kind: FaultKind::StackOverflow,
-                signature,
-                message: "the target overflowed its stack".into(),
-                location: format!("recursion through {}", functions.join(", ")),
-                frames: Vec::new(),
-                recursion: functions.iter().map(|f| f.to_string()).collect(),
-            }),
+            fault: Some(Fault::stack_overflow(signature, functions)),
             ..EntryInfo::default()
         };
         let base = dir.join(CRASHES_DIR).join("000000");
@@ -580,14 +573,7 @@ mod tests {
         );
         assert_eq!(list.buckets[0].seen_by, ["a", "b"]);
         assert_eq!(list.buckets[0].size, 300, "the smaller reproducer");
-        let rerun = |recursion: &[&str]| Fault {
-            kind: FaultKind::StackOverflow,
-            signature: 99,
-            message: String::new(),
-            location: String::new(),
-            frames: Vec::new(),
-            recursion: recursion.iter().map(|f| f.to_string()).collect(),
-        };
+        let rerun = |recursion: &[&str]| Fault::stack_overflow(99, recursion);
         assert!(list.buckets[0].holds(&rerun(&["call", "expr"])));
         assert!(!list.buckets[0].holds(&rerun(&["resolve", "scope"])));
     }
