@@ -9,13 +9,13 @@ use crate::sampler::Bounds;
 use crate::schedule::SchedulerKind;
 use crate::target::LinkedTarget;
 
-/// Default per-execution timeout. Compilers answer in microseconds to milliseconds; a second
-/// is far beyond a legitimate run and short enough not to stall a campaign.
 /// The longest text run by default. Under generous bounds the recursion mutator nests
 /// blocks hundreds deep, and the renderer indents each level, so a few thousand choices can
 /// render to megabytes: on oxc a tenth of the corpus was over 64 KB and the loop ran at half
 /// speed. Like libFuzzer's `-max_len`, a ceiling the user can raise.
 pub const DEFAULT_MAX_LEN: usize = 64 * 1024;
+/// Default per-execution timeout. Compilers answer in microseconds to milliseconds; a second
+/// is far beyond a legitimate run and short enough not to stall a campaign.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
 /// Default memory limit for one execution of the target.
 pub const DEFAULT_MEMORY_LIMIT: usize = 2 << 30;
