@@ -46,3 +46,20 @@ fn bad_flags_exit_2_before_anything_runs() {
         assert!(!stderr.contains("Traceback"), "{args:?}: {stderr}");
     }
 }
+
+/// `scripts/parent-share`, which issue 30's note reads the schedule's spread from, counts
+/// parents and children as its hand-computed case says.
+#[test]
+fn parent_share_counts_the_children_of_each_parent() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/parent-share");
+    let output = Command::new("python3")
+        .arg(path)
+        .arg("--self-test")
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("self-test passed"),
+        "{stdout}"
+    );
+}
