@@ -78,8 +78,8 @@ fn context_len(tree: &DerivationTree, outer: NodeId, inner: NodeId) -> usize {
 
 /// The nodes of `outer`'s rule strictly inside its subtree that own choices and leave `outer`
 /// some choices of its own (else the context would be empty and repeating it would change
-/// nothing): the places where `outer` recurses. Linear in the subtree, so the mutator asks it
-/// for a few random outer nodes instead of listing every pair of a deep tree.
+/// nothing): the places where `outer` recurses, at any depth below it. Linear in the subtree;
+/// the mutator asks it for the one outer node it picked (see [`pick_outer`]).
 pub fn recursions(tree: &DerivationTree, outer: NodeId) -> Vec<NodeId> {
     let o = *tree.node(outer);
     let NodeKind::Rule { rule, .. } = o.kind else {
