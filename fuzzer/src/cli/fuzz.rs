@@ -9,7 +9,7 @@ use crate::diagnostic::Diagnostic;
 use crate::feedback::{CoverageGrain, SaveCriteria};
 use crate::fuzz::{FuzzConfig, Saturation, StopCondition, parse_duration};
 use crate::sampler::Bounds;
-use crate::schedule::SchedulerKind;
+use crate::schedule::{ChildrenRule, SchedulerKind};
 
 #[derive(Args)]
 pub struct FuzzArgs {
@@ -94,6 +94,16 @@ pub struct FuzzArgs {
     /// Scheduler: zest (cycling queue, favored entries, energy) or minimizer (LibAFL's).
     #[arg(long, default_value = "zest")]
     scheduler: SchedulerKind,
+    /// With the zest scheduler, the children of a parent per pick: zest (Zest's energy:
+    /// coverage, favored, smallness), spread:N (those energies scaled so that a pass over the
+    /// queue costs N children per entry on average) or flat:N (N for every parent, as
+    /// Nautilus's queue gives). For ablations: docs/results.md, issue 30.
+    #[arg(long, value_name = "RULE", default_value = "zest")]
+    children: ChildrenRule,
+    /// With the zest scheduler, the share of picks (0 to 1) that take the newest entry never
+    /// picked; the others continue Zest's cycle. For ablations: docs/results.md, issue 30.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+    newest_first: f64,
     /// Record the first N executions and, at the end, replay them through a bare loop (sample,
     /// render, run) in the same process; the summary then reports the engine's overhead.
     #[arg(long, value_name = "N")]
@@ -188,6 +198,8 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.keep_slow = args.keep_slow;
     config.mutators = args.mutators;
     config.scheduler = args.scheduler;
+    config.children = args.children;
+    config.newest_first = args.newest_first;
     config.show_status = true;
     config.measure_overhead = args.measure_overhead;
     config.measure_overhead_after = args.measure_overhead_after;

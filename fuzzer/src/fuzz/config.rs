@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::stop::StopCondition;
 use crate::feedback::{CoverageGrain, SaveCriteria};
 use crate::sampler::Bounds;
-use crate::schedule::SchedulerKind;
+use crate::schedule::{ChildrenRule, SchedulerKind};
 use crate::target::LinkedTarget;
 
 /// The longest text run by default. Under generous bounds the recursion mutator nests
@@ -55,6 +55,10 @@ pub struct FuzzConfig {
     /// The mutators switched on (names of [`crate::mutators::MUTATOR_NAMES`]); `None`: all.
     pub mutators: Option<Vec<String>>,
     pub scheduler: SchedulerKind,
+    /// With the zest scheduler: how many children a parent gets per pick.
+    pub children: ChildrenRule,
+    /// With the zest scheduler: the share of picks that take the newest entry never picked.
+    pub newest_first: f64,
     /// Fresh inputs generated when no seed was loaded.
     pub initial_inputs: usize,
     /// Show the status line (or periodic log lines when stderr is not a terminal).
@@ -94,6 +98,8 @@ impl FuzzConfig {
             keep_slow: false,
             mutators: None,
             scheduler: SchedulerKind::Zest,
+            children: ChildrenRule::Zest,
+            newest_first: 0.0,
             initial_inputs: DEFAULT_INITIAL_INPUTS,
             show_status: false,
             measure_overhead: None,

@@ -655,7 +655,8 @@ fn fuzz_in<EM: LoopManager>(
     };
     match config.scheduler {
         SchedulerKind::Zest => {
-            let scheduler = ZestScheduler::new(parts.edges.size());
+            let scheduler = ZestScheduler::new(parts.edges.size(), config.children)
+                .with_newest_first(config.newest_first);
             fuzz_with(prepared, &mut state, manager, scheduler, parts)
         }
         SchedulerKind::Minimizer => {

@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use energy::Energy;
+pub use energy::{ChildrenRule, Energy};
 pub use minimizer::MinimizerQueue;
 pub use zest::{Ownership, ZestScheduler};
 
