@@ -34,11 +34,10 @@ pub struct Ownership {
     /// was computed: energies change only in [`Self::add`].
     #[serde(skip)]
     mean_energy: Option<f64>,
-    /// Entries never picked, oldest first (see [`ZestScheduler::with_newest_first`]).
-    #[serde(default)]
+    /// Entries never picked, oldest first; kept only while [`ZestScheduler::with_newest_first`]
+    /// is on, so that the default schedule pays nothing for it.
     unpicked: Vec<u32>,
     /// Where the cycle stands, apart from picks of the newest entries.
-    #[serde(default)]
     cycle_at: Option<CorpusId>,
 }
 libafl_bolts::impl_serdeany!(Ownership);
@@ -93,7 +92,6 @@ impl Ownership {
         self.best_edges = self.best_edges.max(edges.len() as u32);
         self.total_size += u64::from(size);
         self.mean_energy = None;
-        self.unpicked.push(id as u32);
     }
 
     /// The newest entry never picked, which is then no longer unpicked.
@@ -197,9 +195,11 @@ where
             (indices, valid, size)
         };
         let edges = self.edges;
-        state
-            .metadata_or_insert_with(|| Ownership::new(edges))
-            .add(id.0, &indices, valid, size);
+        let ownership = state.metadata_or_insert_with(|| Ownership::new(edges));
+        ownership.add(id.0, &indices, valid, size);
+        if self.newest_first > 0.0 {
+            ownership.unpicked.push(id.0 as u32);
+        }
         Ok(())
     }
 
@@ -226,7 +226,9 @@ where
                 }
                 let id = next.unwrap_or(first);
                 ownership.cycle_at = Some(id);
-                ownership.mark_picked(id);
+                if self.newest_first > 0.0 {
+                    ownership.mark_picked(id);
+                }
                 id
             }
         };
