@@ -631,7 +631,12 @@ fn four_planted_bugs_are_four_faults_each_a_regression_test() {
     );
     assert_eq!(
         (summary["crashes"].as_u64(), summary["hangs"].as_u64()),
-        (Some(3), Some(1))
+        (Some(3), Some(1)),
+        "buckets: {:?}",
+        buckets_of(&project, "out/fuzz")
+            .iter()
+            .map(|b| format!("{} {}", b["kind"], b["location"]))
+            .collect::<Vec<_>>()
     );
     assert!(summary["fault_executions"].as_u64() > Some(4), "{summary}");
     let buckets = buckets_of(&project, "out/fuzz");

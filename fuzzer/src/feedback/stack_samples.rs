@@ -141,10 +141,10 @@ impl SampleBuffer {
                 return;
             }
         }
-        let began = monotonic_now();
+        let began = cpu_now();
         // SAFETY: as above.
         unsafe { self.record(began, tick) };
-        let took = monotonic_now().saturating_sub(began);
+        let took = cpu_now().saturating_sub(began);
         let tick_nanos = tick.as_nanos().max(1) as u64;
         let owed =
             took.saturating_mul(10 - SAMPLING_SHARE_TENTHS) / SAMPLING_SHARE_TENTHS / tick_nanos;
@@ -225,7 +225,7 @@ impl SampleBuffer {
                 }
                 walked += 1;
                 if walked.is_multiple_of(WALK_CLOCK_EVERY)
-                    && monotonic_now().saturating_sub(began) > budget
+                    && cpu_now().saturating_sub(began) > budget
                 {
                     truncated = true;
                 }
@@ -293,14 +293,19 @@ static SAMPLED: AtomicUsize = AtomicUsize::new(0);
 /// The timer's period in nanoseconds, set by [`start`].
 static TICK_NANOS: AtomicU64 = AtomicU64::new(1_000_000);
 
-/// Nanoseconds on the monotonic clock. Async-signal-safe (`clock_gettime` is).
-fn monotonic_now() -> u64 {
+/// Nanoseconds of this thread's CPU time. Async-signal-safe (`clock_gettime` is).
+///
+/// The walks are paid for on the clock the timer counts: on a loaded machine the wall clock
+/// also holds the time the process waited for a core, and a walk interrupted by the scheduler
+/// once made the handler skip most of a hang's ticks, so that the hang kept one sample and was
+/// named after whatever helper the loop was in (one bug, two buckets, in CI).
+fn cpu_now() -> u64 {
     let mut now: libc::timespec = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: writes only `now`.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
     (now.tv_sec as u64)
         .saturating_mul(1_000_000_000)
         .saturating_add(now.tv_nsec as u64)
