@@ -274,48 +274,81 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
     );
 }
 
+/// A wrapper crate over a parser dependency, with the grammar from a tree-sitter grammar
+/// crate among its dependencies: the build names the uninstrumented parser, `init
+/// --instrument` takes it in with no hand edit, and the engine is not built again for it (the
+/// engine does not use the parser, so both lists share a target directory).
 #[test]
 fn a_tree_sitter_grammar_crate_drives_the_parser_it_describes() {
     let temp = tempfile::tempdir().unwrap();
-    let project = temp.path().join("jsoncheck");
+    let project = temp.path().join("gqlcheck");
     std::fs::create_dir_all(project.join("src")).unwrap();
     std::fs::write(
         project.join("Cargo.toml"),
-        "[package]\nname = \"jsoncheck\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
-         [dependencies]\nserde_json = \"1\"\n\n[dev-dependencies]\ntree-sitter-json = \"0.24.8\"\n",
+        "[package]\nname = \"gqlcheck\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+         [dependencies]\ngraphql-parser = \"0.4\"\n\n[dev-dependencies]\n\
+         tree-sitter-graphql = \"=0.3.0\"\n",
     )
     .unwrap();
     std::fs::write(
         project.join("src/lib.rs"),
-        "//! A JSON checker.\n\n/// Parses `source` as JSON.\npub fn check(source: &str) -> \
-         Result<serde_json::Value, serde_json::Error> {\n    serde_json::from_str(source)\n}\n",
+        "//! A GraphQL checker.\n\n/// Parses `source` as a GraphQL query document, else as a \
+         schema.\npub fn check(source: &str) -> Result<(), String> {\n    match \
+         graphql_parser::parse_query::<String>(source) {\n        Ok(_) => Ok(()),\n        \
+         Err(query) => graphql_parser::parse_schema::<String>(source)\n            .map(|_| ())\n\
+         \x20           .map_err(|schema| format!(\"{query}; {schema}\")),\n    }\n}\n",
     )
     .unwrap();
     reuse_lock(&project);
-
-    succeeded(cargo_bonsai(
-        &project,
-        &[
+    let init = |extra: &[&str]| {
+        let mut args = vec![
             "init",
             "--tree-sitter",
-            "tree-sitter-json",
+            "tree-sitter-graphql",
             "--call",
-            "jsoncheck::check",
-        ],
-    ));
+            "gqlcheck::check",
+        ];
+        args.extend_from_slice(extra);
+        succeeded(cargo_bonsai(&project, &args));
+    };
+    init(&[]);
     let harness = project.join("bonsai");
-    assert!(harness.join("tree-sitter-json.grammar.json").is_file());
-    // The parser is serde_json's, a dependency: the harness's list adds it.
-    let manifest = harness.join("Cargo.toml");
-    let toml = std::fs::read_to_string(&manifest)
-        .unwrap()
-        .replace("instrument = []", "instrument = [\"serde_json\"]");
-    std::fs::write(&manifest, toml).unwrap();
-
+    assert!(harness.join("tree-sitter-graphql.grammar.json").is_file());
+    let binary_dir = |built: &Output| {
+        let stdout = String::from_utf8_lossy(&built.stdout);
+        PathBuf::from(stdout.lines().next().unwrap().trim())
+            .parent()
+            .unwrap()
+            .to_path_buf()
+    };
+    // The parser is graphql-parser's, a dependency the crate wraps: the build names it.
+    let blind = timed_build(&project);
+    assert!(
+        String::from_utf8_lossy(&blind.stderr)
+            .contains("warning: dependency `graphql_parser` holds")
+            && text(&blind).contains("cargo bonsai init --instrument graphql_parser"),
+        "{}",
+        text(&blind)
+    );
+    // Made again as the warning says, with no hand edit.
+    std::fs::remove_dir_all(&harness).unwrap();
+    init(&["--instrument", "graphql_parser"]);
     let built = timed_build(&project);
+    assert!(
+        !text(&built).contains("warning: dependency"),
+        "{}",
+        text(&built)
+    );
+    assert_eq!(
+        binary_dir(&built),
+        binary_dir(&blind),
+        "a parser the engine does not use is instrumented in the same target directory"
+    );
     let listed = crates(&String::from_utf8_lossy(&built.stdout));
     assert!(
-        listed.iter().any(|(c, n)| c == "serde_json" && *n > 500),
+        listed
+            .iter()
+            .any(|(c, n)| c == "graphql_parser" && *n > 500),
         "{}",
         text(&built)
     );
@@ -332,7 +365,7 @@ fn a_tree_sitter_grammar_crate_drives_the_parser_it_describes() {
         summary["edges"], summary["valid_share"]
     );
     assert!(summary["edges"].as_u64() > Some(200), "{summary}");
-    // The imported grammar's inputs are JSON that serde_json mostly accepts.
+    // The imported grammar's inputs are GraphQL that graphql-parser mostly accepts.
     assert!(summary["valid_share"].as_f64() > Some(0.3), "{summary}");
 }
 

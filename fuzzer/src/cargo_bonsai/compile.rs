@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::dependency_graph::DependencyGraph;
 use super::harness::{BIN_DIR, Harness, cargo, cargo_metadata, member_crates};
-use super::instrument::{configure, crate_list, fingerprint};
+use super::instrument::{ENGINE, configure, crate_list, fingerprint};
 use crate::diagnostic::Diagnostic;
 
 /// What a build made.
@@ -16,6 +17,9 @@ pub struct Built {
     pub binary: PathBuf,
     /// The crates instrumented.
     pub instrumented: Vec<String>,
+    /// The crates the user's workspace members depend on directly, the engine's left out
+    /// (empty when `cargo metadata` could not tell).
+    pub direct_dependencies: Vec<String>,
 }
 
 /// Builds `harness` (`--release` when `release`), passing `cargo_args` on to `cargo build`.
@@ -42,10 +46,14 @@ pub fn build(harness: &Harness, release: bool, cargo_args: &[String]) -> Result<
         .in_file(&harness.dir.join("Cargo.toml")));
     }
     eprintln!("instrumenting: {}", list.join(", "));
-    let target_dir = target_base(harness).join(format!(
-        "instrumented-{}",
-        fingerprint(&outside_workspace(&list, &members))
-    ));
+    let graph = cargo_metadata(&harness.dir.join("Cargo.toml"), true)
+        .ok()
+        .map(|metadata| DependencyGraph::from_metadata(&metadata));
+    let shared = match &graph {
+        Some(graph) => shared_with_engine(&list, &graph.closure(&ENGINE)),
+        None => outside_workspace(&list, &members),
+    };
+    let target_dir = target_base(harness).join(format!("instrumented-{}", fingerprint(&shared)));
     let self_exe = std::env::current_exe()
         .map_err(|e| Diagnostic::error(format!("cannot find this program's path: {e}")))?;
     let mut command = Command::new(cargo());
@@ -75,14 +83,31 @@ pub fn build(harness: &Harness, release: bool, cargo_args: &[String]) -> Result<
         .in_file(&binary));
     }
     link(&binary, &harness.binary())?;
+    let member_names: Vec<&str> = members.iter().map(String::as_str).collect();
+    let direct_dependencies = graph
+        .map(|graph| graph.direct_dependencies(&member_names, &ENGINE))
+        .unwrap_or_default();
     Ok(Built {
         binary,
         instrumented: list,
+        direct_dependencies,
     })
 }
 
+/// The crates of `list` that the engine's build compiles too (`engine`, its closure): what
+/// names a list's target directory. A listed crate the engine uses changes the engine's
+/// build when its instrumentation changes, so each such list builds the engine apart; any
+/// other listed crate (a workspace member, a parser only the user's crates use) is rebuilt
+/// in place with what depends on it, and the engine is built once for all of them.
+fn shared_with_engine(list: &[String], engine: &std::collections::BTreeSet<String>) -> Vec<String> {
+    list.iter()
+        .filter(|name| engine.contains(*name))
+        .cloned()
+        .collect()
+}
+
 /// The crates of `list` that are not among the workspace's `members`: what names a list's
-/// target directory. Such a crate may be a dependency of the engine or LibAFL, which would be
+/// target directory when `cargo metadata` cannot tell what the engine uses. Such a crate may be a dependency of the engine or LibAFL, which would be
 /// rebuilt each time it changed in place; the workspace's own crates change in place, and
 /// lists that differ only in them share the engine and everything else no list instruments.
 fn outside_workspace(list: &[String], members: &[String]) -> Vec<String> {
@@ -134,5 +159,16 @@ mod tests {
             outside_workspace(&strings(&["my_lang", "serde_json"]), &members),
             strings(&["serde_json"])
         );
+    }
+
+    #[test]
+    fn only_crates_the_engine_uses_set_a_list_apart() {
+        let engine: std::collections::BTreeSet<String> =
+            strings(&["bonsai", "libafl", "serde_json"])
+                .into_iter()
+                .collect();
+        let named = |list: &[&str]| fingerprint(&shared_with_engine(&strings(list), &engine));
+        assert_eq!(named(&["my_lang"]), named(&["my_lang", "sqlparser"]));
+        assert_ne!(named(&["my_lang"]), named(&["my_lang", "serde_json"]));
     }
 }

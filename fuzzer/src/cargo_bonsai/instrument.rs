@@ -47,7 +47,7 @@ const SANCOV: [&str; 4] = [
 
 /// Crates never instrumented, whatever the list says: the engine and the fuzzing library,
 /// whose own branches would flood the coverage map.
-const ENGINE: [&str; 6] = [
+pub const ENGINE: [&str; 6] = [
     "bonsai",
     "bonsai_baseline",
     "libafl",

@@ -6,10 +6,12 @@
 //! scripts/instrumented-crates) is needed or edited.
 
 mod compile;
+mod dependency_graph;
 mod forward;
 mod harness;
 mod init;
 pub mod instrument;
+pub mod uninstrumented;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -185,6 +187,9 @@ fn run(command: Command) -> Result<(), Diagnostic> {
                 harness.target,
                 built.instrumented.join(", ")
             );
+            if let Some(warning) = bulk_warning(&built) {
+                eprintln!("warning: {warning}");
+            }
             // The binary's own account of its counters, per crate, with its warnings.
             let status = std::process::Command::new(harness.binary())
                 .args(["targets", "--target", &harness.target])
@@ -205,4 +210,11 @@ fn run(command: Command) -> Result<(), Diagnostic> {
             Err(forward::run(&harness, &args))
         }
     }
+}
+
+/// [`uninstrumented::bulk_warning`] for a build: the code per crate from the binary. Nothing
+/// when it cannot be read (the warning is advice, never a reason to fail a build).
+fn bulk_warning(built: &compile::Built) -> Option<String> {
+    let code = uninstrumented::code_per_crate(&built.binary)?;
+    uninstrumented::bulk_warning(&code, &built.direct_dependencies, &built.instrumented)
 }
