@@ -60,7 +60,7 @@ fn chain_child() {
 /// it, and the short chain's deadline leaves no room for a linear evaluator to time out.
 #[test]
 fn a_long_chain_of_conditionals_under_a_folded_test_does_not_end() {
-    let deadline = Duration::from_secs(20);
+    let deadline = Duration::from_secs(8);
     assert!(
         ends_within(spawn(12), deadline),
         "12 levels did not compile within {deadline:?}"
