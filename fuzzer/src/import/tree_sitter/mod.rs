@@ -29,7 +29,10 @@
 //! - `inline`, `supertypes`, `conflicts` and `precedences` shape the parse tree or the
 //!   parser's decisions, not the language, and are ignored.
 
+mod declared;
 mod external;
+
+pub use declared::path_for as declaration_path;
 
 use std::collections::{HashMap, HashSet};
 
@@ -74,6 +77,7 @@ pub fn import(source: &SourceFile, root: &Value) -> Result<Foreign, Diagnostics>
         name,
         file,
         warnings: importer.warnings,
+        unread_externals: importer.unread_externals,
     })
 }
 
@@ -113,6 +117,11 @@ struct Importer<'v, 'a> {
     inlined: HashSet<String>,
     /// The lexical rules of paired strings' quote styles.
     string_rules: Vec<RuleDef>,
+    /// The user's bodies for externals (see `declared`), which win over every built-in
+    /// reading.
+    declared: HashMap<String, Expr>,
+    /// Externals used with neither a built-in reading nor a declared one.
+    unread_externals: Vec<String>,
 }
 
 /// The `type` of a node and the node as an object.
@@ -148,6 +157,8 @@ impl<'v, 'a> Importer<'v, 'a> {
             reaches_content: HashSet::new(),
             inlined: HashSet::new(),
             string_rules: Vec::new(),
+            declared: HashMap::new(),
+            unread_externals: Vec::new(),
         }
     }
 
@@ -235,6 +246,7 @@ impl<'v, 'a> Importer<'v, 'a> {
 
     fn grammar_file(&mut self, top: &'v Object<'a>) -> GrammarFile {
         self.assign_names();
+        self.read_declaration();
         self.find_content_rules();
         self.read_reserved_contexts(top);
         let start = self.rules.properties[0].name.as_str().to_string();
@@ -314,6 +326,21 @@ impl<'v, 'a> Importer<'v, 'a> {
         file.layout = Some(self.layout(extras));
         file.comments = std::mem::take(&mut self.comments);
         file
+    }
+
+    /// The user's declaration of externals beside the grammar file, when there is one.
+    fn read_declaration(&mut self) {
+        let path = declared::path_for(&self.source.path);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return;
+        };
+        let source = SourceFile::new(path, text);
+        let externals: HashSet<String> = self.externals.keys().cloned().collect();
+        let known: HashSet<String> = self.names.values().cloned().collect();
+        match declared::read(&source, &externals, &known) {
+            Ok(declared) => self.declared = declared,
+            Err(errors) => self.errors.extend(errors.0),
+        }
     }
 
     /// Rule names reachable from `roots` through SYMBOL references.
@@ -406,6 +433,14 @@ impl<'v, 'a> Importer<'v, 'a> {
             let closer = (name.rsplit_once('_'))
                 .filter(|_| StringRole::of(&name) == Some(StringRole::Content))
                 .and_then(|(stem, _)| self.closers.get(stem));
+            if let Some(body) = self.declared.remove(&name) {
+                file.rules.push(RuleDef {
+                    name: native,
+                    name_span: span,
+                    body: declared::respanned(body, span),
+                });
+                continue;
+            }
             let body = match self.externals[&name] {
                 // A long string's content (`[[ ... ]]`, whose scanner reads up to its closer):
                 // any text without the closer, so that a seed's contents are read as they are.
@@ -435,9 +470,11 @@ impl<'v, 'a> Importer<'v, 'a> {
                     self.warnings.push(self.source.warning(
                         span,
                         format!(
-                            "external token '{name}' is produced by a hand-written scanner whose text is unknown: alternatives that need it are never generated (give its rule a body in the exported grammar to change that)"
+                            "external token '{name}' is produced by a hand-written scanner whose text is unknown: alternatives that need it are never generated (declare its text in {}, e.g. `{name} = /[a-z]+/ ;`)",
+                            declared::path_for(&self.source.path).display()
                         ),
                     ));
+                    self.unread_externals.push(name.clone());
                     // A rule that only derives itself derives nothing: the sampler never
                     // chooses an alternative that needs it.
                     Expr::Name(native.clone(), span)
@@ -752,6 +789,12 @@ impl<'v, 'a> Importer<'v, 'a> {
     }
 
     fn symbol(&mut self, name: &str, span: Span) -> Expr {
+        if self.declared.contains_key(name) {
+            if !self.used_externals.iter().any(|(n, _)| n == name) {
+                self.used_externals.push((name.to_string(), span));
+            }
+            return Expr::Name(self.native(name), span);
+        }
         if let Some(quote) = self.style
             && self.externals.contains_key(name)
             && StringRole::of(name) == Some(StringRole::Content)
@@ -1081,6 +1124,12 @@ impl<'v, 'a> Importer<'v, 'a> {
         let external = *self
             .externals
             .get(symbol.get_string("name")?.value.as_ref())?;
+        if self
+            .declared
+            .contains_key(symbol.get_string("name")?.value.as_ref())
+        {
+            return None;
+        }
         if alias.get_boolean("named").is_some_and(|b| b.value) {
             return None;
         }
@@ -1607,6 +1656,87 @@ string_content = GLUE "a" ;
                 .iter()
                 .any(|m| m.contains("external token 'heredoc'"))
         );
+    }
+
+    /// A grammar whose scanner reads a float and a heredoc, which no naming convention reads.
+    const SCANNED: &str = r##"{"name": "t", "rules": {
+  "file": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "stmt"}},
+  "stmt": {"type": "CHOICE", "members": [
+    {"type": "SEQ", "members": [{"type": "STRING", "value": "x"}, {"type": "STRING", "value": "="}, {"type": "SYMBOL", "name": "float_literal"}]},
+    {"type": "SEQ", "members": [{"type": "STRING", "value": "cat"}, {"type": "SYMBOL", "name": "heredoc_start"}]}]}},
+  "externals": [{"type": "SYMBOL", "name": "float_literal"}, {"type": "SYMBOL", "name": "heredoc_start"}]}"##;
+
+    /// `grammar.json` and, when given, `grammar.externals.ebnf` in a fresh directory.
+    fn with_declaration(declaration: Option<&str>) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let grammar = dir.path().join("grammar.json");
+        std::fs::write(&grammar, SCANNED).unwrap();
+        if let Some(text) = declaration {
+            std::fs::write(dir.path().join("grammar.externals.ebnf"), text).unwrap();
+        }
+        (dir, grammar)
+    }
+
+    /// Issue 31: an external that no convention reads derives nothing until the user declares
+    /// its text beside the grammar; then seeds that use it parse, and the import names only
+    /// the externals still unread.
+    #[test]
+    fn a_declared_external_is_read_as_declared() {
+        let (_dir, grammar) = with_declaration(None);
+        let bare = crate::import::load(&grammar).unwrap();
+        assert_eq!(bare.unread_externals, ["float_literal", "heredoc_start"]);
+        assert!(
+            crate::parse::Parser::new(&bare.grammar)
+                .parse("x = 1.5")
+                .is_err()
+        );
+
+        let (_dir, grammar) = with_declaration(Some(
+            "# the scanner reads digits on both sides of the point\nfloat_literal = /[0-9]+\\.[0-9]+/ ;\n",
+        ));
+        let declared = crate::import::load(&grammar).unwrap();
+        assert_eq!(declared.unread_externals, ["heredoc_start"]);
+        assert!(
+            rules(&declared).contains(r"float_literal = /[0-9]+\.[0-9]+/ ;"),
+            "{}",
+            rules(&declared)
+        );
+        let parser = crate::parse::Parser::new(&declared.grammar);
+        assert!(parser.parse("x = 1.5\nx = 20.25").is_ok());
+        assert!(parser.parse("x = 1.").is_err());
+        assert!(
+            (declared.warnings.iter()).all(|w| !w.message.contains("'float_literal'")),
+            "a declared external is no longer reported unknown"
+        );
+    }
+
+    /// A declaration's faults are located in the declaration, where the user fixes them.
+    #[test]
+    fn a_bad_declaration_is_refused_where_it_is_wrong() {
+        let located = |declaration: &str| {
+            let (_dir, grammar) = with_declaration(Some(declaration));
+            let errors = crate::import::load(&grammar).err().expect("refused");
+            let first = errors.errors().next().expect("an error").clone();
+            let at = first.location.clone().expect("located");
+            assert!(at.path.ends_with("grammar.externals.ebnf"), "{at:?}");
+            (at.line, at.column, first.message)
+        };
+        let (line, column, message) = located("float_literal = /1/ ;\nheredoc = \"<<\" ;\n");
+        assert_eq!((line, column), (2, 1));
+        assert!(
+            message.contains("'heredoc' is not an external token")
+                && message.contains("float_literal, heredoc_start"),
+            "{message}"
+        );
+        let (line, column, message) = located("float_literal = /[0-9/ ;\n");
+        assert_eq!((line, column), (1, 18));
+        assert!(message.contains("invalid regex"), "{message}");
+        let (line, _, message) = located("float_literal = /1/ ;\nheredoc_start = \"<<\" word ;\n");
+        assert_eq!(line, 2);
+        assert!(message.contains("undefined name 'word'"), "{message}");
+        let (line, _, message) = located("%pool word = /[a-z]+/ ;\n");
+        assert_eq!(line, 1);
+        assert!(message.contains("a pool"), "{message}");
     }
 
     #[test]
