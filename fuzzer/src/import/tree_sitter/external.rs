@@ -6,7 +6,7 @@
 //!
 //! | name | generated |
 //! |---|---|
-//! | `newline` | `NEWLINE` |
+//! | `newline`, or contains `line_ending` or `line_break` (not `no_line_break`) | `NEWLINE` |
 //! | `indent` | `NEWLINE INDENT` (the scanner emits it at the start of the deeper line) |
 //! | `dedent` | `DEDENT` (the line before it already ended with a newline) |
 //! | contains `semicolon` (automatic semicolon insertion) | `";"`, or a line break where the scanner inserts it at a line's end |
@@ -54,6 +54,15 @@ impl External {
             "indent" => return External::Layout(&[LayoutToken::Newline, LayoutToken::Indent]),
             "dedent" => return External::Layout(&[LayoutToken::Dedent]),
             _ => {}
+        }
+        // A statement's end that the scanner reads at a line break (tree-sitter-toml-ng's
+        // `_line_ending_or_eof`, tree-sitter-ruby's `_line_break`). `no_line_break` is the
+        // opposite, a check that none follows.
+        let line_end = ["line_ending", "line_break"]
+            .iter()
+            .any(|w| key.contains(w));
+        if line_end && !key.contains("no_line") {
+            return External::Layout(&[LayoutToken::Newline]);
         }
         if key.contains("semicolon") {
             External::AutomaticSemicolon
@@ -193,5 +202,13 @@ mod tests {
         assert!(External::classify("_string_content").glued());
         assert!(!External::classify("string_start").glued());
         assert_eq!(External::classify("float_literal"), External::Unknown);
+        for line_end in ["_line_ending_or_eof", "_line_break", "_newline"] {
+            assert_eq!(
+                External::classify(line_end),
+                External::Layout(&[LayoutToken::Newline]),
+                "{line_end}"
+            );
+        }
+        assert_eq!(External::classify("_no_line_break"), External::Unknown);
     }
 }
