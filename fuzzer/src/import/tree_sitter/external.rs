@@ -13,6 +13,7 @@
 //! | contains `string` and ends in `_start`, `_begin`, `_open` | `"\""` |
 //! | contains `string` and ends in `_end`, `_close` | `"\""`, glued to what precedes |
 //! | contains `content`, `chars`, `fragment`, `body` or `text` | `"a"`, glued to what precedes |
+//! | contains `float` | digits with a fraction or an exponent, then an optional type suffix (`1.5`, `2e10`, `1.0f32`) |
 //! | anything else | nothing: alternatives that need it are never generated, with a warning |
 //!
 //! Where the grammar aliases an external to an anonymous string, as tree-sitter-lua does with
@@ -42,6 +43,8 @@ pub enum External {
         text: &'static str,
         glued: bool,
     },
+    /// A token whose spellings the name says (a float literal), as a regex.
+    Pattern(&'static str),
     Unknown,
 }
 
@@ -64,7 +67,11 @@ impl External {
         if line_end && !key.contains("no_line") {
             return External::Layout(&[LayoutToken::Newline]);
         }
-        if key.contains("semicolon") {
+        if key.contains("float") {
+            // Scanners read floats where the grammar's own number rules cannot tell them from
+            // a field access (`x.0.1`) or a range (`1..2`); the spellings are the usual ones.
+            External::Pattern(FLOAT)
+        } else if key.contains("semicolon") {
             External::AutomaticSemicolon
         } else if key.contains("string") && ends(&["_start", "_begin", "_open"]) {
             External::Text {
@@ -98,6 +105,11 @@ impl External {
         self == External::Layout(&[LayoutToken::Dedent])
     }
 }
+
+/// A float: digits (with `_` separators) and a fraction, an exponent or both, then an optional
+/// type suffix.
+const FLOAT: &str =
+    r"[0-9][0-9_]*(\.[0-9][0-9_]*([eE][+-]?[0-9_]+)?|[eE][+-]?[0-9_]+)([a-z][a-z0-9]*)?";
 
 /// What an external does inside a string, by the same naming conventions as
 /// [`External::classify`].
@@ -201,7 +213,11 @@ mod tests {
         assert!(External::classify("string_end").glued());
         assert!(External::classify("_string_content").glued());
         assert!(!External::classify("string_start").glued());
-        assert_eq!(External::classify("float_literal"), External::Unknown);
+        assert_eq!(
+            External::classify("float_literal"),
+            External::Pattern(FLOAT)
+        );
+        assert_eq!(External::classify("heredoc_start"), External::Unknown);
         for line_end in ["_line_ending_or_eof", "_line_break", "_newline"] {
             assert_eq!(
                 External::classify(line_end),

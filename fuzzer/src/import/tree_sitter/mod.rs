@@ -459,6 +459,7 @@ impl<'v, 'a> Importer<'v, 'a> {
                     items.push(Expr::Literal(text.into(), span));
                     Expr::Seq(items, span)
                 }
+                External::Pattern(regex) => Expr::Regex(regex.to_string(), span),
                 External::AutomaticSemicolon => Expr::Alt(
                     vec![
                         Expr::Literal(";".into(), span),
@@ -539,6 +540,9 @@ impl<'v, 'a> Importer<'v, 'a> {
         skipped: &mut Vec<regex_syntax::hir::Hir>,
         blocks: &mut Vec<ExternalBlock>,
     ) {
+        if self.delimited_comment(body, skipped, blocks) {
+            return;
+        }
         let members: Vec<&'v Value<'a>> = match node(self.source, body) {
             Ok(("CHOICE", object)) => self
                 .members(object)
@@ -573,8 +577,47 @@ impl<'v, 'a> Importer<'v, 'a> {
             blocks.push(ExternalBlock {
                 open: alias_of(StringRole::Start),
                 close: alias_of(StringRole::End),
+                whole: false,
             });
         }
+    }
+
+    /// A comment extra written as a sequence that starts with a literal, whose middle the
+    /// scanner reads (tree-sitter-rust's `line_comment: seq('//', choice(..., doc markers and
+    /// contents))` and `block_comment: seq('/*', ..., '*/')`): the literals at its ends are
+    /// its delimiters, whatever the scanner does inside. Ending in another literal, it is a
+    /// block comment; otherwise it runs to the line's end. Whether it was read so.
+    fn delimited_comment(
+        &mut self,
+        body: &'v Value<'a>,
+        skipped: &mut Vec<regex_syntax::hir::Hir>,
+        blocks: &mut Vec<ExternalBlock>,
+    ) -> bool {
+        let Ok(("SEQ", object)) = node(self.source, body) else {
+            return false;
+        };
+        let Some(members) = self.members(object) else {
+            return false;
+        };
+        let Some(open) = members.first().and_then(|m| self.plain_string(m)) else {
+            return false;
+        };
+        let close = members
+            .last()
+            .filter(|_| members.len() > 1)
+            .and_then(|m| self.plain_string(m));
+        match close {
+            Some(close) => blocks.push(ExternalBlock {
+                open: Some(open),
+                close: Some(close),
+                whole: true,
+            }),
+            None => match regex_syntax::parse(&format!("{}.*", regex_syntax::escape(&open))) {
+                Ok(hir) => skipped.push(hir),
+                Err(_) => return false,
+            },
+        }
+        true
     }
 
     fn error(&mut self, span: Span, message: impl Into<String>) {
@@ -1432,6 +1475,9 @@ fn up_to(closer: &str) -> String {
 struct ExternalBlock {
     open: Option<String>,
     close: Option<String>,
+    /// The delimiters are written out in full in the grammar (`seq('/*', ..., '*/')`), not
+    /// aliases of scanner tokens that the line comment's opener may precede.
+    whole: bool,
 }
 
 /// `comments` (read from the token comments of the extras) with the block comments of
@@ -1451,6 +1497,7 @@ fn with_external_blocks(comments: Vec<Comment>, blocks: &[ExternalBlock]) -> Vec
     let mut found = Vec::new();
     for block in blocks {
         let (open, close) = match (&block.open, &block.close, line.as_deref()) {
+            (Some(open), Some(close), _) if block.whole => (open.clone(), close.clone()),
             (Some(open), Some(close), Some(line)) if !open.starts_with(line) => {
                 (format!("{line}{open}"), close.clone())
             }
@@ -1662,9 +1709,9 @@ string_content = GLUE "a" ;
     const SCANNED: &str = r##"{"name": "t", "rules": {
   "file": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "stmt"}},
   "stmt": {"type": "CHOICE", "members": [
-    {"type": "SEQ", "members": [{"type": "STRING", "value": "x"}, {"type": "STRING", "value": "="}, {"type": "SYMBOL", "name": "float_literal"}]},
+    {"type": "SEQ", "members": [{"type": "STRING", "value": "x"}, {"type": "STRING", "value": "="}, {"type": "SYMBOL", "name": "decimal_literal"}]},
     {"type": "SEQ", "members": [{"type": "STRING", "value": "cat"}, {"type": "SYMBOL", "name": "heredoc_start"}]}]}},
-  "externals": [{"type": "SYMBOL", "name": "float_literal"}, {"type": "SYMBOL", "name": "heredoc_start"}]}"##;
+  "externals": [{"type": "SYMBOL", "name": "decimal_literal"}, {"type": "SYMBOL", "name": "heredoc_start"}]}"##;
 
     /// `grammar.json` and, when given, `grammar.externals.ebnf` in a fresh directory.
     fn with_declaration(declaration: Option<&str>) -> (tempfile::TempDir, std::path::PathBuf) {
@@ -1684,7 +1731,7 @@ string_content = GLUE "a" ;
     fn a_declared_external_is_read_as_declared() {
         let (_dir, grammar) = with_declaration(None);
         let bare = crate::import::load(&grammar).unwrap();
-        assert_eq!(bare.unread_externals, ["float_literal", "heredoc_start"]);
+        assert_eq!(bare.unread_externals, ["decimal_literal", "heredoc_start"]);
         assert!(
             crate::parse::Parser::new(&bare.grammar)
                 .parse("x = 1.5")
@@ -1692,12 +1739,12 @@ string_content = GLUE "a" ;
         );
 
         let (_dir, grammar) = with_declaration(Some(
-            "# the scanner reads digits on both sides of the point\nfloat_literal = /[0-9]+\\.[0-9]+/ ;\n",
+            "# the scanner reads digits on both sides of the point\ndecimal_literal = /[0-9]+\\.[0-9]+/ ;\n",
         ));
         let declared = crate::import::load(&grammar).unwrap();
         assert_eq!(declared.unread_externals, ["heredoc_start"]);
         assert!(
-            rules(&declared).contains(r"float_literal = /[0-9]+\.[0-9]+/ ;"),
+            rules(&declared).contains(r"decimal_literal = /[0-9]+\.[0-9]+/ ;"),
             "{}",
             rules(&declared)
         );
@@ -1705,7 +1752,7 @@ string_content = GLUE "a" ;
         assert!(parser.parse("x = 1.5\nx = 20.25").is_ok());
         assert!(parser.parse("x = 1.").is_err());
         assert!(
-            (declared.warnings.iter()).all(|w| !w.message.contains("'float_literal'")),
+            (declared.warnings.iter()).all(|w| !w.message.contains("'decimal_literal'")),
             "a declared external is no longer reported unknown"
         );
     }
@@ -1721,17 +1768,18 @@ string_content = GLUE "a" ;
             assert!(at.path.ends_with("grammar.externals.ebnf"), "{at:?}");
             (at.line, at.column, first.message)
         };
-        let (line, column, message) = located("float_literal = /1/ ;\nheredoc = \"<<\" ;\n");
+        let (line, column, message) = located("decimal_literal = /1/ ;\nheredoc = \"<<\" ;\n");
         assert_eq!((line, column), (2, 1));
         assert!(
             message.contains("'heredoc' is not an external token")
-                && message.contains("float_literal, heredoc_start"),
+                && message.contains("decimal_literal, heredoc_start"),
             "{message}"
         );
-        let (line, column, message) = located("float_literal = /[0-9/ ;\n");
+        let (line, column, message) = located("decimal_literal = /[0-9/ ;\n");
         assert_eq!((line, column), (1, 18));
         assert!(message.contains("invalid regex"), "{message}");
-        let (line, _, message) = located("float_literal = /1/ ;\nheredoc_start = \"<<\" word ;\n");
+        let (line, _, message) =
+            located("decimal_literal = /1/ ;\nheredoc_start = \"<<\" word ;\n");
         assert_eq!(line, 2);
         assert!(message.contains("undefined name 'word'"), "{message}");
         let (line, _, message) = located("%pool word = /[a-z]+/ ;\n");
