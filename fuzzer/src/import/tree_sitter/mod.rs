@@ -692,7 +692,15 @@ impl<'v, 'a> Importer<'v, 'a> {
             "BLANK" => Expr::Seq(Vec::new(), span),
             "STRING" => {
                 let lit = self.string_field(object, "value")?;
-                Expr::Literal(lit.value.to_string(), span_of(lit))
+                let literal = Expr::Literal(lit.value.to_string(), span_of(lit));
+                if lit.value == "'" && self.run_quote.is_none() && self.style.is_none() {
+                    // A quote that opens no string run (Rust's lifetime `seq("'",
+                    // identifier)`, and `'` among a macro's tokens) starts one token in every
+                    // lexer with the word after it: `' a` would open a character literal.
+                    Expr::Seq(vec![literal, glue(span)], span)
+                } else {
+                    literal
+                }
             }
             "PATTERN" => {
                 let regex = self.pattern(object)?;
@@ -1776,7 +1784,7 @@ string_content = GLUE "a" ;
             "{message}"
         );
         let (line, column, message) = located("decimal_literal = /[0-9/ ;\n");
-        assert_eq!((line, column), (1, 18));
+        assert_eq!((line, column), (1, 20));
         assert!(message.contains("invalid regex"), "{message}");
         let (line, _, message) =
             located("decimal_literal = /1/ ;\nheredoc_start = \"<<\" word ;\n");
@@ -1785,6 +1793,52 @@ string_content = GLUE "a" ;
         let (line, _, message) = located("%pool word = /[a-z]+/ ;\n");
         assert_eq!(line, 1);
         assert!(message.contains("a pool"), "{message}");
+    }
+
+    /// Issue 31, as tree-sitter-rust writes its comments: literal delimiters around scanner
+    /// tokens (doc markers, contents) are a line comment and a block comment; a line end the
+    /// scanner reads is a newline; a float the scanner reads has the usual spellings.
+    #[test]
+    fn delimited_comments_line_ends_and_floats_of_a_scanner_are_read() {
+        let imported = import(
+            r##"{"name": "t", "rules": {
+  "file": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "pair"}},
+  "pair": {"type": "SEQ", "members": [{"type": "STRING", "value": "x"}, {"type": "STRING", "value": "="},
+    {"type": "SYMBOL", "name": "float_literal"}, {"type": "SYMBOL", "name": "_line_ending_or_eof"}]},
+  "line_comment": {"type": "SEQ", "members": [{"type": "STRING", "value": "//"},
+    {"type": "CHOICE", "members": [{"type": "SYMBOL", "name": "_line_doc_content"}, {"type": "BLANK"}]}]},
+  "block_comment": {"type": "SEQ", "members": [{"type": "STRING", "value": "/*"},
+    {"type": "CHOICE", "members": [{"type": "SYMBOL", "name": "_block_comment_content"}, {"type": "BLANK"}]},
+    {"type": "STRING", "value": "*/"}]}},
+  "extras": [{"type": "PATTERN", "value": "\\s"}, {"type": "SYMBOL", "name": "line_comment"}, {"type": "SYMBOL", "name": "block_comment"}],
+  "externals": [{"type": "SYMBOL", "name": "float_literal"}, {"type": "SYMBOL", "name": "_line_ending_or_eof"},
+    {"type": "SYMBOL", "name": "_line_doc_content"}, {"type": "SYMBOL", "name": "_block_comment_content"}]}"##,
+        );
+        let text = rules(&imported);
+        for line in [r#"%comment "/*" "*/";"#, r#"%comment "//";"#] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
+        assert!(
+            text.contains(r#"pair = "x" "=" float_literal NEWLINE ;"#),
+            "{text}"
+        );
+        assert!(imported.unread_externals.is_empty(), "{text}");
+        let parser = crate::parse::Parser::new(&imported.grammar);
+        let seed = "x = 1.5\n// one\n/* a\nblock */\nx = 2e10\nx = 1.0f32\n";
+        let parsed = parser
+            .parse(seed)
+            .unwrap_or_else(|e| panic!("{:?}: {}", e.line_col(seed), e.message));
+        let skipped: String = parsed.comments.iter().map(|r| &seed[r.clone()]).collect();
+        assert!(
+            skipped.contains("// one") && skipped.contains("/* a\nblock */"),
+            "both comments are skipped: {skipped:?}"
+        );
+        // The newline is the pair's end: two pairs on one line are not this language.
+        assert!(parser.parse("x = 1.5 x = 2.5\n").is_err());
+        assert!(
+            parser.parse("x = 15\n").is_err(),
+            "an integer is not a float"
+        );
     }
 
     #[test]
