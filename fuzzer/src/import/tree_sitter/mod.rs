@@ -122,6 +122,9 @@ struct Importer<'v, 'a> {
     declared: HashMap<String, Expr>,
     /// Externals used with neither a built-in reading nor a declared one.
     unread_externals: Vec<String>,
+    /// The text of string-closing externals that close a run opened by a literal quote: the
+    /// same quote (see `is_quoted_run`).
+    end_texts: HashMap<String, String>,
 }
 
 /// The `type` of a node and the node as an object.
@@ -159,6 +162,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             string_rules: Vec::new(),
             declared: HashMap::new(),
             unread_externals: Vec::new(),
+            end_texts: HashMap::new(),
         }
     }
 
@@ -456,6 +460,7 @@ impl<'v, 'a> Importer<'v, 'a> {
                     if glued {
                         items.push(Expr::Name(LayoutToken::Glue.name().into(), span));
                     }
+                    let text = self.end_texts.get(&name).map_or(text, String::as_str);
                     items.push(Expr::Literal(text.into(), span));
                     Expr::Seq(items, span)
                 }
@@ -718,10 +723,15 @@ impl<'v, 'a> Importer<'v, 'a> {
                 let quoted = self.is_quoted_run(members);
                 let outer_run = self.run_quote;
                 if quoted {
-                    self.run_quote = members[0]
-                        .as_object()
-                        .and_then(|o| o.get_string("value"))
-                        .and_then(|v| v.value.chars().next());
+                    let open = self.plain_string(&members[0]);
+                    self.run_quote = open.as_deref().and_then(|o| o.chars().next());
+                    // A run closed by the scanner (tree-sitter-toml-ng's `'"""' ...
+                    // $._multiline_basic_string_end`) closes with the quotes it opened with.
+                    if let (Some(open), Some(end)) =
+                        (open, self.string_end_external(&members[members.len() - 1]))
+                    {
+                        self.end_texts.insert(end, open);
+                    }
                 }
                 let mut items = Vec::new();
                 for (i, member) in members.iter().enumerate() {
@@ -913,12 +923,28 @@ impl<'v, 'a> Importer<'v, 'a> {
                 }
             }
         };
+        let open = quote(&members[0]);
         members.len() >= 3
-            && quote(&members[0]).is_some()
-            && quote(&members[0]) == quote(&members[members.len() - 1])
+            && open.is_some()
+            && (open == quote(&members[members.len() - 1])
+                || (open.as_deref().is_some_and(is_quotes)
+                    && self
+                        .string_end_external(&members[members.len() - 1])
+                        .is_some()))
             && members[1..members.len() - 1]
                 .iter()
                 .all(|member| self.holds_immediate(member, 4))
+    }
+
+    /// The name of the string-closing external `value` refers to, if it does.
+    fn string_end_external(&self, value: &Value) -> Option<String> {
+        let Ok(("SYMBOL", object)) = node(self.source, value) else {
+            return None;
+        };
+        let name = object.get_string("name")?.value.to_string();
+        (self.externals.contains_key(&name)
+            && delimiter_role(&name, "string") == Some(StringRole::End))
+        .then_some(name)
     }
 
     /// Whether `value` (looked into through choices, repetitions, wrappers and up to `depth`
@@ -1381,6 +1407,11 @@ fn runs_to_line_end(hir: &Hir) -> bool {
     }
 }
 
+/// Whether `text` is made of quote characters only (`"`, `'''`).
+fn is_quotes(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| matches!(c, '"' | '\'' | '`'))
+}
+
 fn glue(span: Span) -> Expr {
     Expr::Name(LayoutToken::Glue.name().to_string(), span)
 }
@@ -1839,6 +1870,31 @@ string_content = GLUE "a" ;
             parser.parse("x = 15\n").is_err(),
             "an integer is not a float"
         );
+    }
+
+    /// Issue 31, as tree-sitter-toml-ng writes its multi-line strings: a run opened by a
+    /// literal `"""` and closed by the scanner's end token closes with `"""`, so that a seed's
+    /// multi-line strings are read, and not closed by a lone `"`.
+    #[test]
+    fn a_string_the_scanner_closes_closes_with_its_opening_quotes() {
+        let imported = import(
+            r##"{"name": "t", "rules": {
+  "file": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "string"}},
+  "string": {"type": "SEQ", "members": [{"type": "STRING", "value": "\"\"\""},
+    {"type": "REPEAT", "content": {"type": "CHOICE", "members": [
+      {"type": "IMMEDIATE_TOKEN", "content": {"type": "PATTERN", "value": "[^\"\\\\]+"}},
+      {"type": "SYMBOL", "name": "_ml_string_content"}]}},
+    {"type": "SYMBOL", "name": "_ml_string_end"}]}},
+  "externals": [{"type": "SYMBOL", "name": "_ml_string_content"}, {"type": "SYMBOL", "name": "_ml_string_end"}]}"##,
+        );
+        assert!(
+            rules(&imported).contains(r#"_ml_string_end = GLUE "\"\"\"" ;"#),
+            "{}",
+            rules(&imported)
+        );
+        let parser = crate::parse::Parser::new(&imported.grammar);
+        assert!(parser.parse("\"\"\"a\nb c\"\"\"").is_ok());
+        assert!(parser.parse("\"\"\"a\"").is_err());
     }
 
     #[test]
