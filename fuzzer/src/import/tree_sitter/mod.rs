@@ -724,7 +724,9 @@ impl<'v, 'a> Importer<'v, 'a> {
                 let outer_run = self.run_quote;
                 if quoted {
                     let open = self.plain_string(&members[0]);
-                    self.run_quote = open.as_deref().and_then(|o| o.chars().next());
+                    let close = self.plain_string(&members[members.len() - 1]);
+                    self.run_quote =
+                        (open.as_deref().or(close.as_deref())).and_then(|o| o.chars().next());
                     // A run closed by the scanner (tree-sitter-toml-ng's `'"""' ...
                     // $._multiline_basic_string_end`) closes with the quotes it opened with.
                     if let (Some(open), Some(end)) =
@@ -924,9 +926,26 @@ impl<'v, 'a> Importer<'v, 'a> {
             }
         };
         let open = quote(&members[0]);
+        let close = quote(&members[members.len() - 1]);
+        // Prefixed openers, the same closer (tree-sitter-c's `choice('L"', 'u8"', '"') ...
+        // '"'`).
+        let prefixed = || {
+            let Ok(("CHOICE", object)) = node(self.source, &members[0]) else {
+                return false;
+            };
+            let Some(closer) = close.as_deref().filter(|c| is_quotes(c)) else {
+                return false;
+            };
+            (object.get_array("members")).is_some_and(|list| {
+                list.elements
+                    .iter()
+                    .all(|m| self.plain_string(m).is_some_and(|o| o.ends_with(closer)))
+            })
+        };
         members.len() >= 3
-            && open.is_some()
-            && (open == quote(&members[members.len() - 1])
+            && (open.is_some() || prefixed())
+            && (open == close
+                || prefixed()
                 || (open.as_deref().is_some_and(is_quotes)
                     && self
                         .string_end_external(&members[members.len() - 1])
