@@ -11,6 +11,10 @@
 //! _raw_string_literal_start = "r#\"" ;
 //! ```
 //!
+//! An external that is an extra (tree-sitter-ocaml's `comment`) is skipped as declared: a
+//! literal at each end (`comment = "(*" /[^*]*/ "*)" ;`) makes a block comment, a lone regex a
+//! skipped token.
+//!
 //! A body may use anything a native rule body may (literals, regexes, classes, `GLUE`,
 //! `NEWLINE`, the grammar's own rules), and it replaces both the built-in reading and the
 //! "text unknown" fallback. The file is found by its name, so every command that loads the

@@ -437,7 +437,7 @@ impl<'v, 'a> Importer<'v, 'a> {
             let closer = (name.rsplit_once('_'))
                 .filter(|_| StringRole::of(&name) == Some(StringRole::Content))
                 .and_then(|(stem, _)| self.closers.get(stem));
-            if let Some(body) = self.declared.remove(&name) {
+            if let Some(body) = self.declared.get(&name).cloned() {
                 file.rules.push(RuleDef {
                     name: native,
                     name_span: span,
@@ -518,8 +518,16 @@ impl<'v, 'a> Importer<'v, 'a> {
                             self.partly_external_comment(body, &mut skipped, &mut blocks);
                             continue;
                         }
-                        // An external extra (tree-sitter-javascript's `html_comment`).
-                        None => continue,
+                        // An external extra (tree-sitter-javascript's `html_comment`,
+                        // tree-sitter-ocaml's `comment`): skipped as the user declared it.
+                        None => {
+                            let name = self.string_field(object, "name");
+                            let declared = name.and_then(|n| self.declared.get(n.value.as_ref()));
+                            if let Some(body) = declared {
+                                declared_extra(body, &mut skipped, &mut blocks);
+                            }
+                            continue;
+                        }
                     }
                 }
                 if let Some(regex) = self.token_regex(item)
@@ -1426,6 +1434,32 @@ fn runs_to_line_end(hir: &Hir) -> bool {
     }
 }
 
+/// A declared external extra as what a lexer skips: `"(*" ... "*)"` (a literal at each end) is
+/// a block comment, a lone regex a skipped token (a line comment where it runs to the line's
+/// end).
+fn declared_extra(body: &Expr, skipped: &mut Vec<Hir>, blocks: &mut Vec<ExternalBlock>) {
+    match body {
+        Expr::Seq(items, _) => {
+            if let (Some(Expr::Literal(open, _)), Some(Expr::Literal(close, _))) =
+                (items.first(), items.last())
+                && items.len() > 1
+            {
+                blocks.push(ExternalBlock {
+                    open: Some(open.clone()),
+                    close: Some(close.clone()),
+                    whole: true,
+                });
+            }
+        }
+        Expr::Regex(regex, _) => {
+            if let Ok(hir) = regex_syntax::parse(regex) {
+                skipped.push(hir);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether `text` is made of quote characters only (`"`, `'''`).
 fn is_quotes(text: &str) -> bool {
     !text.is_empty() && text.chars().all(|c| matches!(c, '"' | '\'' | '`'))
@@ -1813,6 +1847,34 @@ string_content = GLUE "a" ;
             (declared.warnings.iter()).all(|w| !w.message.contains("'decimal_literal'")),
             "a declared external is no longer reported unknown"
         );
+    }
+
+    /// An external extra (tree-sitter-ocaml's `comment`) has no text in the grammar; declared
+    /// with a literal at each end, it is a block comment, skipped in seeds.
+    #[test]
+    fn a_declared_external_extra_is_a_comment() {
+        let dir = tempfile::tempdir().unwrap();
+        let grammar = dir.path().join("grammar.json");
+        std::fs::write(
+            &grammar,
+            r#"{"name": "t", "rules": {"file": {"type": "REPEAT1", "content": {"type": "STRING", "value": "x"}}},
+  "extras": [{"type": "PATTERN", "value": "\\s"}, {"type": "SYMBOL", "name": "comment"}],
+  "externals": [{"type": "SYMBOL", "name": "comment"}]}"#,
+        )
+        .unwrap();
+        let parse = |seed: &str| {
+            let imported = crate::import::load(&grammar).unwrap();
+            crate::parse::Parser::new(&imported.grammar)
+                .parse(seed)
+                .is_ok()
+        };
+        assert!(!parse("x (* a *) x"));
+        std::fs::write(
+            dir.path().join("grammar.externals.ebnf"),
+            "comment = \"(*\" /[^*]*/ \"*)\" ;\n",
+        )
+        .unwrap();
+        assert!(parse("x (* a *) x"));
     }
 
     /// A declaration's faults are located in the declaration, where the user fixes them.
