@@ -658,3 +658,61 @@ fn python_triple_quotes_open_one_string() {
         "{rendered}"
     );
 }
+
+/// Issue 31: `grammar check` and `import` read a declaration of external tokens beside the
+/// grammar; a declaration naming no external of the grammar stops them with exit code 2 and
+/// the declaration's file, line and column; the import report names the externals left
+/// without a reading.
+#[test]
+fn a_declaration_of_externals_is_read_checked_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let grammar = dir.path().join("grammar.json");
+    std::fs::write(
+        &grammar,
+        r#"{"name": "t", "rules": {"file": {"type": "REPEAT1", "content": {"type": "CHOICE", "members": [
+  {"type": "SEQ", "members": [{"type": "STRING", "value": "cat"}, {"type": "SYMBOL", "name": "heredoc_start"}]},
+  {"type": "SEQ", "members": [{"type": "STRING", "value": "echo"}, {"type": "SYMBOL", "name": "regex"}]}]}}},
+  "externals": [{"type": "SYMBOL", "name": "heredoc_start"}, {"type": "SYMBOL", "name": "regex"}]}"#,
+    )
+    .unwrap();
+    let declaration = dir.path().join("grammar.externals.ebnf");
+    std::fs::write(&declaration, "heredoc_start = \"<<\" /[A-Z]+/ ;\n").unwrap();
+    let (code, stdout, stderr) =
+        bonsai(&["grammar".as_ref(), "check".as_ref(), grammar.as_os_str()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("externals: 1 without a reading (regex)"),
+        "{stdout}"
+    );
+
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    std::fs::write(seeds.join("a.sh"), "cat <<EOF\n").unwrap();
+    let out = dir.path().join("out");
+    let (code, _, stderr) = bonsai(&[
+        "import".as_ref(),
+        grammar.as_os_str(),
+        seeds.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("import-report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["accepted"], 1, "{report}");
+    assert_eq!(report["unread_externals"], serde_json::json!(["regex"]));
+
+    std::fs::write(
+        &declaration,
+        "heredoc_start = \"<<\" ;\nheredoc_body = /[a-z/ ;\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = bonsai(&["grammar".as_ref(), "check".as_ref(), grammar.as_os_str()]);
+    assert_eq!(code, 2, "{stderr}");
+    let at = format!(
+        "{}:2:1: error: 'heredoc_body' is not an external token",
+        declaration.display()
+    );
+    assert!(stderr.contains(&at), "{stderr}");
+}

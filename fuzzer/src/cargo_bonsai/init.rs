@@ -89,7 +89,7 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
         GrammarSource::File(path) => path.clone(),
         _ => dir.join(&grammar_file),
     };
-    let check = crate::diagnostic::SourceFile::new(at, grammar_text.clone());
+    let check = crate::diagnostic::SourceFile::new(at.clone(), grammar_text.clone());
     let first_error = |d: crate::diagnostic::Diagnostics| {
         d.0.into_iter()
             .find(|d| d.is_error())
@@ -102,6 +102,11 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
         }
         _ => Vec::new(),
     };
+    // A tree-sitter grammar's declaration of its external tokens (it loaded with the grammar
+    // above) goes with it, under the name the copied grammar looks for: without it the
+    // harness would read another language.
+    let declaration = Some(crate::import::external_declaration_path(&at))
+        .filter(|path| imported.format == crate::import::Format::TreeSitter && path.is_file());
 
     let relative_package = relative_path(&package_dir, &dir);
     let cargo_toml = cargo_toml(&Manifest {
@@ -127,6 +132,15 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
         let name = companion.file_name().map(PathBuf::from).unwrap_or_default();
         std::fs::copy(companion, dir.join(&name)).map_err(|e| {
             Diagnostic::error(format!("cannot copy the grammar it reads: {e}")).in_file(companion)
+        })?;
+    }
+    if let Some(declaration) = &declaration {
+        let to = crate::import::external_declaration_path(&dir.join(&grammar_file));
+        std::fs::copy(declaration, &to).map_err(|e| {
+            Diagnostic::error(format!(
+                "cannot copy the declaration of external tokens: {e}"
+            ))
+            .in_file(declaration)
         })?;
     }
     write(dir.join(".gitignore"), "/target/\n/out/\n")?;
@@ -583,6 +597,56 @@ mod tests {
         assert!(dir.join("TParser.g4").is_file() && dir.join("TLexer.g4").is_file());
         let copied = crate::import::load(&dir.join("TParser.g4")).unwrap();
         assert_eq!(copied.format, crate::import::Format::Antlr);
+    }
+
+    /// Issue 31: a tree-sitter grammar's declaration of its externals is copied beside it, so
+    /// that the harness reads the language the user declared.
+    #[test]
+    fn a_tree_sitter_grammar_travels_with_its_declared_externals() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub fn check(_: &str) {}\n").unwrap();
+        let grammars = root.join("grammars");
+        std::fs::create_dir_all(&grammars).unwrap();
+        std::fs::write(
+            grammars.join("grammar.json"),
+            r#"{"name": "t", "rules": {"file": {"type": "SEQ", "members": [
+  {"type": "STRING", "value": "x"}, {"type": "SYMBOL", "name": "heredoc"}]}},
+  "externals": [{"type": "SYMBOL", "name": "heredoc"}]}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            grammars.join("grammar.externals.ebnf"),
+            "heredoc = \"<<EOF\" ;\n",
+        )
+        .unwrap();
+        let dir = init(&InitOptions {
+            root: root.to_path_buf(),
+            package: None,
+            name: None,
+            grammar: GrammarSource::File(grammars.join("grammar.json")),
+            engine: Engine::Path(PathBuf::from("/nonexistent/bonsai")),
+            call: Some("c::check".into()),
+            instrument: Vec::new(),
+            baseline: false,
+        })
+        .unwrap();
+        let copied = crate::import::load(&dir.join("grammar.json")).unwrap();
+        assert!(
+            copied.unread_externals.is_empty(),
+            "the declaration came along"
+        );
+        assert!(
+            crate::parse::Parser::new(&copied.grammar)
+                .parse("x <<EOF")
+                .is_ok()
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::Failure;
-use super::load::load_grammar;
+use super::load::load_imported;
 use crate::analysis::Analysis;
 use crate::grammar::{Grammar, Separator, Terminal};
 
@@ -18,8 +18,19 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
-    let (grammar, analysis) = load_grammar(&args.file)?;
-    let text = summary(&args.file, &grammar, &analysis).expect("writing to a String cannot fail");
+    let (grammar, analysis, unread) = load_imported(&args.file)?;
+    let mut text =
+        summary(&args.file, &grammar, &analysis).expect("writing to a String cannot fail");
+    if !unread.is_empty() {
+        // Named after the summary too, not only among the warnings: these are what a user
+        // declares to let seeds that use them in.
+        text.push_str(&format!(
+            "  externals: {} without a reading ({}); declare them in {}\n",
+            unread.len(),
+            unread.join(", "),
+            crate::import::external_declaration_path(&args.file).display()
+        ));
+    }
     // A reader that closed the pipe early (`| head`) has all it wanted.
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())

@@ -14,7 +14,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Failure;
-use super::load::load_grammar;
+use super::load::load_imported;
 use super::seed::{PoolWordsArg, own_words_note, read_seed};
 use crate::corpus::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT};
 use crate::diagnostic::Diagnostic;
@@ -50,6 +50,10 @@ struct Report {
     rejected: usize,
     unreadable: usize,
     skipped: usize,
+    /// External tokens of the grammar that nothing reads: a seed refused where one of them
+    /// belongs is let in by declaring it (`GRAMMAR.externals.ebnf`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unread_externals: Vec<String>,
     files: Vec<FileReport>,
 }
 
@@ -87,7 +91,7 @@ struct RenameReport {
 }
 
 pub fn run(args: ImportArgs) -> Result<(), Failure> {
-    let (grammar, _analysis) = load_grammar(&args.grammar)?;
+    let (grammar, _analysis, unread_externals) = load_imported(&args.grammar)?;
     let skip = args.out.canonicalize().ok();
     let mut walk = Walk {
         skip: skip.as_deref(),
@@ -159,6 +163,7 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
         rejected: count("rejected"),
         unreadable: count("unreadable"),
         skipped: count("skipped"),
+        unread_externals,
         files: reports,
     };
     let json = serde_json::to_string_pretty(&report).expect("reports serialize");
@@ -343,6 +348,13 @@ fn text_report(report: &Report) -> String {
         report.unreadable,
         report.skipped
     );
+    if !report.unread_externals.is_empty() {
+        out.push_str(&format!(
+            "# external tokens without a reading (declare them in {}): {}\n",
+            crate::import::external_declaration_path(Path::new(&report.grammar)).display(),
+            report.unread_externals.join(", ")
+        ));
+    }
     for file in &report.files {
         match (&file.entry, &file.error) {
             (Some(entry), _) => {

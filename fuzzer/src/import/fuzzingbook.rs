@@ -73,6 +73,7 @@ pub fn import(source: &SourceFile, root: &Value, name: String) -> Result<Foreign
         name,
         file,
         warnings: importer.warnings,
+        unread_externals: Vec::new(),
     })
 }
 

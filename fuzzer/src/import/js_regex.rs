@@ -205,7 +205,19 @@ impl Translator {
             }
             'x' | 'u' | 'p' | 'P' => {
                 // regex-syntax reads `\xHH`, `\uHHHH`, `\u{H..}` and `\p{..}` as JavaScript does.
-                format!("\\{c}")
+                // The braces are copied with the escape: read on their own, they would be
+                // escaped as literal braces (`\p\{XID_Start\}`, tree-sitter-cpp's identifier).
+                let mut text = format!("\\{c}");
+                if c != 'x'
+                    && self.peek(0) == Some('{')
+                    && let Some(len) = (0..).map_while(|i| self.peek(i)).position(|d| d == '}')
+                {
+                    for _ in 0..=len {
+                        text.push(self.peek(0).expect("counted above"));
+                        self.pos += 1;
+                    }
+                }
+                text
             }
             'c' => {
                 let Some(letter) = self.peek(0).filter(char::is_ascii_alphabetic) else {
@@ -288,6 +300,13 @@ mod tests {
         assert_eq!(tr("a{"), r"a\{");
         assert_eq!(tr("a{2,3}"), "a{2,3}");
         assert_eq!(tr("[^]"), "(?s:.)");
+        // Issue 31, tree-sitter-cpp's identifier: a property's or code point's braces stay
+        // its own.
+        assert_eq!(
+            tr(r"(\p{XID_Start}|\$)\P{L}\u{1F600}"),
+            r"(\p{XID_Start}|\$)\P{L}\u{1F600}"
+        );
+        accepted(r"(\p{XID_Start}|\$|_)(\p{XID_Continue}|\$)*");
         for p in [
             r#"[^\x00-\x1F\s\p{Zs}0-9:;`']|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]+\}"#,
             r"[\s\f\uFEFF\u2060\u200B]|\r?\n",

@@ -21,6 +21,7 @@ use std::path::Path;
 
 pub use antlr::companion_files as antlr_companion_files;
 pub use format::Format;
+pub use tree_sitter::declaration_path as external_declaration_path;
 
 use crate::diagnostic::{Diagnostic, Diagnostics, SourceFile};
 use crate::grammar::Grammar;
@@ -35,6 +36,10 @@ pub struct Imported {
     pub format: Format,
     /// What the import could not carry over exactly; empty for native grammars.
     pub warnings: Vec<Diagnostic>,
+    /// External tokens of a tree-sitter grammar that neither a naming convention nor the
+    /// user's declaration reads: alternatives that need them are never generated, and seeds
+    /// that use them are refused.
+    pub unread_externals: Vec<String>,
 }
 
 /// What a foreign importer produces before lowering.
@@ -43,6 +48,7 @@ struct Foreign {
     name: String,
     file: GrammarFile,
     warnings: Vec<Diagnostic>,
+    unread_externals: Vec<String>,
 }
 
 /// Reads a grammar in any supported format, chosen by [`Format::detect`].
@@ -64,6 +70,7 @@ pub fn from_source(source: &SourceFile) -> Result<Imported, Diagnostics> {
                 grammar: Grammar::from_source(source)?,
                 format: Format::Native,
                 warnings: Vec::new(),
+                unread_externals: Vec::new(),
             });
         }
         format::Detected::Antlr => (Format::Antlr, antlr::import(source)?),
@@ -85,5 +92,6 @@ pub fn from_source(source: &SourceFile) -> Result<Imported, Diagnostics> {
         grammar,
         format,
         warnings: foreign.warnings,
+        unread_externals: foreign.unread_externals,
     })
 }

@@ -73,6 +73,7 @@ pub fn import(source: &SourceFile) -> Result<Foreign, Diagnostics> {
         name: spec.name.clone(),
         file,
         warnings: converter.warnings,
+        unread_externals: Vec::new(),
     })
 }
 

@@ -6,13 +6,14 @@
 //!
 //! | name | generated |
 //! |---|---|
-//! | `newline` | `NEWLINE` |
+//! | `newline`, or contains `line_ending` or `line_break` (not `no_line_break`) | `NEWLINE` |
 //! | `indent` | `NEWLINE INDENT` (the scanner emits it at the start of the deeper line) |
 //! | `dedent` | `DEDENT` (the line before it already ended with a newline) |
 //! | contains `semicolon` (automatic semicolon insertion) | `";"`, or a line break where the scanner inserts it at a line's end |
 //! | contains `string` and ends in `_start`, `_begin`, `_open` | `"\""` |
 //! | contains `string` and ends in `_end`, `_close` | `"\""`, glued to what precedes |
 //! | contains `content`, `chars`, `fragment`, `body` or `text` | `"a"`, glued to what precedes |
+//! | contains `float` | digits with a fraction or an exponent, then an optional type suffix (`1.5`, `2e10`, `1.0f32`) |
 //! | anything else | nothing: alternatives that need it are never generated, with a warning |
 //!
 //! Where the grammar aliases an external to an anonymous string, as tree-sitter-lua does with
@@ -42,6 +43,8 @@ pub enum External {
         text: &'static str,
         glued: bool,
     },
+    /// A token whose spellings the name says (a float literal), as a regex.
+    Pattern(&'static str),
     Unknown,
 }
 
@@ -55,7 +58,20 @@ impl External {
             "dedent" => return External::Layout(&[LayoutToken::Dedent]),
             _ => {}
         }
-        if key.contains("semicolon") {
+        // A statement's end that the scanner reads at a line break (tree-sitter-toml-ng's
+        // `_line_ending_or_eof`, tree-sitter-ruby's `_line_break`). `no_line_break` is the
+        // opposite, a check that none follows.
+        let line_end = ["line_ending", "line_break"]
+            .iter()
+            .any(|w| key.contains(w));
+        if line_end && !key.contains("no_line") {
+            return External::Layout(&[LayoutToken::Newline]);
+        }
+        if key.contains("float") {
+            // Scanners read floats where the grammar's own number rules cannot tell them from
+            // a field access (`x.0.1`) or a range (`1..2`); the spellings are the usual ones.
+            External::Pattern(FLOAT)
+        } else if key.contains("semicolon") {
             External::AutomaticSemicolon
         } else if key.contains("string") && ends(&["_start", "_begin", "_open"]) {
             External::Text {
@@ -89,6 +105,11 @@ impl External {
         self == External::Layout(&[LayoutToken::Dedent])
     }
 }
+
+/// A float: digits (with `_` separators) and a fraction, an exponent or both, then an optional
+/// type suffix.
+const FLOAT: &str =
+    r"[0-9][0-9_]*(\.[0-9][0-9_]*([eE][+-]?[0-9_]+)?|[eE][+-]?[0-9_]+)([a-z][a-z0-9]*)?";
 
 /// What an external does inside a string, by the same naming conventions as
 /// [`External::classify`].
@@ -192,6 +213,18 @@ mod tests {
         assert!(External::classify("string_end").glued());
         assert!(External::classify("_string_content").glued());
         assert!(!External::classify("string_start").glued());
-        assert_eq!(External::classify("float_literal"), External::Unknown);
+        assert_eq!(
+            External::classify("float_literal"),
+            External::Pattern(FLOAT)
+        );
+        assert_eq!(External::classify("heredoc_start"), External::Unknown);
+        for line_end in ["_line_ending_or_eof", "_line_break", "_newline"] {
+            assert_eq!(
+                External::classify(line_end),
+                External::Layout(&[LayoutToken::Newline]),
+                "{line_end}"
+            );
+        }
+        assert_eq!(External::classify("_no_line_break"), External::Unknown);
     }
 }

@@ -29,7 +29,10 @@
 //! - `inline`, `supertypes`, `conflicts` and `precedences` shape the parse tree or the
 //!   parser's decisions, not the language, and are ignored.
 
+mod declared;
 mod external;
+
+pub use declared::path_for as declaration_path;
 
 use std::collections::{HashMap, HashSet};
 
@@ -74,6 +77,7 @@ pub fn import(source: &SourceFile, root: &Value) -> Result<Foreign, Diagnostics>
         name,
         file,
         warnings: importer.warnings,
+        unread_externals: importer.unread_externals,
     })
 }
 
@@ -113,6 +117,14 @@ struct Importer<'v, 'a> {
     inlined: HashSet<String>,
     /// The lexical rules of paired strings' quote styles.
     string_rules: Vec<RuleDef>,
+    /// The user's bodies for externals (see `declared`), which win over every built-in
+    /// reading.
+    declared: HashMap<String, Expr>,
+    /// Externals used with neither a built-in reading nor a declared one.
+    unread_externals: Vec<String>,
+    /// The text of string-closing externals that close a run opened by a literal quote: the
+    /// same quote (see `is_quoted_run`).
+    end_texts: HashMap<String, String>,
 }
 
 /// The `type` of a node and the node as an object.
@@ -148,6 +160,9 @@ impl<'v, 'a> Importer<'v, 'a> {
             reaches_content: HashSet::new(),
             inlined: HashSet::new(),
             string_rules: Vec::new(),
+            declared: HashMap::new(),
+            unread_externals: Vec::new(),
+            end_texts: HashMap::new(),
         }
     }
 
@@ -235,6 +250,7 @@ impl<'v, 'a> Importer<'v, 'a> {
 
     fn grammar_file(&mut self, top: &'v Object<'a>) -> GrammarFile {
         self.assign_names();
+        self.read_declaration();
         self.find_content_rules();
         self.read_reserved_contexts(top);
         let start = self.rules.properties[0].name.as_str().to_string();
@@ -314,6 +330,21 @@ impl<'v, 'a> Importer<'v, 'a> {
         file.layout = Some(self.layout(extras));
         file.comments = std::mem::take(&mut self.comments);
         file
+    }
+
+    /// The user's declaration of externals beside the grammar file, when there is one.
+    fn read_declaration(&mut self) {
+        let path = declared::path_for(&self.source.path);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return;
+        };
+        let source = SourceFile::new(path, text);
+        let externals: HashSet<String> = self.externals.keys().cloned().collect();
+        let known: HashSet<String> = self.names.values().cloned().collect();
+        match declared::read(&source, &externals, &known) {
+            Ok(declared) => self.declared = declared,
+            Err(errors) => self.errors.extend(errors.0),
+        }
     }
 
     /// Rule names reachable from `roots` through SYMBOL references.
@@ -406,6 +437,14 @@ impl<'v, 'a> Importer<'v, 'a> {
             let closer = (name.rsplit_once('_'))
                 .filter(|_| StringRole::of(&name) == Some(StringRole::Content))
                 .and_then(|(stem, _)| self.closers.get(stem));
+            if let Some(body) = self.declared.get(&name).cloned() {
+                file.rules.push(RuleDef {
+                    name: native,
+                    name_span: span,
+                    body: declared::respanned(body, span),
+                });
+                continue;
+            }
             let body = match self.externals[&name] {
                 // A long string's content (`[[ ... ]]`, whose scanner reads up to its closer):
                 // any text without the closer, so that a seed's contents are read as they are.
@@ -421,9 +460,11 @@ impl<'v, 'a> Importer<'v, 'a> {
                     if glued {
                         items.push(Expr::Name(LayoutToken::Glue.name().into(), span));
                     }
+                    let text = self.end_texts.get(&name).map_or(text, String::as_str);
                     items.push(Expr::Literal(text.into(), span));
                     Expr::Seq(items, span)
                 }
+                External::Pattern(regex) => Expr::Regex(regex.to_string(), span),
                 External::AutomaticSemicolon => Expr::Alt(
                     vec![
                         Expr::Literal(";".into(), span),
@@ -435,9 +476,11 @@ impl<'v, 'a> Importer<'v, 'a> {
                     self.warnings.push(self.source.warning(
                         span,
                         format!(
-                            "external token '{name}' is produced by a hand-written scanner whose text is unknown: alternatives that need it are never generated (give its rule a body in the exported grammar to change that)"
+                            "external token '{name}' is produced by a hand-written scanner whose text is unknown: alternatives that need it are never generated (declare its text in {}, e.g. `{name} = /[a-z]+/ ;`)",
+                            declared::path_for(&self.source.path).display()
                         ),
                     ));
+                    self.unread_externals.push(name.clone());
                     // A rule that only derives itself derives nothing: the sampler never
                     // chooses an alternative that needs it.
                     Expr::Name(native.clone(), span)
@@ -475,8 +518,16 @@ impl<'v, 'a> Importer<'v, 'a> {
                             self.partly_external_comment(body, &mut skipped, &mut blocks);
                             continue;
                         }
-                        // An external extra (tree-sitter-javascript's `html_comment`).
-                        None => continue,
+                        // An external extra (tree-sitter-javascript's `html_comment`,
+                        // tree-sitter-ocaml's `comment`): skipped as the user declared it.
+                        None => {
+                            let name = self.string_field(object, "name");
+                            let declared = name.and_then(|n| self.declared.get(n.value.as_ref()));
+                            if let Some(body) = declared {
+                                declared_extra(body, &mut skipped, &mut blocks);
+                            }
+                            continue;
+                        }
                     }
                 }
                 if let Some(regex) = self.token_regex(item)
@@ -502,6 +553,9 @@ impl<'v, 'a> Importer<'v, 'a> {
         skipped: &mut Vec<regex_syntax::hir::Hir>,
         blocks: &mut Vec<ExternalBlock>,
     ) {
+        if self.delimited_comment(body, skipped, blocks) {
+            return;
+        }
         let members: Vec<&'v Value<'a>> = match node(self.source, body) {
             Ok(("CHOICE", object)) => self
                 .members(object)
@@ -536,8 +590,47 @@ impl<'v, 'a> Importer<'v, 'a> {
             blocks.push(ExternalBlock {
                 open: alias_of(StringRole::Start),
                 close: alias_of(StringRole::End),
+                whole: false,
             });
         }
+    }
+
+    /// A comment extra written as a sequence that starts with a literal, whose middle the
+    /// scanner reads (tree-sitter-rust's `line_comment: seq('//', choice(..., doc markers and
+    /// contents))` and `block_comment: seq('/*', ..., '*/')`): the literals at its ends are
+    /// its delimiters, whatever the scanner does inside. Ending in another literal, it is a
+    /// block comment; otherwise it runs to the line's end. Whether it was read so.
+    fn delimited_comment(
+        &mut self,
+        body: &'v Value<'a>,
+        skipped: &mut Vec<regex_syntax::hir::Hir>,
+        blocks: &mut Vec<ExternalBlock>,
+    ) -> bool {
+        let Ok(("SEQ", object)) = node(self.source, body) else {
+            return false;
+        };
+        let Some(members) = self.members(object) else {
+            return false;
+        };
+        let Some(open) = members.first().and_then(|m| self.plain_string(m)) else {
+            return false;
+        };
+        let close = members
+            .last()
+            .filter(|_| members.len() > 1)
+            .and_then(|m| self.plain_string(m));
+        match close {
+            Some(close) => blocks.push(ExternalBlock {
+                open: Some(open),
+                close: Some(close),
+                whole: true,
+            }),
+            None => match regex_syntax::parse(&format!("{}.*", regex_syntax::escape(&open))) {
+                Ok(hir) => skipped.push(hir),
+                Err(_) => return false,
+            },
+        }
+        true
     }
 
     fn error(&mut self, span: Span, message: impl Into<String>) {
@@ -612,7 +705,15 @@ impl<'v, 'a> Importer<'v, 'a> {
             "BLANK" => Expr::Seq(Vec::new(), span),
             "STRING" => {
                 let lit = self.string_field(object, "value")?;
-                Expr::Literal(lit.value.to_string(), span_of(lit))
+                let literal = Expr::Literal(lit.value.to_string(), span_of(lit));
+                if lit.value == "'" && self.run_quote.is_none() && self.style.is_none() {
+                    // A quote that opens no string run (Rust's lifetime `seq("'",
+                    // identifier)`, and `'` among a macro's tokens) starts one token in every
+                    // lexer with the word after it: `' a` would open a character literal.
+                    Expr::Seq(vec![literal, glue(span)], span)
+                } else {
+                    literal
+                }
             }
             "PATTERN" => {
                 let regex = self.pattern(object)?;
@@ -630,10 +731,17 @@ impl<'v, 'a> Importer<'v, 'a> {
                 let quoted = self.is_quoted_run(members);
                 let outer_run = self.run_quote;
                 if quoted {
-                    self.run_quote = members[0]
-                        .as_object()
-                        .and_then(|o| o.get_string("value"))
-                        .and_then(|v| v.value.chars().next());
+                    let open = self.plain_string(&members[0]);
+                    let close = self.plain_string(&members[members.len() - 1]);
+                    self.run_quote =
+                        (open.as_deref().or(close.as_deref())).and_then(|o| o.chars().next());
+                    // A run closed by the scanner (tree-sitter-toml-ng's `'"""' ...
+                    // $._multiline_basic_string_end`) closes with the quotes it opened with.
+                    if let (Some(open), Some(end)) =
+                        (open, self.string_end_external(&members[members.len() - 1]))
+                    {
+                        self.end_texts.insert(end, open);
+                    }
                 }
                 let mut items = Vec::new();
                 for (i, member) in members.iter().enumerate() {
@@ -752,6 +860,12 @@ impl<'v, 'a> Importer<'v, 'a> {
     }
 
     fn symbol(&mut self, name: &str, span: Span) -> Expr {
+        if self.declared.contains_key(name) {
+            if !self.used_externals.iter().any(|(n, _)| n == name) {
+                self.used_externals.push((name.to_string(), span));
+            }
+            return Expr::Name(self.native(name), span);
+        }
         if let Some(quote) = self.style
             && self.externals.contains_key(name)
             && StringRole::of(name) == Some(StringRole::Content)
@@ -819,12 +933,45 @@ impl<'v, 'a> Importer<'v, 'a> {
                 }
             }
         };
+        let open = quote(&members[0]);
+        let close = quote(&members[members.len() - 1]);
+        // Prefixed openers, the same closer (tree-sitter-c's `choice('L"', 'u8"', '"') ...
+        // '"'`).
+        let prefixed = || {
+            let Ok(("CHOICE", object)) = node(self.source, &members[0]) else {
+                return false;
+            };
+            let Some(closer) = close.as_deref().filter(|c| is_quotes(c)) else {
+                return false;
+            };
+            (object.get_array("members")).is_some_and(|list| {
+                list.elements
+                    .iter()
+                    .all(|m| self.plain_string(m).is_some_and(|o| o.ends_with(closer)))
+            })
+        };
         members.len() >= 3
-            && quote(&members[0]).is_some()
-            && quote(&members[0]) == quote(&members[members.len() - 1])
+            && (open.is_some() || prefixed())
+            && (open == close
+                || prefixed()
+                || (open.as_deref().is_some_and(is_quotes)
+                    && self
+                        .string_end_external(&members[members.len() - 1])
+                        .is_some()))
             && members[1..members.len() - 1]
                 .iter()
                 .all(|member| self.holds_immediate(member, 4))
+    }
+
+    /// The name of the string-closing external `value` refers to, if it does.
+    fn string_end_external(&self, value: &Value) -> Option<String> {
+        let Ok(("SYMBOL", object)) = node(self.source, value) else {
+            return None;
+        };
+        let name = object.get_string("name")?.value.to_string();
+        (self.externals.contains_key(&name)
+            && delimiter_role(&name, "string") == Some(StringRole::End))
+        .then_some(name)
     }
 
     /// Whether `value` (looked into through choices, repetitions, wrappers and up to `depth`
@@ -1081,6 +1228,12 @@ impl<'v, 'a> Importer<'v, 'a> {
         let external = *self
             .externals
             .get(symbol.get_string("name")?.value.as_ref())?;
+        if self
+            .declared
+            .contains_key(symbol.get_string("name")?.value.as_ref())
+        {
+            return None;
+        }
         if alias.get_boolean("named").is_some_and(|b| b.value) {
             return None;
         }
@@ -1281,6 +1434,37 @@ fn runs_to_line_end(hir: &Hir) -> bool {
     }
 }
 
+/// A declared external extra as what a lexer skips: `"(*" ... "*)"` (a literal at each end) is
+/// a block comment, a lone regex a skipped token (a line comment where it runs to the line's
+/// end).
+fn declared_extra(body: &Expr, skipped: &mut Vec<Hir>, blocks: &mut Vec<ExternalBlock>) {
+    match body {
+        Expr::Seq(items, _) => {
+            if let (Some(Expr::Literal(open, _)), Some(Expr::Literal(close, _))) =
+                (items.first(), items.last())
+                && items.len() > 1
+            {
+                blocks.push(ExternalBlock {
+                    open: Some(open.clone()),
+                    close: Some(close.clone()),
+                    whole: true,
+                });
+            }
+        }
+        Expr::Regex(regex, _) => {
+            if let Ok(hir) = regex_syntax::parse(regex) {
+                skipped.push(hir);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `text` is made of quote characters only (`"`, `'''`).
+fn is_quotes(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| matches!(c, '"' | '\'' | '`'))
+}
+
 fn glue(span: Span) -> Expr {
     Expr::Name(LayoutToken::Glue.name().to_string(), span)
 }
@@ -1383,6 +1567,9 @@ fn up_to(closer: &str) -> String {
 struct ExternalBlock {
     open: Option<String>,
     close: Option<String>,
+    /// The delimiters are written out in full in the grammar (`seq('/*', ..., '*/')`), not
+    /// aliases of scanner tokens that the line comment's opener may precede.
+    whole: bool,
 }
 
 /// `comments` (read from the token comments of the extras) with the block comments of
@@ -1402,6 +1589,7 @@ fn with_external_blocks(comments: Vec<Comment>, blocks: &[ExternalBlock]) -> Vec
     let mut found = Vec::new();
     for block in blocks {
         let (open, close) = match (&block.open, &block.close, line.as_deref()) {
+            (Some(open), Some(close), _) if block.whole => (open.clone(), close.clone()),
             (Some(open), Some(close), Some(line)) if !open.starts_with(line) => {
                 (format!("{line}{open}"), close.clone())
             }
@@ -1607,6 +1795,187 @@ string_content = GLUE "a" ;
                 .iter()
                 .any(|m| m.contains("external token 'heredoc'"))
         );
+    }
+
+    /// A grammar whose scanner reads a float and a heredoc, which no naming convention reads.
+    const SCANNED: &str = r##"{"name": "t", "rules": {
+  "file": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "stmt"}},
+  "stmt": {"type": "CHOICE", "members": [
+    {"type": "SEQ", "members": [{"type": "STRING", "value": "x"}, {"type": "STRING", "value": "="}, {"type": "SYMBOL", "name": "decimal_literal"}]},
+    {"type": "SEQ", "members": [{"type": "STRING", "value": "cat"}, {"type": "SYMBOL", "name": "heredoc_start"}]}]}},
+  "externals": [{"type": "SYMBOL", "name": "decimal_literal"}, {"type": "SYMBOL", "name": "heredoc_start"}]}"##;
+
+    /// `grammar.json` and, when given, `grammar.externals.ebnf` in a fresh directory.
+    fn with_declaration(declaration: Option<&str>) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let grammar = dir.path().join("grammar.json");
+        std::fs::write(&grammar, SCANNED).unwrap();
+        if let Some(text) = declaration {
+            std::fs::write(dir.path().join("grammar.externals.ebnf"), text).unwrap();
+        }
+        (dir, grammar)
+    }
+
+    /// Issue 31: an external that no convention reads derives nothing until the user declares
+    /// its text beside the grammar; then seeds that use it parse, and the import names only
+    /// the externals still unread.
+    #[test]
+    fn a_declared_external_is_read_as_declared() {
+        let (_dir, grammar) = with_declaration(None);
+        let bare = crate::import::load(&grammar).unwrap();
+        assert_eq!(bare.unread_externals, ["decimal_literal", "heredoc_start"]);
+        assert!(
+            crate::parse::Parser::new(&bare.grammar)
+                .parse("x = 1.5")
+                .is_err()
+        );
+
+        let (_dir, grammar) = with_declaration(Some(
+            "# the scanner reads digits on both sides of the point\ndecimal_literal = /[0-9]+\\.[0-9]+/ ;\n",
+        ));
+        let declared = crate::import::load(&grammar).unwrap();
+        assert_eq!(declared.unread_externals, ["heredoc_start"]);
+        assert!(
+            rules(&declared).contains(r"decimal_literal = /[0-9]+\.[0-9]+/ ;"),
+            "{}",
+            rules(&declared)
+        );
+        let parser = crate::parse::Parser::new(&declared.grammar);
+        assert!(parser.parse("x = 1.5\nx = 20.25").is_ok());
+        assert!(parser.parse("x = 1.").is_err());
+        assert!(
+            (declared.warnings.iter()).all(|w| !w.message.contains("'decimal_literal'")),
+            "a declared external is no longer reported unknown"
+        );
+    }
+
+    /// An external extra (tree-sitter-ocaml's `comment`) has no text in the grammar; declared
+    /// with a literal at each end, it is a block comment, skipped in seeds.
+    #[test]
+    fn a_declared_external_extra_is_a_comment() {
+        let dir = tempfile::tempdir().unwrap();
+        let grammar = dir.path().join("grammar.json");
+        std::fs::write(
+            &grammar,
+            r#"{"name": "t", "rules": {"file": {"type": "REPEAT1", "content": {"type": "STRING", "value": "x"}}},
+  "extras": [{"type": "PATTERN", "value": "\\s"}, {"type": "SYMBOL", "name": "comment"}],
+  "externals": [{"type": "SYMBOL", "name": "comment"}]}"#,
+        )
+        .unwrap();
+        let parse = |seed: &str| {
+            let imported = crate::import::load(&grammar).unwrap();
+            crate::parse::Parser::new(&imported.grammar)
+                .parse(seed)
+                .is_ok()
+        };
+        assert!(!parse("x (* a *) x"));
+        std::fs::write(
+            dir.path().join("grammar.externals.ebnf"),
+            "comment = \"(*\" /[^*]*/ \"*)\" ;\n",
+        )
+        .unwrap();
+        assert!(parse("x (* a *) x"));
+    }
+
+    /// A declaration's faults are located in the declaration, where the user fixes them.
+    #[test]
+    fn a_bad_declaration_is_refused_where_it_is_wrong() {
+        let located = |declaration: &str| {
+            let (_dir, grammar) = with_declaration(Some(declaration));
+            let errors = crate::import::load(&grammar).err().expect("refused");
+            let first = errors.errors().next().expect("an error").clone();
+            let at = first.location.clone().expect("located");
+            assert!(at.path.ends_with("grammar.externals.ebnf"), "{at:?}");
+            (at.line, at.column, first.message)
+        };
+        let (line, column, message) = located("decimal_literal = /1/ ;\nheredoc = \"<<\" ;\n");
+        assert_eq!((line, column), (2, 1));
+        assert!(
+            message.contains("'heredoc' is not an external token")
+                && message.contains("decimal_literal, heredoc_start"),
+            "{message}"
+        );
+        let (line, column, message) = located("decimal_literal = /[0-9/ ;\n");
+        assert_eq!((line, column), (1, 20));
+        assert!(message.contains("invalid regex"), "{message}");
+        let (line, _, message) =
+            located("decimal_literal = /1/ ;\nheredoc_start = \"<<\" word ;\n");
+        assert_eq!(line, 2);
+        assert!(message.contains("undefined name 'word'"), "{message}");
+        let (line, _, message) = located("%pool word = /[a-z]+/ ;\n");
+        assert_eq!(line, 1);
+        assert!(message.contains("a pool"), "{message}");
+    }
+
+    /// Issue 31, as tree-sitter-rust writes its comments: literal delimiters around scanner
+    /// tokens (doc markers, contents) are a line comment and a block comment; a line end the
+    /// scanner reads is a newline; a float the scanner reads has the usual spellings.
+    #[test]
+    fn delimited_comments_line_ends_and_floats_of_a_scanner_are_read() {
+        let imported = import(
+            r##"{"name": "t", "rules": {
+  "file": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "pair"}},
+  "pair": {"type": "SEQ", "members": [{"type": "STRING", "value": "x"}, {"type": "STRING", "value": "="},
+    {"type": "SYMBOL", "name": "float_literal"}, {"type": "SYMBOL", "name": "_line_ending_or_eof"}]},
+  "line_comment": {"type": "SEQ", "members": [{"type": "STRING", "value": "//"},
+    {"type": "CHOICE", "members": [{"type": "SYMBOL", "name": "_line_doc_content"}, {"type": "BLANK"}]}]},
+  "block_comment": {"type": "SEQ", "members": [{"type": "STRING", "value": "/*"},
+    {"type": "CHOICE", "members": [{"type": "SYMBOL", "name": "_block_comment_content"}, {"type": "BLANK"}]},
+    {"type": "STRING", "value": "*/"}]}},
+  "extras": [{"type": "PATTERN", "value": "\\s"}, {"type": "SYMBOL", "name": "line_comment"}, {"type": "SYMBOL", "name": "block_comment"}],
+  "externals": [{"type": "SYMBOL", "name": "float_literal"}, {"type": "SYMBOL", "name": "_line_ending_or_eof"},
+    {"type": "SYMBOL", "name": "_line_doc_content"}, {"type": "SYMBOL", "name": "_block_comment_content"}]}"##,
+        );
+        let text = rules(&imported);
+        for line in [r#"%comment "/*" "*/";"#, r#"%comment "//";"#] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
+        assert!(
+            text.contains(r#"pair = "x" "=" float_literal NEWLINE ;"#),
+            "{text}"
+        );
+        assert!(imported.unread_externals.is_empty(), "{text}");
+        let parser = crate::parse::Parser::new(&imported.grammar);
+        let seed = "x = 1.5\n// one\n/* a\nblock */\nx = 2e10\nx = 1.0f32\n";
+        let parsed = parser
+            .parse(seed)
+            .unwrap_or_else(|e| panic!("{:?}: {}", e.line_col(seed), e.message));
+        let skipped: String = parsed.comments.iter().map(|r| &seed[r.clone()]).collect();
+        assert!(
+            skipped.contains("// one") && skipped.contains("/* a\nblock */"),
+            "both comments are skipped: {skipped:?}"
+        );
+        // The newline is the pair's end: two pairs on one line are not this language.
+        assert!(parser.parse("x = 1.5 x = 2.5\n").is_err());
+        assert!(
+            parser.parse("x = 15\n").is_err(),
+            "an integer is not a float"
+        );
+    }
+
+    /// Issue 31, as tree-sitter-toml-ng writes its multi-line strings: a run opened by a
+    /// literal `"""` and closed by the scanner's end token closes with `"""`, so that a seed's
+    /// multi-line strings are read, and not closed by a lone `"`.
+    #[test]
+    fn a_string_the_scanner_closes_closes_with_its_opening_quotes() {
+        let imported = import(
+            r##"{"name": "t", "rules": {
+  "file": {"type": "REPEAT", "content": {"type": "SYMBOL", "name": "string"}},
+  "string": {"type": "SEQ", "members": [{"type": "STRING", "value": "\"\"\""},
+    {"type": "REPEAT", "content": {"type": "CHOICE", "members": [
+      {"type": "IMMEDIATE_TOKEN", "content": {"type": "PATTERN", "value": "[^\"\\\\]+"}},
+      {"type": "SYMBOL", "name": "_ml_string_content"}]}},
+    {"type": "SYMBOL", "name": "_ml_string_end"}]}},
+  "externals": [{"type": "SYMBOL", "name": "_ml_string_content"}, {"type": "SYMBOL", "name": "_ml_string_end"}]}"##,
+        );
+        assert!(
+            rules(&imported).contains(r#"_ml_string_end = GLUE "\"\"\"" ;"#),
+            "{}",
+            rules(&imported)
+        );
+        let parser = crate::parse::Parser::new(&imported.grammar);
+        assert!(parser.parse("\"\"\"a\nb c\"\"\"").is_ok());
+        assert!(parser.parse("\"\"\"a\"").is_err());
     }
 
     #[test]
