@@ -671,13 +671,28 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// `~(A | B)` in a parser rule: every token but these.
+    /// `~(A | B)` in a parser rule: every token but these. A literal there names the token
+    /// whose rule is that literal alone (`~('(' | ')')`, as a literal in a parser rule of a
+    /// split grammar does).
     fn not_tokens(&mut self, inner: &Element, span: Span) -> Expr {
         let mut excluded = Vec::new();
+        let spelled = |rule: &Rule, text: &str| match rule.alternatives.as_slice() {
+            [alt] => matches!(alt.elements.as_slice(), [Element::Literal(t, _)] if t == text),
+            _ => false,
+        };
         let mut collect = |e: &Element| match e {
             Element::Ref(n, _) => {
                 excluded.push(n.clone());
                 true
+            }
+            Element::Literal(text, _) => {
+                let named: Vec<String> = (self.spec.rules.iter())
+                    .filter(|r| r.is_lexer() && !r.fragment && spelled(r, text))
+                    .map(|r| r.name.clone())
+                    .collect();
+                let found = !named.is_empty();
+                excluded.extend(named);
+                found
             }
             _ => false,
         };
@@ -691,7 +706,7 @@ impl<'a> Converter<'a> {
         if !ok {
             self.error(
                 span,
-                "'~' in a parser rule must negate tokens, such as ~(A | B)",
+                "'~' in a parser rule must negate tokens, such as ~(A | B) or ~('(' | ')') where a lexer rule is that literal",
             );
         }
         let tokens: Vec<Expr> = self
@@ -877,5 +892,67 @@ fn quantified(inner: Expr, op: char, span: Span) -> Expr {
         max,
         optional,
         span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::SourceFile;
+    use crate::parse::{ParseOptions, Parser};
+
+    fn grammar(text: &str) -> crate::grammar::Grammar {
+        crate::import::from_source(&SourceFile::new("t.g4", text))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .grammar
+    }
+
+    fn reads(grammar: &crate::grammar::Grammar, text: &str) -> bool {
+        Parser::new(grammar)
+            .parse_with(text, ParseOptions::keeping_words())
+            .is_ok()
+    }
+
+    #[test]
+    fn a_numbered_channel_is_hidden_like_hidden() {
+        let g = grammar(
+            "grammar T;\ns : A+ EOF ;\nA : 'a' ;\nNL : [\\n] -> channel(2) ;\nWS : ' ' -> channel(HIDDEN) ;\n",
+        );
+        assert!(reads(&g, "a\na a\n"));
+        assert!(
+            !g.rules.iter().any(|r| r.name == "NL"),
+            "NL is layout, not a token"
+        );
+    }
+
+    #[test]
+    fn a_negated_literal_in_a_parser_rule_is_every_other_token() {
+        let g = grammar(
+            "grammar T;\ns : '(' x* ')' EOF ;\nx : ~('(' | ')') ;\nL : '(' ;\nR : ')' ;\nA : 'a' ;\nB : 'b' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "( a b a )"));
+        assert!(!reads(&g, "( a ( )"));
+    }
+
+    #[test]
+    fn a_surrogate_pair_reads_characters_beyond_the_bmp() {
+        let g = grammar(
+            "grammar T;\ns : ID+ EOF ;\nID : L+ ;\nfragment L : [a-z] | ~[\\u0000-\\u007F\\uD800-\\uDBFF] | [\\uD800-\\uDBFF] [\\uDC00-\\uDFFF] ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "ab é 𝔸x"), "a BMP letter, and one beyond the BMP");
+        assert!(!reads(&g, "a 1"));
+    }
+
+    #[test]
+    fn a_set_of_surrogates_alone_is_refused_where_it_is_written() {
+        let err = crate::import::from_source(&SourceFile::new(
+            "t.g4",
+            "grammar T;\ns : A EOF ;\nA : 'a' [\\uD800-\\uDBFF] ;\n",
+        ))
+        .err()
+        .expect("a lone surrogate set is refused");
+        let d = &err.0[0];
+        assert!(d.message.contains("UTF-16 surrogates"), "{}", d.message);
+        let at = d.location.as_ref().unwrap();
+        assert_eq!((at.line, at.column), (3, 9));
     }
 }

@@ -20,7 +20,10 @@ pub fn parse(source: &SourceFile) -> Result<(GrammarSpec, Vec<Diagnostic>), Diag
         warnings: Vec::new(),
         depth: 0,
     };
-    let spec = parser.grammar()?;
+    let mut spec = parser.grammar()?;
+    for rule in spec.rules.iter_mut().filter(|r| r.is_lexer()) {
+        super::charset::pair_surrogates(&mut rule.alternatives);
+    }
     Ok((spec, parser.warnings))
 }
 
@@ -37,6 +40,7 @@ struct Parser<'a> {
 fn describe(kind: &TokenKind) -> String {
     match kind {
         TokenKind::Ident(n) => format!("'{n}'"),
+        TokenKind::Int(n) => format!("the number {n}"),
         TokenKind::Literal(l) => format!("literal {l:?}"),
         TokenKind::Bracket(b) => format!("[{b}]"),
         TokenKind::Action {
@@ -384,8 +388,10 @@ impl Parser<'_> {
                 self.ident("a lexer command (skip, more, channel, type, pushMode, popMode, mode)")?;
             let argument = if *self.peek() == TokenKind::LeftParen {
                 self.advance();
+                // A channel may be named by its number (`channel(2)`, a channel of its own that
+                // no parser reads, like HIDDEN).
                 let arg = match self.peek().clone() {
-                    TokenKind::Ident(a) => a,
+                    TokenKind::Ident(a) | TokenKind::Int(a) => a,
                     _ => return Err(self.unexpected("the command's argument")),
                 };
                 self.advance();
