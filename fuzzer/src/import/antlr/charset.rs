@@ -70,6 +70,19 @@ pub fn set_members(source: &SourceFile, raw: &str, span: Span) -> Result<String,
                     return Err(source.error(at(i), "expected '{' and '}' around a property name"));
                 };
                 let property = format!("\\{e}{{{}}}", &rest[1..close + 1]);
+                // Checked here, so that a class the importer cannot use is named where it is
+                // written (ANTLR's own extras, such as `\p{EmojiPresentation}`, are not
+                // among regex-syntax's properties).
+                if let Err(err) = regex_syntax::parse(&format!("[{property}]")) {
+                    let why = match &err {
+                        regex_syntax::Error::Translate(t) => t.kind().to_string(),
+                        other => other.to_string(),
+                    };
+                    return Err(source.error(
+                        at(i),
+                        format!("the Unicode class {property} cannot be used: {why}; write the characters as ranges (\\u{{..}}-\\u{{..}}) or use a general category, script or binary property"),
+                    ));
+                }
                 k += rest[..close + 2].chars().count();
                 members.push((Member::Property(property), i));
                 continue;

@@ -55,6 +55,9 @@ use crate::grammar::syntax::{Expr, GrammarFile, PoolDef, PoolSource, RuleDef};
 /// `CharClass`).
 const ANY_CHARACTER: &str = r"[\x{0}-\x{10FFFF}]";
 
+/// A regex that matches no text.
+const NOTHING: &str = r"[^\x{0}-\x{10FFFF}]";
+
 pub fn import(source: &SourceFile) -> Result<Foreign, Diagnostics> {
     let (mut spec, mut warnings) = parser::parse(source)?;
     merge_companions(
@@ -103,33 +106,62 @@ fn collect_companions(
     found: &mut Vec<std::path::PathBuf>,
 ) -> Result<(), Diagnostics> {
     let (spec, _) = parser::parse(source)?;
-    for (path, span) in companions_of(source, &spec) {
+    for (path, span, how) in companions_of(source, &spec) {
         if found.contains(&path) {
             continue;
         }
-        let companion = read_companion(source, &path, span)?;
+        let companion = read_companion(source, &path, span, &how)?;
         found.push(path);
         collect_companions(&companion, found)?;
     }
     Ok(())
 }
 
-/// The files a grammar names (`import`s, then `tokenVocab`), each with where it names them.
-fn companions_of(source: &SourceFile, spec: &GrammarSpec) -> Vec<(std::path::PathBuf, Span)> {
-    let mut names: Vec<(String, Span)> = spec.imports.clone();
+/// The files a grammar names (`import`s, then `tokenVocab`), each with where it names them
+/// and how (`tokenVocab = XLexer`, `import G`), for the message when one is missing.
+fn companions_of(
+    source: &SourceFile,
+    spec: &GrammarSpec,
+) -> Vec<(std::path::PathBuf, Span, String)> {
+    let mut names: Vec<(String, Span, String)> = (spec.imports.iter())
+        .map(|(name, span)| (name.clone(), *span, format!("import {name}")))
+        .collect();
     if let Some((vocab, span)) = spec.option("tokenVocab") {
-        names.push((vocab.to_string(), span));
+        names.push((vocab.to_string(), span, format!("tokenVocab = {vocab}")));
     }
     let dir = source.path.parent().unwrap_or(Path::new(""));
     (names.into_iter())
-        .map(|(name, span)| (dir.join(format!("{name}.g4")), span))
+        .map(|(name, span, how)| (dir.join(format!("{name}.g4")), span, how))
         .collect()
 }
 
-/// A companion grammar's text; unreadable, an error at the line of `source` that names it.
-fn read_companion(source: &SourceFile, path: &Path, span: Span) -> Result<SourceFile, Diagnostics> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| source.error(span, format!("cannot read {}: {e}", path.display())))?;
+/// A companion grammar's text; unreadable, an error at the line of `source` that names it,
+/// saying which option or import looked for which file (a parser grammar whose lexer grammar
+/// was not copied beside it is the usual cause).
+fn read_companion(
+    source: &SourceFile,
+    path: &Path,
+    span: Span,
+    how: &str,
+) -> Result<SourceFile, Diagnostics> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        let what = if how.starts_with("tokenVocab") {
+            "the lexer grammar"
+        } else {
+            "the imported grammar"
+        };
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        source.error(
+            span,
+            format!(
+                "`{how}` names {what} {name}, looked for at {}: {e}; put {name} beside this grammar",
+                path.display()
+            ),
+        )
+    })?;
     Ok(SourceFile::new(path, text))
 }
 
@@ -142,12 +174,12 @@ fn merge_companions(
     warnings: &mut Vec<Diagnostic>,
     seen: &mut Vec<std::path::PathBuf>,
 ) -> Result<(), Diagnostics> {
-    for (path, span) in companions_of(source, spec) {
+    for (path, span, how) in companions_of(source, spec) {
         if seen.contains(&path) {
             continue;
         }
         seen.push(path.clone());
-        let companion_source = read_companion(source, &path, span)?;
+        let companion_source = read_companion(source, &path, span, &how)?;
         let (mut companion, companion_warnings) = parser::parse(&companion_source)?;
         merge_companions(&companion_source, &mut companion, warnings, seen)?;
         // Check it alone first, so its own faults are located in its own file.
@@ -397,6 +429,16 @@ impl<'a> Converter<'a> {
         let skipped: Vec<&Rule> = spec.rules.iter().filter(|r| r.is_skipped()).collect();
         let mut layout_patterns = Vec::new();
         for rule in &skipped {
+            // A skipped rule behind a predicate (Lua's `SHEBANG : '#' {this.IsLine1Col0()}?
+            // ...`) is skipped only where the target's code says; read everywhere, Lua's length
+            // operator `#t` would be a comment. It is left out of the layout and comments.
+            if let Some(span) = rule.alternatives.iter().find_map(|a| a.predicate) {
+                self.warn(
+                    span,
+                    format!("'{}' is skipped only where its predicate allows, which the importer cannot tell: it is no comment or layout here", rule.name),
+                );
+                continue;
+            }
             if let Some(regex) = self.rule_regex(rule, &mut Vec::new())
                 && let Ok(hir) = regex_syntax::parse(&regex)
             {
@@ -596,11 +638,24 @@ impl<'a> Converter<'a> {
     }
 
     fn alternatives(&mut self, alts: &[Alternative], lexer: bool) -> Expr {
-        let mut out: Vec<Expr> = alts.iter().map(|a| self.sequence(a, lexer)).collect();
+        // In a lexer rule, `EOF` matches only at the end of the input, which a native rule
+        // cannot say; read as the empty text, grammars-v4 Go's `EOS : ([\r\n]+ | ';' | EOF)`
+        // would end a statement anywhere without a line break. Such an alternative is left
+        // out where the rule has others (a skipped rule's `('\n' | EOF)` still makes it a line
+        // comment: comments are decided from `rule_regex`, where `EOF` is the end of text).
+        let ends_input = |a: &&Alternative| {
+            (a.elements.iter()).any(|e| matches!(e, Element::Ref(n, _) if n == "EOF"))
+        };
+        let kept: Vec<&Alternative> = if lexer && alts.iter().any(|a| !ends_input(&a)) {
+            alts.iter().filter(|a| !ends_input(a)).collect()
+        } else {
+            alts.iter().collect()
+        };
+        let mut out: Vec<Expr> = kept.iter().map(|a| self.sequence(a, lexer)).collect();
         if out.len() == 1 {
             return out.remove(0);
         }
-        let span = alts
+        let span = kept
             .iter()
             .map(|a| a.span)
             .reduce(Span::to)
@@ -805,8 +860,11 @@ impl<'a> Converter<'a> {
     /// A lexer rule as one regex, for deciding what a skipped rule matches; `None` when it is
     /// recursive or faulty (the layout then ignores it).
     fn rule_regex(&self, rule: &Rule, visiting: &mut Vec<String>) -> Option<String> {
+        // A rule that nests itself (Rust's `/* /* */ */`) is read without its nesting: the
+        // recursive reference matches nothing, which keeps the openers and closers that decide
+        // a comment.
         if visiting.contains(&rule.name) {
-            return None;
+            return Some(NOTHING.to_string());
         }
         visiting.push(rule.name.clone());
         let alts: Option<Vec<String>> = rule
@@ -931,6 +989,33 @@ mod tests {
         );
         assert!(reads(&g, "( a b a )"));
         assert!(!reads(&g, "( a ( )"));
+    }
+
+    #[test]
+    fn eof_in_a_lexer_rule_is_no_empty_token() {
+        let g = grammar(
+            "grammar T;\ns : (A EOS)* EOF ;\nA : 'a' ;\nEOS : [\\n]+ | ';' | EOF ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "a\na;a\n"));
+        assert!(!reads(&g, "a a\n"), "a statement needs its end");
+    }
+
+    #[test]
+    fn an_alternative_that_is_only_a_predicate_is_left_out() {
+        let g = grammar(
+            "grammar T;\ns : (A eos)* EOF ;\neos : ';' | {this.closingBracket()}? ;\nA : 'a' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "a; a;"));
+        assert!(!reads(&g, "a a;"));
+    }
+
+    #[test]
+    fn a_skipped_rule_behind_a_predicate_is_no_comment() {
+        let g = grammar(
+            "grammar T;\ns : ('#' A | A)* EOF ;\nA : 'a' ;\nSHEBANG : '#' {this.AtStart()}? ~[\\n]* -> channel(HIDDEN) ;\nWS : [ \\n] -> skip ;\n",
+        );
+        assert!(g.layout.comments.is_empty(), "{:?}", g.layout.comments);
+        assert!(reads(&g, "#a a"));
     }
 
     #[test]
