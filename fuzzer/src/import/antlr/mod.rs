@@ -258,6 +258,8 @@ struct Converter<'a> {
     names: HashMap<String, String>,
     /// Token type -> rules that produce it through `-> type(T)`.
     typed: HashMap<String, Vec<String>>,
+    /// Fragments that are written out where they are used (see `inlined_fragments`).
+    inlined: HashSet<String>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
     /// `NEWLINE`, `INDENT` and `DEDENT` are the layout tokens (see the module's notes).
@@ -292,6 +294,7 @@ impl<'a> Converter<'a> {
             by_name,
             names: HashMap::new(),
             typed,
+            inlined: HashSet::new(),
             warnings: Vec::new(),
             errors: Vec::new(),
             indented: false,
@@ -306,7 +309,27 @@ impl<'a> Converter<'a> {
         let bare = |name: &str| spec.tokens.iter().any(|(t, _)| t == name) && !ruled(name);
         converter.indented = bare("INDENT") && bare("DEDENT") && ruled("NEWLINE");
         converter.assign_names();
+        converter.inlined = converter.inlined_fragments();
         converter
+    }
+
+    /// The fragments that do not reach themselves. A fragment is no token in ANTLR, only a
+    /// piece of the rules that use it, so it is written out where it is used: as a rule of its
+    /// own, each of its one-literal alternatives would be a whole token and so a keyword
+    /// (grammars-v4 CSS's `fragment P : 'p' | 'P' | ...` made `p` no name, and `p { }` was
+    /// refused). A recursive one (Lua's nested long strings) stays a rule.
+    fn inlined_fragments(&self) -> HashSet<String> {
+        let fragments = self.spec.rules.iter().filter(|r| r.fragment && r.is_lexer());
+        fragments
+            .filter(|rule| {
+                let mut direct = Vec::new();
+                for alt in &rule.alternatives {
+                    alt.elements.iter().for_each(|e| element_refs(e, &mut direct));
+                }
+                !self.reachable(direct, &HashSet::new()).contains(&rule.name)
+            })
+            .map(|rule| rule.name.clone())
+            .collect()
     }
 
     fn assign_names(&mut self) {
@@ -475,6 +498,9 @@ impl<'a> Converter<'a> {
             }
             if let Some(pool) = pools.remove(&rule.name) {
                 file.pools.push(pool);
+                continue;
+            }
+            if self.inlined.contains(&rule.name) {
                 continue;
             }
             if rule.commands().any(|(c, _)| *c == Command::More) {
@@ -690,6 +716,10 @@ impl<'a> Converter<'a> {
             }
             Element::Literal(text, _) => Expr::Literal(text.clone(), span),
             Element::Ref(name, _) if name == "EOF" => Expr::Seq(Vec::new(), span),
+            Element::Ref(name, _) if lexer && self.inlined.contains(name) => {
+                let alternatives = self.by_name[name.as_str()].alternatives.clone();
+                self.alternatives(&alternatives, lexer)
+            }
             Element::Ref(name, _) => match self.layout_token(name).filter(|_| !lexer) {
                 Some(token) => Expr::Name(token.name().to_string(), span),
                 None => Expr::Name(self.native(name), span),
@@ -929,6 +959,20 @@ impl<'a> Converter<'a> {
     }
 }
 
+/// The rules `e` names, inside blocks and operators too.
+fn element_refs(e: &Element, out: &mut Vec<String>) {
+    match e {
+        Element::Ref(n, _) => out.push(n.clone()),
+        Element::Not(inner, _) | Element::Suffix(inner, _, _) => element_refs(inner, out),
+        Element::Block(alts, _) => {
+            for a in alts {
+                a.elements.iter().for_each(|e| element_refs(e, out));
+            }
+        }
+        _ => {}
+    }
+}
+
 fn mentions_any(e: &Element) -> bool {
     match e {
         Element::Any(_) => true,
@@ -1016,6 +1060,24 @@ mod tests {
         );
         assert!(g.layout.comments.is_empty(), "{:?}", g.layout.comments);
         assert!(reads(&g, "#a a"));
+    }
+
+    #[test]
+    fn a_fragments_letters_are_no_keywords() {
+        let g = grammar(
+            "grammar T;\ns : (ID | PAGE)+ EOF ;\nPAGE : '@' P A ;\nID : [a-z]+ ;\nfragment P : 'p' | 'P' ;\nfragment A : 'a' | 'A' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "@Pa p a pa"), "p and a are names");
+        assert!(!g.rules.iter().any(|r| r.name == "P"), "P is written out in PAGE");
+    }
+
+    #[test]
+    fn a_recursive_fragment_stays_a_rule() {
+        let g = grammar(
+            "grammar T;\ns : LONG+ EOF ;\nLONG : '[' NESTED ']' ;\nfragment NESTED : '=' NESTED '=' | '[' ~[\\]]* ']' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "[[x]] [==[y]==]"));
+        assert!(g.rules.iter().any(|r| r.name == "NESTED"));
     }
 
     #[test]
