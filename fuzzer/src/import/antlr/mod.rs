@@ -4,7 +4,7 @@
 //!
 //! - Parser rules (lower-case) and lexer rules (upper-case) keep their names; ANTLR's case
 //!   convention is the native one, so lexer rules render as single tokens. `fragment` rules
-//!   are ordinary lexical rules. A rule named like a native layout token (`NEWLINE`,
+//!   are written out where they are used, unless they reach themselves. A rule named like a native layout token (`NEWLINE`,
 //!   `INDENT`, `DEDENT`, `GLUE`) gets a trailing `_`.
 //! - The start is the first parser rule that ends with `EOF` (the rule a whole file is read
 //!   with, as grammars-v4's `file_input`), else the first parser rule. A lexer grammar alone
@@ -16,7 +16,8 @@
 //! - Literals, `'a'..'z'` ranges, `[...]` sets and `~` negations become literals and classes;
 //!   classes are narrowed to printable characters (`narrow`), and `.` in a lexer rule is
 //!   printable ASCII. In a parser rule `.` means any token: a choice of every lexer token.
-//!   `EOF` matches the end of the input and generates nothing.
+//!   `EOF` matches the end of the input and generates nothing; an alternative of a lexer rule
+//!   with `EOF` is left out, as a native rule cannot end only at the end of the input.
 //! - `?`, `*`, `+` and their non-greedy forms are the native operators.
 //! - The identifier token, by its conventional name (`ID`, `IDENT`, `IDENTIFIER`, `NAME`),
 //!   becomes a pool, so identifiers obey the bound m and never collide with a keyword.
