@@ -573,7 +573,9 @@ mod tests {
         let missing = init(&options(&grammars.join("TParser.g4"))).unwrap_err();
         assert!(missing.message.contains("TLexer.g4"), "{}", missing.message);
         assert!(
-            missing.message.contains("`tokenVocab = TLexer` names the lexer grammar"),
+            missing
+                .message
+                .contains("`tokenVocab = TLexer` names the lexer grammar"),
             "{}",
             missing.message
         );

@@ -320,12 +320,18 @@ impl<'a> Converter<'a> {
     /// (grammars-v4 CSS's `fragment P : 'p' | 'P' | ...` made `p` no name, and `p { }` was
     /// refused). A recursive one (Lua's nested long strings) stays a rule.
     fn inlined_fragments(&self) -> HashSet<String> {
-        let fragments = self.spec.rules.iter().filter(|r| r.fragment && r.is_lexer());
+        let fragments = self
+            .spec
+            .rules
+            .iter()
+            .filter(|r| r.fragment && r.is_lexer());
         fragments
             .filter(|rule| {
                 let mut direct = Vec::new();
                 for alt in &rule.alternatives {
-                    alt.elements.iter().for_each(|e| element_refs(e, &mut direct));
+                    alt.elements
+                        .iter()
+                        .for_each(|e| element_refs(e, &mut direct));
                 }
                 !self.reachable(direct, &HashSet::new()).contains(&rule.name)
             })
@@ -462,6 +468,16 @@ impl<'a> Converter<'a> {
                     format!("'{}' is skipped only where its predicate allows, which the importer cannot tell: it is no comment or layout here", rule.name),
                 );
                 continue;
+            }
+            // Target code in a skipped rule (Lua's `COMMENT : '--' {this.HandleComment();}`)
+            // may read further text, which is then part of the comment; the importer reads the
+            // rule's own text only, so a seed's comments are refused where the code would read
+            // them. Said once, so the reason for such refusals is known.
+            if let Some(span) = rule.alternatives.iter().find_map(|a| a.action) {
+                self.warn(
+                    span,
+                    format!("'{}' is skipped with target code that may read more text: only its own text is read as layout or comment, so what the code reads is refused", rule.name),
+                );
             }
             if let Some(regex) = self.rule_regex(rule, &mut Vec::new())
                 && let Ok(hir) = regex_syntax::parse(&regex)
@@ -1064,12 +1080,30 @@ mod tests {
     }
 
     #[test]
+    fn a_skipped_rule_with_target_code_is_named_in_a_warning() {
+        let imported = crate::import::from_source(&SourceFile::new(
+            "t.g4",
+            "grammar T;\ns : A+ EOF ;\nA : 'a' ;\nCOMMENT : '--' { this.HandleComment(); } -> channel(HIDDEN) ;\nWS : ' ' -> skip ;\n",
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let warning = (imported.warnings.iter())
+            .find(|w| w.message.contains("target code that may read more text"))
+            .expect("the skipped rule's code is named");
+        assert!(warning.message.contains("'COMMENT'"), "{}", warning.message);
+        assert_eq!(warning.location.as_ref().unwrap().line, 4);
+        assert!(!reads(&imported.grammar, "a -- the code would read this"));
+    }
+
+    #[test]
     fn a_fragments_letters_are_no_keywords() {
         let g = grammar(
             "grammar T;\ns : (ID | PAGE)+ EOF ;\nPAGE : '@' P A ;\nID : [a-z]+ ;\nfragment P : 'p' | 'P' ;\nfragment A : 'a' | 'A' ;\nWS : ' ' -> skip ;\n",
         );
         assert!(reads(&g, "@Pa p a pa"), "p and a are names");
-        assert!(!g.rules.iter().any(|r| r.name == "P"), "P is written out in PAGE");
+        assert!(
+            !g.rules.iter().any(|r| r.name == "P"),
+            "P is written out in PAGE"
+        );
     }
 
     #[test]

@@ -358,6 +358,7 @@ impl Parser<'_> {
         let mut elements = Vec::new();
         let mut commands = Vec::new();
         let mut predicate_at = None;
+        let mut action_at = None;
         loop {
             match self.peek().clone() {
                 TokenKind::Pipe | TokenKind::Semicolon | TokenKind::RightParen | TokenKind::Eof => {
@@ -380,6 +381,7 @@ impl Parser<'_> {
                         predicate_at = predicate_at.or(Some(span));
                         self.warn(span, "semantic predicate ignored: generated inputs may include what it would reject");
                     } else {
+                        action_at = action_at.or(Some(span));
                         self.warn(
                             span,
                             "action ignored: a generator cannot run target-language code",
@@ -405,6 +407,7 @@ impl Parser<'_> {
             commands,
             span,
             predicate: predicate_at,
+            action: action_at,
         })
     }
 
