@@ -707,11 +707,17 @@ impl<'a> Converter<'a> {
     }
 
     fn sequence(&mut self, alt: &Alternative, lexer: bool) -> Expr {
-        let items = alt
-            .elements
-            .iter()
-            .map(|e| self.element(e, lexer))
-            .collect();
+        let mut items = Vec::with_capacity(alt.elements.len());
+        for (k, e) in alt.elements.iter().enumerate() {
+            // Punctuation literals side by side in a parser rule spell one operator that the
+            // lexer leaves in pieces (Java's `'>' '>' '>'`, so that generics close with `>`).
+            // ANTLR lets hidden text fall between them, which the languages do not: `x < < 1`
+            // is no Java. They are glued, so a replay writes `<<` and a seed must too.
+            if !lexer && k > 0 && is_punctuation(&alt.elements[k - 1]) && is_punctuation(e) {
+                items.push(Expr::Name(LayoutToken::Glue.name().to_string(), e.span()));
+            }
+            items.push(self.element(e, lexer));
+        }
         Expr::Seq(items, alt.span)
     }
 
@@ -976,6 +982,11 @@ impl<'a> Converter<'a> {
     }
 }
 
+/// A literal of ASCII punctuation only (`'<'`, `'>='`).
+fn is_punctuation(e: &Element) -> bool {
+    matches!(e, Element::Literal(text, _) if !text.is_empty() && text.chars().all(|c| c.is_ascii_punctuation()))
+}
+
 /// The rules `e` names, inside blocks and operators too.
 fn element_refs(e: &Element, out: &mut Vec<String>) {
     match e {
@@ -1092,6 +1103,18 @@ mod tests {
         assert!(warning.message.contains("'COMMENT'"), "{}", warning.message);
         assert_eq!(warning.location.as_ref().unwrap().line, 4);
         assert!(!reads(&imported.grammar, "a -- the code would read this"));
+    }
+
+    #[test]
+    fn punctuation_literals_side_by_side_are_one_operator() {
+        let g = grammar(
+            "grammar T;\ns : e EOF ;\ne : A (('<' '<' | '>' '>') A)* ;\nA : 'a' ;\nLT : '<' ;\nGT : '>' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "a << a >> a"));
+        assert!(
+            !reads(&g, "a < < a"),
+            "no text between the pieces of an operator"
+        );
     }
 
     #[test]
