@@ -982,9 +982,11 @@ impl<'a> Converter<'a> {
     }
 }
 
-/// A literal of ASCII punctuation only (`'<'`, `'>='`).
+/// A literal of operator characters only (`'<'`, `'>='`): ASCII punctuation but brackets,
+/// quotes, `,` and `;`, which sit side by side in rules as separate tokens (`')' '{'`).
 fn is_punctuation(e: &Element) -> bool {
-    matches!(e, Element::Literal(text, _) if !text.is_empty() && text.chars().all(|c| c.is_ascii_punctuation()))
+    const OPERATOR: &str = "!#$%&*+-./:<=>?@\\^|~";
+    matches!(e, Element::Literal(text, _) if !text.is_empty() && text.chars().all(|c| OPERATOR.contains(c)))
 }
 
 /// The rules `e` names, inside blocks and operators too.
