@@ -461,3 +461,117 @@ fn a_closed_stdout_ends_generation_quietly() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stderr(&output), "");
 }
+
+/// A split ANTLR grammar (`parser grammar` with `options { tokenVocab = L; }`) in `dir`, and
+/// its lexer grammar beside it when `with_lexer`.
+fn split_grammar(dir: &Path, with_lexer: bool) -> PathBuf {
+    let parser = dir.join("CalcParser.g4");
+    std::fs::write(
+        &parser,
+        "parser grammar CalcParser;\noptions {\n    tokenVocab = CalcLexer;\n}\nsum : NUM ( PLUS NUM )* EOF ;\n",
+    )
+    .unwrap();
+    if with_lexer {
+        std::fs::write(
+            dir.join("CalcLexer.g4"),
+            "lexer grammar CalcLexer;\nNUM : [0-9]+ ;\nPLUS : '+' ;\nWS : [ \\t\\r\\n]+ -> skip ;\n",
+        )
+        .unwrap();
+    }
+    parser
+}
+
+#[test]
+fn a_split_antlr_grammar_checks_imports_converts_and_generates() {
+    let dir = tempfile::tempdir().unwrap();
+    let parser = split_grammar(dir.path(), true);
+    let grammar = path_arg(&parser);
+    let check = bonsai(&["grammar", "check", grammar]);
+    assert!(check.status.success(), "{}", stderr(&check));
+    let ebnf = bonsai(&["grammar", "convert", "--to", "ebnf", grammar]);
+    assert!(ebnf.status.success(), "{}", stderr(&ebnf));
+    assert!(
+        stdout(&ebnf).contains("sum = NUM ( PLUS NUM )*"),
+        "{}",
+        stdout(&ebnf)
+    );
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    std::fs::write(seeds.join("a.txt"), "1+22 + 3\n").unwrap();
+    let out = dir.path().join("corpus");
+    let import = bonsai(&["import", grammar, path_arg(&seeds), "--out", path_arg(&out)]);
+    assert!(import.status.success(), "{}", stderr(&import));
+    let report = std::fs::read_to_string(out.join("import-report.json")).unwrap();
+    assert!(report.contains("\"accepted\": 1"), "{report}");
+    let generated = bonsai(&["generate", grammar, "--bounds", "2,2,2", "--count", "5"]);
+    assert!(generated.status.success(), "{}", stderr(&generated));
+    for line in stdout(&generated).lines() {
+        assert!(
+            line.split('+').all(|n| n.trim().parse::<u64>().is_ok()),
+            "not a sum of numbers: {line:?}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_lexer_grammar_exits_2_naming_the_option_and_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let parser = split_grammar(dir.path(), false);
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir(&seeds).unwrap();
+    let out = dir.path().join("corpus");
+    for args in [
+        vec!["grammar", "check", path_arg(&parser)],
+        vec!["grammar", "convert", "--to", "ebnf", path_arg(&parser)],
+        vec![
+            "import",
+            path_arg(&parser),
+            path_arg(&seeds),
+            "--out",
+            path_arg(&out),
+        ],
+        vec!["generate", path_arg(&parser)],
+    ] {
+        let output = bonsai(&args);
+        assert_usage_error(
+            &output,
+            "CalcParser.g4:3:5: error: `tokenVocab = CalcLexer`",
+        );
+        let message = stderr(&output);
+        assert!(
+            message.contains("names the lexer grammar CalcLexer.g4"),
+            "{message}"
+        );
+        assert!(
+            message.contains(&dir.path().join("CalcLexer.g4").display().to_string()),
+            "the path looked at: {message}"
+        );
+    }
+}
+
+#[test]
+fn unusable_lexer_sets_exit_2_where_they_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, needle) in [
+        (
+            "grammar U;\ns : A EOF ;\nA : [\\p{Bogus}]+ ;\n",
+            "U.g4:3:6: error: the Unicode class \\p{Bogus} cannot be used",
+        ),
+        (
+            "grammar U;\ns : A EOF ;\nA : 'a' [\\uD800-\\uDBFF] ;\n",
+            "U.g4:3:9: error: this set holds only UTF-16 surrogates",
+        ),
+        (
+            "grammar U;\ns : A EOF ;\nA : ~'ab' ;\n",
+            "U.g4:3:6: error: only single characters can be part of a set or be negated",
+        ),
+        (
+            "grammar U;\ns : A EOF ;\nA : 'a' -> frobnicate ;\n",
+            "U.g4:3:12: error: unknown lexer command 'frobnicate'",
+        ),
+    ] {
+        let path = dir.path().join("U.g4");
+        std::fs::write(&path, text).unwrap();
+        assert_usage_error(&bonsai(&["grammar", "check", path_arg(&path)]), needle);
+    }
+}

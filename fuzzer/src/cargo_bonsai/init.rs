@@ -586,6 +586,13 @@ mod tests {
         };
         let missing = init(&options(&grammars.join("TParser.g4"))).unwrap_err();
         assert!(missing.message.contains("TLexer.g4"), "{}", missing.message);
+        assert!(
+            missing
+                .message
+                .contains("`tokenVocab = TLexer` names the lexer grammar"),
+            "{}",
+            missing.message
+        );
         assert!(!root.join(HARNESS_DIR).exists(), "nothing written");
 
         std::fs::write(

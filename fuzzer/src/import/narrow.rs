@@ -22,6 +22,9 @@ pub enum Preference {
     /// As `Word`, with the class's characters beyond ASCII kept: an identifier rule such as
     /// `[A-Z_\u007F-\uFFFF]`, so that a seed's `名` is read as a name (kept as the seed's own
     /// word). The pool's values stay ASCII (`grammar::lower` draws them from the ASCII part).
+    /// Only a word's first character is narrowed to a word character: the ones after it keep
+    /// the printable punctuation the rule allows, so that XML's `xmlns:xsi` and CSS's
+    /// `font-size` are names, and values still begin with a letter (`A`, `B`, ..., `A-`).
     Identifier,
 }
 
@@ -54,7 +57,7 @@ pub fn parse_narrowed(pattern: &str, preference: Preference) -> Result<Narrowed,
 
 pub fn narrow(hir: Hir, preference: Preference) -> Narrowed {
     let mut dropped_anchor = false;
-    let hir = walk(hir, preference, &mut dropped_anchor);
+    let hir = walk(hir, preference, true, &mut dropped_anchor);
     Narrowed {
         hir,
         dropped_anchor,
@@ -84,13 +87,19 @@ fn intersect(class: &ClassUnicode, with: ClassUnicode) -> Option<ClassUnicode> {
     (narrowed.iter().next().is_some()).then_some(narrowed)
 }
 
-fn walk(hir: Hir, preference: Preference, dropped: &mut bool) -> Hir {
+/// `leading`: whether the part can hold the word's first character.
+fn walk(hir: Hir, preference: Preference, leading: bool, dropped: &mut bool) -> Hir {
     match hir.into_kind() {
         HirKind::Class(Class::Unicode(class)) => {
             let narrowed = match preference {
                 Preference::Word => intersect(&class, word())
                     .or_else(|| intersect(&class, printable()))
                     .unwrap_or(class),
+                Preference::Identifier if !leading => {
+                    let mut printable_and_beyond = printable();
+                    printable_and_beyond.union(&beyond_ascii());
+                    intersect(&class, printable_and_beyond).unwrap_or(class)
+                }
                 Preference::Identifier => {
                     let mut word_and_beyond = word();
                     word_and_beyond.union(&beyond_ascii());
@@ -107,22 +116,27 @@ fn walk(hir: Hir, preference: Preference, dropped: &mut bool) -> Hir {
             Hir::empty()
         }
         HirKind::Capture(capture) => Hir::capture(Capture {
-            sub: Box::new(walk(*capture.sub, preference, dropped)),
+            sub: Box::new(walk(*capture.sub, preference, leading, dropped)),
             ..capture
         }),
         HirKind::Repetition(rep) => Hir::repetition(Repetition {
-            sub: Box::new(walk(*rep.sub, preference, dropped)),
+            sub: Box::new(walk(*rep.sub, preference, leading, dropped)),
             ..rep
         }),
-        HirKind::Concat(parts) => Hir::concat(
-            parts
-                .into_iter()
-                .map(|p| walk(p, preference, dropped))
-                .collect(),
-        ),
+        HirKind::Concat(parts) => {
+            // A part leads while every part before it can be empty.
+            let mut leading = leading;
+            let mut out = Vec::with_capacity(parts.len());
+            for part in parts {
+                let empty = part.properties().minimum_len() == Some(0);
+                out.push(walk(part, preference, leading, dropped));
+                leading &= empty;
+            }
+            Hir::concat(out)
+        }
         HirKind::Alternation(alts) => Hir::alternation(
             alts.into_iter()
-                .map(|a| walk(a, preference, dropped))
+                .map(|a| walk(a, preference, leading, dropped))
                 .collect(),
         ),
         HirKind::Empty => Hir::empty(),
@@ -160,6 +174,20 @@ mod tests {
             "[A-Z_\u{80}-\u{FFFF}]"
         );
         assert_eq!(narrowed(r"[!?]", Preference::Identifier), r"[!\?]");
+    }
+
+    #[test]
+    fn identifier_classes_after_the_first_character_keep_punctuation() {
+        // XML's Name: `:` may not begin a value, but a seed's `xmlns:xsi` is a name.
+        assert_eq!(
+            narrowed(r"[:_a-z][\-.0-9:_a-z]*", Preference::Identifier),
+            r"(?:[_a-z][\-\.0-:_a-z]*)"
+        );
+        // CSS's ident: an optional `-` first, then the first character proper.
+        assert_eq!(
+            narrowed(r"-?[_a-z\x{0}][\-_a-z]*", Preference::Identifier),
+            r"(?:\-?[_a-z][\-_a-z]*)"
+        );
     }
 
     #[test]

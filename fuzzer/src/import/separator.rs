@@ -34,11 +34,9 @@ const CLOSERS: [&str; 6] = ["*/", "*)", "-}", "-->", "|#", "]]"];
 pub fn implied_comments(skipped: &[Hir]) -> Vec<Comment> {
     let mut comments = Vec::new();
     for hir in skipped {
-        let branches: Vec<&Hir> = match hir.kind() {
-            HirKind::Alternation(alternatives) => alternatives.iter().collect(),
-            _ => vec![hir],
-        };
-        for branch in branches {
+        let mut branches = Vec::new();
+        expand(hir, &mut branches);
+        for branch in &branches {
             let Some(open) = literal_prefix(branch) else {
                 continue;
             };
@@ -55,6 +53,11 @@ pub fn implied_comments(skipped: &[Hir]) -> Vec<Comment> {
                     .find(|close| {
                         accepts(branch, &format!("{open} x\n y {close}"))
                             && !accepts(branch, &format!("{open} x {close} y"))
+                            // The token must end at the whole closer, not at a part of it:
+                            // XML's `'<!' .*? '>'` ends at `>`, so it is no `-->` comment.
+                            && !(1..close.len()).any(|k| {
+                                accepts(branch, &format!("{open} x {}", &close[k..]))
+                            })
                     })
                     .map(|close| Comment::Block {
                         open,
@@ -69,6 +72,47 @@ pub fn implied_comments(skipped: &[Hir]) -> Vec<Comment> {
         }
     }
     comments
+}
+
+/// How many branches `expand` makes of one skipped token at most.
+const MAX_BRANCHES: usize = 64;
+
+/// The alternatives of `hir`, with an alternation at the start of a sequence distributed over
+/// it, so that each branch starts with its own opener: MySQL's line comment
+/// `('--' [ \t]* | '#') ~[\r\n]* ...` is a `--` comment and a `#` comment.
+fn expand(hir: &Hir, out: &mut Vec<Hir>) {
+    match hir.kind() {
+        HirKind::Alternation(alternatives) => {
+            for alternative in alternatives {
+                expand(alternative, out);
+            }
+        }
+        HirKind::Capture(capture) => expand(&capture.sub, out),
+        HirKind::Concat(parts) if out.len() < MAX_BRANCHES => match parts.first().map(Hir::kind) {
+            Some(HirKind::Alternation(_) | HirKind::Capture(_)) => {
+                let mut heads = Vec::new();
+                expand(&parts[0], &mut heads);
+                for head in heads {
+                    let mut sequence = vec![head];
+                    sequence.extend(parts[1..].iter().cloned());
+                    let branch = Hir::concat(sequence);
+                    match branch.kind() {
+                        HirKind::Concat(p)
+                            if matches!(
+                                p.first().map(Hir::kind),
+                                Some(HirKind::Alternation(_) | HirKind::Capture(_))
+                            ) =>
+                        {
+                            out.push(branch)
+                        }
+                        _ => expand(&branch, out),
+                    }
+                }
+            }
+            _ => out.push(hir.clone()),
+        },
+        _ => out.push(hir.clone()),
+    }
 }
 
 /// The literal text every match of `hir` starts with, as far as the first non-literal piece.
@@ -205,6 +249,29 @@ mod tests {
                     close: "*)".into()
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn a_leading_choice_of_openers_gives_a_comment_each() {
+        // MySQL's line comment: `--` and `#` in one rule.
+        let found = implied_comments(&[hir(r"(?:--[ \t]*|#)[^\r\n]*(?:\r?\n|\z)")]);
+        assert_eq!(
+            found,
+            vec![Comment::Line("--".into()), Comment::Line("#".into())]
+        );
+    }
+
+    #[test]
+    fn a_token_that_ends_inside_a_closer_is_no_block_comment() {
+        // XML's `<!DOCTYPE ...>` ends at `>`; `-->` would swallow the text after it.
+        assert_eq!(implied_comments(&[hir(r"<!(?s:.)*?>")]), vec![]);
+        assert_eq!(
+            implied_comments(&[hir(r"<!--(?s:.)*?-->")]),
+            vec![Comment::Block {
+                open: "<!--".into(),
+                close: "-->".into()
+            }]
         );
     }
 

@@ -9,6 +9,8 @@ use crate::diagnostic::{Diagnostic, SourceFile, Span};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TokenKind {
     Ident(String),
+    /// A run of decimal digits: a channel's number in `-> channel(2)`.
+    Int(String),
     /// A `'...'` literal with its escapes decoded.
     Literal(String),
     /// The text between `[` and `]`, verbatim.
@@ -105,6 +107,12 @@ pub fn tokenize(source: &SourceFile) -> Result<Vec<Token>, Diagnostic> {
                     lexer.bump();
                 }
                 TokenKind::Ident(lexer.text[start..lexer.pos].to_string())
+            }
+            c if c.is_ascii_digit() => {
+                while lexer.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    lexer.bump();
+                }
+                TokenKind::Int(lexer.text[start..lexer.pos].to_string())
             }
             other => {
                 return Err(lexer.error(start, format!("unexpected character {other:?}")));

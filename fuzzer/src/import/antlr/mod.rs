@@ -4,7 +4,7 @@
 //!
 //! - Parser rules (lower-case) and lexer rules (upper-case) keep their names; ANTLR's case
 //!   convention is the native one, so lexer rules render as single tokens. `fragment` rules
-//!   are ordinary lexical rules. A rule named like a native layout token (`NEWLINE`,
+//!   are written out where they are used, unless they reach themselves. A rule named like a native layout token (`NEWLINE`,
 //!   `INDENT`, `DEDENT`, `GLUE`) gets a trailing `_`.
 //! - The start is the first parser rule that ends with `EOF` (the rule a whole file is read
 //!   with, as grammars-v4's `file_input`), else the first parser rule. A lexer grammar alone
@@ -16,7 +16,8 @@
 //! - Literals, `'a'..'z'` ranges, `[...]` sets and `~` negations become literals and classes;
 //!   classes are narrowed to printable characters (`narrow`), and `.` in a lexer rule is
 //!   printable ASCII. In a parser rule `.` means any token: a choice of every lexer token.
-//!   `EOF` matches the end of the input and generates nothing.
+//!   `EOF` matches the end of the input and generates nothing; an alternative of a lexer rule
+//!   with `EOF` is left out, as a native rule cannot end only at the end of the input.
 //! - `?`, `*`, `+` and their non-greedy forms are the native operators.
 //! - The identifier token, by its conventional name (`ID`, `IDENT`, `IDENTIFIER`, `NAME`),
 //!   becomes a pool, so identifiers obey the bound m and never collide with a keyword.
@@ -54,6 +55,9 @@ use crate::grammar::syntax::{Expr, GrammarFile, PoolDef, PoolSource, RuleDef};
 /// Any character: what `.` matches in a lexer rule (generation draws printable ASCII ones, see
 /// `CharClass`).
 const ANY_CHARACTER: &str = r"[\x{0}-\x{10FFFF}]";
+
+/// A regex that matches no text.
+const NOTHING: &str = r"[^\x{0}-\x{10FFFF}]";
 
 pub fn import(source: &SourceFile) -> Result<Foreign, Diagnostics> {
     let (mut spec, mut warnings) = parser::parse(source)?;
@@ -104,33 +108,62 @@ fn collect_companions(
     found: &mut Vec<std::path::PathBuf>,
 ) -> Result<(), Diagnostics> {
     let (spec, _) = parser::parse(source)?;
-    for (path, span) in companions_of(source, &spec) {
+    for (path, span, how) in companions_of(source, &spec) {
         if found.contains(&path) {
             continue;
         }
-        let companion = read_companion(source, &path, span)?;
+        let companion = read_companion(source, &path, span, &how)?;
         found.push(path);
         collect_companions(&companion, found)?;
     }
     Ok(())
 }
 
-/// The files a grammar names (`import`s, then `tokenVocab`), each with where it names them.
-fn companions_of(source: &SourceFile, spec: &GrammarSpec) -> Vec<(std::path::PathBuf, Span)> {
-    let mut names: Vec<(String, Span)> = spec.imports.clone();
+/// The files a grammar names (`import`s, then `tokenVocab`), each with where it names them
+/// and how (`tokenVocab = XLexer`, `import G`), for the message when one is missing.
+fn companions_of(
+    source: &SourceFile,
+    spec: &GrammarSpec,
+) -> Vec<(std::path::PathBuf, Span, String)> {
+    let mut names: Vec<(String, Span, String)> = (spec.imports.iter())
+        .map(|(name, span)| (name.clone(), *span, format!("import {name}")))
+        .collect();
     if let Some((vocab, span)) = spec.option("tokenVocab") {
-        names.push((vocab.to_string(), span));
+        names.push((vocab.to_string(), span, format!("tokenVocab = {vocab}")));
     }
     let dir = source.path.parent().unwrap_or(Path::new(""));
     (names.into_iter())
-        .map(|(name, span)| (dir.join(format!("{name}.g4")), span))
+        .map(|(name, span, how)| (dir.join(format!("{name}.g4")), span, how))
         .collect()
 }
 
-/// A companion grammar's text; unreadable, an error at the line of `source` that names it.
-fn read_companion(source: &SourceFile, path: &Path, span: Span) -> Result<SourceFile, Diagnostics> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| source.error(span, format!("cannot read {}: {e}", path.display())))?;
+/// A companion grammar's text; unreadable, an error at the line of `source` that names it,
+/// saying which option or import looked for which file (a parser grammar whose lexer grammar
+/// was not copied beside it is the usual cause).
+fn read_companion(
+    source: &SourceFile,
+    path: &Path,
+    span: Span,
+    how: &str,
+) -> Result<SourceFile, Diagnostics> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        let what = if how.starts_with("tokenVocab") {
+            "the lexer grammar"
+        } else {
+            "the imported grammar"
+        };
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        source.error(
+            span,
+            format!(
+                "`{how}` names {what} {name}, looked for at {}: {e}; put {name} beside this grammar",
+                path.display()
+            ),
+        )
+    })?;
     Ok(SourceFile::new(path, text))
 }
 
@@ -143,12 +176,12 @@ fn merge_companions(
     warnings: &mut Vec<Diagnostic>,
     seen: &mut Vec<std::path::PathBuf>,
 ) -> Result<(), Diagnostics> {
-    for (path, span) in companions_of(source, spec) {
+    for (path, span, how) in companions_of(source, spec) {
         if seen.contains(&path) {
             continue;
         }
         seen.push(path.clone());
-        let companion_source = read_companion(source, &path, span)?;
+        let companion_source = read_companion(source, &path, span, &how)?;
         let (mut companion, companion_warnings) = parser::parse(&companion_source)?;
         merge_companions(&companion_source, &mut companion, warnings, seen)?;
         // Check it alone first, so its own faults are located in its own file.
@@ -227,6 +260,8 @@ struct Converter<'a> {
     names: HashMap<String, String>,
     /// Token type -> rules that produce it through `-> type(T)`.
     typed: HashMap<String, Vec<String>>,
+    /// Fragments that are written out where they are used (see `inlined_fragments`).
+    inlined: HashSet<String>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
     /// `NEWLINE`, `INDENT` and `DEDENT` are the layout tokens (see the module's notes).
@@ -261,6 +296,7 @@ impl<'a> Converter<'a> {
             by_name,
             names: HashMap::new(),
             typed,
+            inlined: HashSet::new(),
             warnings: Vec::new(),
             errors: Vec::new(),
             indented: false,
@@ -275,7 +311,33 @@ impl<'a> Converter<'a> {
         let bare = |name: &str| spec.tokens.iter().any(|(t, _)| t == name) && !ruled(name);
         converter.indented = bare("INDENT") && bare("DEDENT") && ruled("NEWLINE");
         converter.assign_names();
+        converter.inlined = converter.inlined_fragments();
         converter
+    }
+
+    /// The fragments that do not reach themselves. A fragment is no token in ANTLR, only a
+    /// piece of the rules that use it, so it is written out where it is used: as a rule of its
+    /// own, each of its one-literal alternatives would be a whole token and so a keyword
+    /// (grammars-v4 CSS's `fragment P : 'p' | 'P' | ...` made `p` no name, and `p { }` was
+    /// refused). A recursive one (Lua's nested long strings) stays a rule.
+    fn inlined_fragments(&self) -> HashSet<String> {
+        let fragments = self
+            .spec
+            .rules
+            .iter()
+            .filter(|r| r.fragment && r.is_lexer());
+        fragments
+            .filter(|rule| {
+                let mut direct = Vec::new();
+                for alt in &rule.alternatives {
+                    alt.elements
+                        .iter()
+                        .for_each(|e| element_refs(e, &mut direct));
+                }
+                !self.reachable(direct, &HashSet::new()).contains(&rule.name)
+            })
+            .map(|rule| rule.name.clone())
+            .collect()
     }
 
     fn assign_names(&mut self) {
@@ -398,6 +460,26 @@ impl<'a> Converter<'a> {
         let skipped: Vec<&Rule> = spec.rules.iter().filter(|r| r.is_skipped()).collect();
         let mut layout_patterns = Vec::new();
         for rule in &skipped {
+            // A skipped rule behind a predicate (Lua's `SHEBANG : '#' {this.IsLine1Col0()}?
+            // ...`) is skipped only where the target's code says; read everywhere, Lua's length
+            // operator `#t` would be a comment. It is left out of the layout and comments.
+            if let Some(span) = rule.alternatives.iter().find_map(|a| a.predicate) {
+                self.warn(
+                    span,
+                    format!("'{}' is skipped only where its predicate allows, which the importer cannot tell: it is no comment or layout here", rule.name),
+                );
+                continue;
+            }
+            // Target code in a skipped rule (Lua's `COMMENT : '--' {this.HandleComment();}`)
+            // may read further text, which is then part of the comment; the importer reads the
+            // rule's own text only, so a seed's comments are refused where the code would read
+            // them. Said once, so the reason for such refusals is known.
+            if let Some(span) = rule.alternatives.iter().find_map(|a| a.action) {
+                self.warn(
+                    span,
+                    format!("'{}' is skipped with target code that may read more text: only its own text is read as layout or comment, so what the code reads is refused", rule.name),
+                );
+            }
             if let Some(regex) = self.rule_regex(rule, &mut Vec::new())
                 && let Ok(hir) = regex_syntax::parse(&regex)
             {
@@ -434,6 +516,9 @@ impl<'a> Converter<'a> {
             }
             if let Some(pool) = pools.remove(&rule.name) {
                 file.pools.push(pool);
+                continue;
+            }
+            if self.inlined.contains(&rule.name) {
                 continue;
             }
             if rule.commands().any(|(c, _)| *c == Command::More) {
@@ -597,11 +682,24 @@ impl<'a> Converter<'a> {
     }
 
     fn alternatives(&mut self, alts: &[Alternative], lexer: bool) -> Expr {
-        let mut out: Vec<Expr> = alts.iter().map(|a| self.sequence(a, lexer)).collect();
+        // In a lexer rule, `EOF` matches only at the end of the input, which a native rule
+        // cannot say; read as the empty text, grammars-v4 Go's `EOS : ([\r\n]+ | ';' | EOF)`
+        // would end a statement anywhere without a line break. Such an alternative is left
+        // out where the rule has others (a skipped rule's `('\n' | EOF)` still makes it a line
+        // comment: comments are decided from `rule_regex`, where `EOF` is the end of text).
+        let ends_input = |a: &&Alternative| {
+            (a.elements.iter()).any(|e| matches!(e, Element::Ref(n, _) if n == "EOF"))
+        };
+        let kept: Vec<&Alternative> = if lexer && alts.iter().any(|a| !ends_input(&a)) {
+            alts.iter().filter(|a| !ends_input(a)).collect()
+        } else {
+            alts.iter().collect()
+        };
+        let mut out: Vec<Expr> = kept.iter().map(|a| self.sequence(a, lexer)).collect();
         if out.len() == 1 {
             return out.remove(0);
         }
-        let span = alts
+        let span = kept
             .iter()
             .map(|a| a.span)
             .reduce(Span::to)
@@ -610,11 +708,17 @@ impl<'a> Converter<'a> {
     }
 
     fn sequence(&mut self, alt: &Alternative, lexer: bool) -> Expr {
-        let items = alt
-            .elements
-            .iter()
-            .map(|e| self.element(e, lexer))
-            .collect();
+        let mut items = Vec::with_capacity(alt.elements.len());
+        for (k, e) in alt.elements.iter().enumerate() {
+            // Punctuation literals side by side in a parser rule spell one operator that the
+            // lexer leaves in pieces (Java's `'>' '>' '>'`, so that generics close with `>`).
+            // ANTLR lets hidden text fall between them, which the languages do not: `x < < 1`
+            // is no Java. They are glued, so a replay writes `<<` and a seed must too.
+            if !lexer && k > 0 && is_punctuation(&alt.elements[k - 1]) && is_punctuation(e) {
+                items.push(Expr::Name(LayoutToken::Glue.name().to_string(), e.span()));
+            }
+            items.push(self.element(e, lexer));
+        }
         Expr::Seq(items, alt.span)
     }
 
@@ -636,6 +740,10 @@ impl<'a> Converter<'a> {
             }
             Element::Literal(text, _) => Expr::Literal(text.clone(), span),
             Element::Ref(name, _) if name == "EOF" => Expr::Seq(Vec::new(), span),
+            Element::Ref(name, _) if lexer && self.inlined.contains(name) => {
+                let alternatives = self.by_name[name.as_str()].alternatives.clone();
+                self.alternatives(&alternatives, lexer)
+            }
             Element::Ref(name, _) => match self.layout_token(name).filter(|_| !lexer) {
                 Some(token) => Expr::Name(token.name().to_string(), span),
                 None => Expr::Name(self.native(name), span),
@@ -672,13 +780,28 @@ impl<'a> Converter<'a> {
         }
     }
 
-    /// `~(A | B)` in a parser rule: every token but these.
+    /// `~(A | B)` in a parser rule: every token but these. A literal there names the token
+    /// whose rule is that literal alone (`~('(' | ')')`, as a literal in a parser rule of a
+    /// split grammar does).
     fn not_tokens(&mut self, inner: &Element, span: Span) -> Expr {
         let mut excluded = Vec::new();
+        let spelled = |rule: &Rule, text: &str| match rule.alternatives.as_slice() {
+            [alt] => matches!(alt.elements.as_slice(), [Element::Literal(t, _)] if t == text),
+            _ => false,
+        };
         let mut collect = |e: &Element| match e {
             Element::Ref(n, _) => {
                 excluded.push(n.clone());
                 true
+            }
+            Element::Literal(text, _) => {
+                let named: Vec<String> = (self.spec.rules.iter())
+                    .filter(|r| r.is_lexer() && !r.fragment && spelled(r, text))
+                    .map(|r| r.name.clone())
+                    .collect();
+                let found = !named.is_empty();
+                excluded.extend(named);
+                found
             }
             _ => false,
         };
@@ -692,7 +815,7 @@ impl<'a> Converter<'a> {
         if !ok {
             self.error(
                 span,
-                "'~' in a parser rule must negate tokens, such as ~(A | B)",
+                "'~' in a parser rule must negate tokens, such as ~(A | B) or ~('(' | ')') where a lexer rule is that literal",
             );
         }
         let tokens: Vec<Expr> = self
@@ -791,8 +914,11 @@ impl<'a> Converter<'a> {
     /// A lexer rule as one regex, for deciding what a skipped rule matches; `None` when it is
     /// recursive or faulty (the layout then ignores it).
     fn rule_regex(&self, rule: &Rule, visiting: &mut Vec<String>) -> Option<String> {
+        // A rule that nests itself (Rust's `/* /* */ */`) is read without its nesting: the
+        // recursive reference matches nothing, which keeps the openers and closers that decide
+        // a comment.
         if visiting.contains(&rule.name) {
-            return None;
+            return Some(NOTHING.to_string());
         }
         visiting.push(rule.name.clone());
         let alts: Option<Vec<String>> = rule
@@ -857,6 +983,27 @@ impl<'a> Converter<'a> {
     }
 }
 
+/// A literal of operator characters only (`'<'`, `'>='`): ASCII punctuation but brackets,
+/// quotes, `,` and `;`, which sit side by side in rules as separate tokens (`')' '{'`).
+fn is_punctuation(e: &Element) -> bool {
+    const OPERATOR: &str = "!#$%&*+-./:<=>?@\\^|~";
+    matches!(e, Element::Literal(text, _) if !text.is_empty() && text.chars().all(|c| OPERATOR.contains(c)))
+}
+
+/// The rules `e` names, inside blocks and operators too.
+fn element_refs(e: &Element, out: &mut Vec<String>) {
+    match e {
+        Element::Ref(n, _) => out.push(n.clone()),
+        Element::Not(inner, _) | Element::Suffix(inner, _, _) => element_refs(inner, out),
+        Element::Block(alts, _) => {
+            for a in alts {
+                a.elements.iter().for_each(|e| element_refs(e, out));
+            }
+        }
+        _ => {}
+    }
+}
+
 fn mentions_any(e: &Element) -> bool {
     match e {
         Element::Any(_) => true,
@@ -878,5 +1025,142 @@ fn quantified(inner: Expr, op: char, span: Span) -> Expr {
         max,
         optional,
         span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diagnostic::SourceFile;
+    use crate::parse::{ParseOptions, Parser};
+
+    fn grammar(text: &str) -> crate::grammar::Grammar {
+        crate::import::from_source(&SourceFile::new("t.g4", text))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .grammar
+    }
+
+    fn reads(grammar: &crate::grammar::Grammar, text: &str) -> bool {
+        Parser::new(grammar)
+            .parse_with(text, ParseOptions::keeping_words())
+            .is_ok()
+    }
+
+    #[test]
+    fn a_numbered_channel_is_hidden_like_hidden() {
+        let g = grammar(
+            "grammar T;\ns : A+ EOF ;\nA : 'a' ;\nNL : [\\n] -> channel(2) ;\nWS : ' ' -> channel(HIDDEN) ;\n",
+        );
+        assert!(reads(&g, "a\na a\n"));
+        assert!(
+            !g.rules.iter().any(|r| r.name == "NL"),
+            "NL is layout, not a token"
+        );
+    }
+
+    #[test]
+    fn a_negated_literal_in_a_parser_rule_is_every_other_token() {
+        let g = grammar(
+            "grammar T;\ns : '(' x* ')' EOF ;\nx : ~('(' | ')') ;\nL : '(' ;\nR : ')' ;\nA : 'a' ;\nB : 'b' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "( a b a )"));
+        assert!(!reads(&g, "( a ( )"));
+    }
+
+    #[test]
+    fn eof_in_a_lexer_rule_is_no_empty_token() {
+        let g = grammar(
+            "grammar T;\ns : (A EOS)* EOF ;\nA : 'a' ;\nEOS : [\\n]+ | ';' | EOF ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "a\na;a\n"));
+        assert!(!reads(&g, "a a\n"), "a statement needs its end");
+    }
+
+    #[test]
+    fn an_alternative_that_is_only_a_predicate_is_left_out() {
+        let g = grammar(
+            "grammar T;\ns : (A eos)* EOF ;\neos : ';' | {this.closingBracket()}? ;\nA : 'a' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "a; a;"));
+        assert!(!reads(&g, "a a;"));
+    }
+
+    #[test]
+    fn a_skipped_rule_behind_a_predicate_is_no_comment() {
+        let g = grammar(
+            "grammar T;\ns : ('#' A | A)* EOF ;\nA : 'a' ;\nSHEBANG : '#' {this.AtStart()}? ~[\\n]* -> channel(HIDDEN) ;\nWS : [ \\n] -> skip ;\n",
+        );
+        assert!(g.layout.comments.is_empty(), "{:?}", g.layout.comments);
+        assert!(reads(&g, "#a a"));
+    }
+
+    #[test]
+    fn a_skipped_rule_with_target_code_is_named_in_a_warning() {
+        let imported = crate::import::from_source(&SourceFile::new(
+            "t.g4",
+            "grammar T;\ns : A+ EOF ;\nA : 'a' ;\nCOMMENT : '--' { this.HandleComment(); } -> channel(HIDDEN) ;\nWS : ' ' -> skip ;\n",
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let warning = (imported.warnings.iter())
+            .find(|w| w.message.contains("target code that may read more text"))
+            .expect("the skipped rule's code is named");
+        assert!(warning.message.contains("'COMMENT'"), "{}", warning.message);
+        assert_eq!(warning.location.as_ref().unwrap().line, 4);
+        assert!(!reads(&imported.grammar, "a -- the code would read this"));
+    }
+
+    #[test]
+    fn punctuation_literals_side_by_side_are_one_operator() {
+        let g = grammar(
+            "grammar T;\ns : e EOF ;\ne : A (('<' '<' | '>' '>') A)* ;\nA : 'a' ;\nLT : '<' ;\nGT : '>' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "a << a >> a"));
+        assert!(
+            !reads(&g, "a < < a"),
+            "no text between the pieces of an operator"
+        );
+    }
+
+    #[test]
+    fn a_fragments_letters_are_no_keywords() {
+        let g = grammar(
+            "grammar T;\ns : (ID | PAGE)+ EOF ;\nPAGE : '@' P A ;\nID : [a-z]+ ;\nfragment P : 'p' | 'P' ;\nfragment A : 'a' | 'A' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "@Pa p a pa"), "p and a are names");
+        assert!(
+            !g.rules.iter().any(|r| r.name == "P"),
+            "P is written out in PAGE"
+        );
+    }
+
+    #[test]
+    fn a_recursive_fragment_stays_a_rule() {
+        let g = grammar(
+            "grammar T;\ns : LONG+ EOF ;\nLONG : '[' NESTED ']' ;\nfragment NESTED : '=' NESTED '=' | '[' ~[\\]]* ']' ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "[[x]] [==[y]==]"));
+        assert!(g.rules.iter().any(|r| r.name == "NESTED"));
+    }
+
+    #[test]
+    fn a_surrogate_pair_reads_characters_beyond_the_bmp() {
+        let g = grammar(
+            "grammar T;\ns : ID+ EOF ;\nID : L+ ;\nfragment L : [a-z] | ~[\\u0000-\\u007F\\uD800-\\uDBFF] | [\\uD800-\\uDBFF] [\\uDC00-\\uDFFF] ;\nWS : ' ' -> skip ;\n",
+        );
+        assert!(reads(&g, "ab é 𝔸x"), "a BMP letter, and one beyond the BMP");
+        assert!(!reads(&g, "a 1"));
+    }
+
+    #[test]
+    fn a_set_of_surrogates_alone_is_refused_where_it_is_written() {
+        let err = crate::import::from_source(&SourceFile::new(
+            "t.g4",
+            "grammar T;\ns : A EOF ;\nA : 'a' [\\uD800-\\uDBFF] ;\n",
+        ))
+        .err()
+        .expect("a lone surrogate set is refused");
+        let d = &err.0[0];
+        assert!(d.message.contains("UTF-16 surrogates"), "{}", d.message);
+        let at = d.location.as_ref().unwrap();
+        assert_eq!((at.line, at.column), (3, 9));
     }
 }

@@ -20,7 +20,10 @@ pub fn parse(source: &SourceFile) -> Result<(GrammarSpec, Vec<Diagnostic>), Diag
         warnings: Vec::new(),
         depth: 0,
     };
-    let spec = parser.grammar()?;
+    let mut spec = parser.grammar()?;
+    for rule in spec.rules.iter_mut().filter(|r| r.is_lexer()) {
+        super::charset::pair_surrogates(&mut rule.alternatives);
+    }
     Ok((spec, parser.warnings))
 }
 
@@ -37,6 +40,7 @@ struct Parser<'a> {
 fn describe(kind: &TokenKind) -> String {
     match kind {
         TokenKind::Ident(n) => format!("'{n}'"),
+        TokenKind::Int(n) => format!("the number {n}"),
         TokenKind::Literal(l) => format!("literal {l:?}"),
         TokenKind::Bracket(b) => format!("[{b}]"),
         TokenKind::Action {
@@ -218,20 +222,28 @@ impl Parser<'_> {
     }
 
     /// `name = value; ...` inside an options block.
+    /// The options of a block, each located at its own text (`tokenVocab = CalcLexer`), so
+    /// that a message about one points at it.
     fn option_block(&self, block: &Token) -> Vec<(String, String, Span)> {
         let TokenKind::Action { text, .. } = &block.kind else {
             return Vec::new();
         };
-        text.split(';')
-            .filter_map(|item| item.split_once('='))
-            .map(|(n, v)| {
-                (
+        let mut out = Vec::new();
+        let mut offset = block.span.start as usize + 1;
+        for item in text.split(';') {
+            if let Some((n, v)) = item.split_once('=') {
+                let start = offset + (item.len() - item.trim_start().len());
+                let end = offset + item.trim_end().len();
+                let span = Span::new(start.min(end), end);
+                out.push((
                     n.trim().to_string(),
                     v.trim().trim_matches('\'').to_string(),
-                    block.span,
-                )
-            })
-            .collect()
+                    span,
+                ));
+            }
+            offset += item.len() + 1;
+        }
+        out
     }
 
     fn name_list(&self, block: &Token) -> Vec<(String, Span)> {
@@ -283,7 +295,23 @@ impl Parser<'_> {
             }
         }
         self.advance();
-        let alternatives = self.alternatives(true)?;
+        let mut alternatives = self.alternatives(true)?;
+        // An alternative of a parser rule that is only a predicate (grammars-v4 Go's
+        // `eos : ';' | EOS | {this.closingBracket()}?`) matches nothing where the target's code
+        // allows it. Read as always true, it would let a seed skip what the code requires
+        // (Go's line end, read as layout and replayed as a space); it is left out instead.
+        if name.starts_with(|c: char| c.is_lowercase()) && alternatives.len() > 1 {
+            let gates: Vec<Span> = (alternatives.iter())
+                .filter(|a| a.elements.is_empty())
+                .filter_map(|a| a.predicate)
+                .collect();
+            if gates.len() < alternatives.len() {
+                alternatives.retain(|a| !(a.elements.is_empty() && a.predicate.is_some()));
+                for span in gates {
+                    self.warn(span, "an alternative that is only a semantic predicate is left out: it matches nothing where the target's code allows it, which no seed or generated input can decide");
+                }
+            }
+        }
         let end = self.expect(
             TokenKind::Semicolon,
             &format!("';' or '|' to end the rule '{name}'"),
@@ -329,6 +357,8 @@ impl Parser<'_> {
         let start = self.span();
         let mut elements = Vec::new();
         let mut commands = Vec::new();
+        let mut predicate_at = None;
+        let mut action_at = None;
         loop {
             match self.peek().clone() {
                 TokenKind::Pipe | TokenKind::Semicolon | TokenKind::RightParen | TokenKind::Eof => {
@@ -348,8 +378,10 @@ impl Parser<'_> {
                 TokenKind::Action { predicate, .. } => {
                     let span = self.advance().span;
                     if predicate {
+                        predicate_at = predicate_at.or(Some(span));
                         self.warn(span, "semantic predicate ignored: generated inputs may include what it would reject");
                     } else {
+                        action_at = action_at.or(Some(span));
                         self.warn(
                             span,
                             "action ignored: a generator cannot run target-language code",
@@ -374,6 +406,8 @@ impl Parser<'_> {
             elements,
             commands,
             span,
+            predicate: predicate_at,
+            action: action_at,
         })
     }
 
@@ -384,8 +418,10 @@ impl Parser<'_> {
                 self.ident("a lexer command (skip, more, channel, type, pushMode, popMode, mode)")?;
             let argument = if *self.peek() == TokenKind::LeftParen {
                 self.advance();
+                // A channel may be named by its number (`channel(2)`, a channel of its own that
+                // no parser reads, like HIDDEN).
                 let arg = match self.peek().clone() {
-                    TokenKind::Ident(a) => a,
+                    TokenKind::Ident(a) | TokenKind::Int(a) => a,
                     _ => return Err(self.unexpected("the command's argument")),
                 };
                 self.advance();

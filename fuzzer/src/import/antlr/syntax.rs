@@ -68,6 +68,10 @@ pub struct Alternative {
     pub elements: Vec<Element>,
     pub commands: Vec<(Command, Span)>,
     pub span: Span,
+    /// Where its first semantic predicate is, if it has one.
+    pub predicate: Option<Span>,
+    /// Where its first action is, if it has one.
+    pub action: Option<Span>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
