@@ -554,12 +554,8 @@ mod tests {
         assert!(created_message(dir, false).contains("edit src/main.rs"));
     }
 
-    /// Issue 31: a parser grammar split from its lexer (`tokenVocab`), as most of grammars-v4
-    /// is, is copied with its lexer, and a missing lexer is named at the line that names it.
-    #[test]
-    fn a_split_antlr_grammar_travels_with_its_lexer() {
-        let temp = tempfile::tempdir().unwrap();
-        let root = temp.path();
+    /// A user's crate `c` with `c::check` at `root`; returns its (empty) `grammars/`.
+    fn user_crate(root: &Path) -> PathBuf {
         std::fs::write(
             root.join("Cargo.toml"),
             "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
@@ -569,12 +565,12 @@ mod tests {
         std::fs::write(root.join("src/lib.rs"), "pub fn check(_: &str) {}\n").unwrap();
         let grammars = root.join("grammars");
         std::fs::create_dir_all(&grammars).unwrap();
-        std::fs::write(
-            grammars.join("TParser.g4"),
-            "parser grammar TParser;\noptions { tokenVocab = TLexer; }\nstart : WORD+ EOF ;\n",
-        )
-        .unwrap();
-        let options = |grammar: &Path| InitOptions {
+        grammars
+    }
+
+    /// `init` of [`user_crate`] with the grammar file at `grammar`, calling `c::check`.
+    fn file_options(root: &Path, grammar: &Path) -> InitOptions {
+        InitOptions {
             root: root.to_path_buf(),
             package: None,
             name: None,
@@ -583,8 +579,22 @@ mod tests {
             call: Some("c::check".into()),
             instrument: Vec::new(),
             baseline: false,
-        };
-        let missing = init(&options(&grammars.join("TParser.g4"))).unwrap_err();
+        }
+    }
+
+    /// Issue 31: a parser grammar split from its lexer (`tokenVocab`), as most of grammars-v4
+    /// is, is copied with its lexer, and a missing lexer is named at the line that names it.
+    #[test]
+    fn a_split_antlr_grammar_travels_with_its_lexer() {
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path();
+        let grammars = user_crate(root);
+        std::fs::write(
+            grammars.join("TParser.g4"),
+            "parser grammar TParser;\noptions { tokenVocab = TLexer; }\nstart : WORD+ EOF ;\n",
+        )
+        .unwrap();
+        let missing = init(&file_options(root, &grammars.join("TParser.g4"))).unwrap_err();
         assert!(missing.message.contains("TLexer.g4"), "{}", missing.message);
         assert!(
             missing
@@ -600,7 +610,7 @@ mod tests {
             "lexer grammar TLexer;\nWORD : [a-z]+ ;\nWS : [ \\t\\n]+ -> skip ;\n",
         )
         .unwrap();
-        let dir = init(&options(&grammars.join("TParser.g4"))).unwrap();
+        let dir = init(&file_options(root, &grammars.join("TParser.g4"))).unwrap();
         assert!(dir.join("TParser.g4").is_file() && dir.join("TLexer.g4").is_file());
         let copied = crate::import::load(&dir.join("TParser.g4")).unwrap();
         assert_eq!(copied.format, crate::import::Format::Antlr);
@@ -612,15 +622,7 @@ mod tests {
     fn a_tree_sitter_grammar_travels_with_its_declared_externals() {
         let temp = tempfile::tempdir().unwrap();
         let root = temp.path();
-        std::fs::write(
-            root.join("Cargo.toml"),
-            "[package]\nname = \"c\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
-        )
-        .unwrap();
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::write(root.join("src/lib.rs"), "pub fn check(_: &str) {}\n").unwrap();
-        let grammars = root.join("grammars");
-        std::fs::create_dir_all(&grammars).unwrap();
+        let grammars = user_crate(root);
         std::fs::write(
             grammars.join("grammar.json"),
             r#"{"name": "t", "rules": {"file": {"type": "SEQ", "members": [
@@ -633,17 +635,7 @@ mod tests {
             "heredoc = \"<<EOF\" ;\n",
         )
         .unwrap();
-        let dir = init(&InitOptions {
-            root: root.to_path_buf(),
-            package: None,
-            name: None,
-            grammar: GrammarSource::File(grammars.join("grammar.json")),
-            engine: Engine::Path(PathBuf::from("/nonexistent/bonsai")),
-            call: Some("c::check".into()),
-            instrument: Vec::new(),
-            baseline: false,
-        })
-        .unwrap();
+        let dir = init(&file_options(root, &grammars.join("grammar.json"))).unwrap();
         let copied = crate::import::load(&dir.join("grammar.json")).unwrap();
         assert!(
             copied.unread_externals.is_empty(),
