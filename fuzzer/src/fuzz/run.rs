@@ -261,6 +261,10 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
                 .unwrap_or(crate::feedback::DEFAULT_QUEUE_PATHS_K),
         ),
     );
+    // Reading the debug information takes about a second in a debug build, and longer on a
+    // loaded machine: taken from the budget, it left a one-second campaign node no time to
+    // generate a single input. The budget is the time spent fuzzing.
+    crate::feedback::warm_symbol_cache();
     let prepared = Prepared {
         config,
         grammar,
@@ -273,7 +277,6 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         coverage_offset,
         log_dir,
     };
-    crate::feedback::warm_symbol_cache();
     let supervisor = std::process::id();
     let fatal =
         FatalChannel::new().map_err(|e| Diagnostic::error(format!("cannot create a pipe: {e}")))?;
