@@ -48,6 +48,7 @@ fn scripts_read_the_engine_s_metadata_in_both_formats() {
             location: "in f".into(),
             frames: vec!["f (x.rs:1)".into(), "g (y.rs:2)".into()],
             recursion: Vec::new(),
+            texts: Vec::new(),
         }),
         ..EntryInfo::default()
     };

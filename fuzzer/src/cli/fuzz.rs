@@ -255,7 +255,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
         );
     } else {
         eprintln!(
-            "{} execs ({:.0}/s), {} edges, corpus {} ({:.0}% valid), {} crashes, {} hangs, {} out-of-memory; stopped on {}; output in {}",
+            "{} execs ({:.0}/s), {} edges, corpus {} ({:.0}% valid), {} crashes, {} hangs, {} out-of-memory, {} wrong answers; stopped on {}; output in {}",
             summary.execs,
             summary.execs_per_sec,
             summary.edges,
@@ -264,6 +264,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
             summary.crashes,
             summary.hangs,
             summary.ooms,
+            summary.wrong_answers,
             summary.stop,
             summary.out.display()
         );

@@ -98,6 +98,8 @@ fn verdict(run: Execution) -> Result<Verdict, String> {
         | Outcome::Crash
         | Outcome::StackOverflow
         | Outcome::Timeout
+        | Outcome::RoundTrip
+        | Outcome::Differential
         | Outcome::Error => {
             let message = run.fault.map_or(run.message, |f| f.message);
             Err(format!("{}: {message}", run.outcome))

@@ -63,6 +63,7 @@ impl EntryInfo {
                 location: fault.location.clone(),
                 frames: fault.frames.clone(),
                 recursion: fault.recursion.clone(),
+                texts: fault.texts.clone(),
                 flaky: false,
             }),
         }
@@ -170,6 +171,10 @@ pub struct FaultRecord {
     /// and in outputs of earlier versions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recursion: Vec<String>,
+    /// A wrong answer's texts, `[name, text]` pairs (`Fault::texts`): the print, the second
+    /// print, the other side's message; absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub texts: Vec<(String, String)>,
     /// Set when a rerun of the input in a fresh process did not fault the same way.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
@@ -242,6 +247,7 @@ mod tests {
                 location: "x.rs:1:2 in check_block".into(),
                 frames: vec!["check_block (src/lib.rs:10)".into()],
                 recursion: Vec::new(),
+                texts: Vec::new(),
             }),
             ..EntryInfo::default()
         };

@@ -128,6 +128,7 @@ mod tests {
                 location: "l".into(),
                 frames: vec![],
                 recursion: Vec::new(),
+                texts: Vec::new(),
             }),
             ..EntryInfo::default()
         }

@@ -14,7 +14,7 @@ mod store;
 
 pub use entry::{EntryInfo, FaultRecord, MetaRecord, ParsedMeta, valid_entries};
 pub use fault_slots::{FaultSlots, Slot, read_slot, replace_entry};
-pub use out_dir::{DIRECTORIES, MANIFEST, Manifest, OutDir, SUMMARY};
+pub use out_dir::{DIRECTORIES, FaultCounts, MANIFEST, Manifest, OutDir, SUMMARY};
 pub use repair::{Repaired, repair};
 pub use seeds::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT, Seed, Seeds, Skipped, input_directory};
 pub use store::{DiskCorpus, Role, complete_entries, next_free_number};

@@ -137,9 +137,13 @@ impl OutDir {
         seen
     }
 
-    /// Crashes (panics and signals), hangs and out-of-memory entries saved so far.
-    pub fn fault_counts(&self) -> (usize, usize, usize) {
-        let (mut crashes, mut ooms) = (0, 0);
+    /// Crashes (panics and signals), hangs, out-of-memory entries and wrong answers saved so
+    /// far.
+    pub fn fault_counts(&self) -> FaultCounts {
+        let mut counts = FaultCounts {
+            hangs: self.count(HANGS_DIR),
+            ..FaultCounts::default()
+        };
         if let Ok(entries) = std::fs::read_dir(self.root.join(CRASHES_DIR)) {
             for entry in entries.filter_map(Result::ok) {
                 let path = entry.path();
@@ -147,14 +151,15 @@ impl OutDir {
                     continue;
                 }
                 let text = std::fs::read_to_string(&path).unwrap_or_default();
-                if EntryInfo::parse_line(&text).kind.as_deref() == Some("oom") {
-                    ooms += 1;
-                } else {
-                    crashes += 1;
+                let kind = EntryInfo::parse_line(&text).kind;
+                match kind.as_deref().and_then(crate::fault::FaultKind::parse) {
+                    Some(crate::fault::FaultKind::OutOfMemory) => counts.ooms += 1,
+                    Some(k) if k.is_wrong_answer() => counts.wrong_answers += 1,
+                    _ => counts.crashes += 1,
                 }
             }
         }
-        (crashes, self.count(HANGS_DIR), ooms)
+        counts
     }
 
     /// Number of complete entries (those with a `.meta` file) in the subdirectory `dir`; an entry
@@ -223,4 +228,17 @@ mod tests {
         assert!(refused.message.contains("not empty"));
         assert_eq!(refused.path.as_deref(), Some(foreign.as_path()));
     }
+}
+
+/// The faults an output directory holds, by what the user does with them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FaultCounts {
+    /// Panics, signals and stack overflows.
+    pub crashes: usize,
+    /// Timeouts (`hangs/`).
+    pub hangs: usize,
+    /// Inputs that allocated past `--mem-limit`.
+    pub ooms: usize,
+    /// Round-trip and differential violations.
+    pub wrong_answers: usize,
 }

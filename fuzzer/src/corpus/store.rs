@@ -680,6 +680,7 @@ mod tests {
             location: "in f".into(),
             frames: vec!["f (x.rs:1)".into()],
             recursion: Vec::new(),
+            texts: Vec::new(),
         };
         let mut store = DiskCorpus::new(dir.path(), Role::Faults, 7);
         store
@@ -718,6 +719,7 @@ mod tests {
             location: "x.rs:1:1 in f".into(),
             frames: vec![],
             recursion: Vec::new(),
+            texts: Vec::new(),
         }
     }
 

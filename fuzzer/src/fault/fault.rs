@@ -26,6 +26,10 @@ pub struct Fault {
     /// `FaultRecord`, which leaves it out when empty).
     #[serde(default)]
     pub recursion: Vec<String>,
+    /// For a wrong answer: the texts the oracle compared, named (`print`, `second print`, the
+    /// other side's message). Empty otherwise; always serialized, as `recursion`.
+    #[serde(default)]
+    pub texts: Vec<(String, String)>,
 }
 
 impl Fault {
@@ -73,6 +77,7 @@ impl Fault {
             location: format!("recursion through {}", functions.join(", ")),
             frames: Vec::new(),
             recursion: functions.iter().map(|f| f.to_string()).collect(),
+            texts: Vec::new(),
         }
     }
 }
@@ -122,6 +127,7 @@ mod tests {
                 location: "l".into(),
                 frames: vec!["f".into()],
                 recursion,
+                texts: Vec::new(),
             };
             let bytes = postcard::to_allocvec(&(fault.clone(), 7u8)).unwrap();
             assert_eq!(
@@ -140,6 +146,7 @@ mod tests {
             location: String::new(),
             frames: Vec::new(),
             recursion: names(recursion),
+            texts: Vec::new(),
         };
         let parens = fault(FaultKind::StackOverflow, 1, &["parse_expr", "parse_paren"]);
         let arrays = fault(FaultKind::StackOverflow, 2, &["parse_expr", "parse_array"]);

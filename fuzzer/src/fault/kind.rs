@@ -25,16 +25,23 @@ pub enum FaultKind {
     /// The target allocated past `--mem-limit`.
     #[serde(rename = "oom")]
     OutOfMemory,
+    /// A wrong answer: the target's printer lost what it read (`target::round_trip`).
+    #[serde(rename = "roundtrip")]
+    RoundTrip,
+    /// A wrong answer: a second implementation disagreed (`target::differential`).
+    Differential,
 }
 
 impl FaultKind {
     /// Every kind, in the order listings show them.
-    pub const ALL: [FaultKind; 5] = [
+    pub const ALL: [FaultKind; 7] = [
         FaultKind::Panic,
         FaultKind::Crash,
         FaultKind::StackOverflow,
         FaultKind::Timeout,
         FaultKind::OutOfMemory,
+        FaultKind::RoundTrip,
+        FaultKind::Differential,
     ];
 
     /// The directory of the output tree that holds this kind.
@@ -55,8 +62,17 @@ impl FaultKind {
     pub fn is_reducible(self) -> bool {
         matches!(
             self,
-            FaultKind::Panic | FaultKind::Crash | FaultKind::StackOverflow
+            FaultKind::Panic
+                | FaultKind::Crash
+                | FaultKind::StackOverflow
+                | FaultKind::RoundTrip
+                | FaultKind::Differential
         )
+    }
+
+    /// Whether the target gave a wrong answer rather than failing to give one.
+    pub fn is_wrong_answer(self) -> bool {
+        matches!(self, FaultKind::RoundTrip | FaultKind::Differential)
     }
 }
 
@@ -68,6 +84,8 @@ impl fmt::Display for FaultKind {
             FaultKind::StackOverflow => "stack-overflow",
             FaultKind::Timeout => "timeout",
             FaultKind::OutOfMemory => "oom",
+            FaultKind::RoundTrip => "roundtrip",
+            FaultKind::Differential => "differential",
         })
     }
 }

@@ -161,6 +161,7 @@ impl SeenFaults {
             location: location.to_string(),
             frames: Vec::new(),
             recursion: functions,
+            texts: Vec::new(),
         };
         self.join_recursion(&mut saved);
     }

@@ -12,7 +12,7 @@ use super::signature::{
 };
 use super::stack_samples::{Sample, entry_address};
 use crate::fault::{Fault, FaultKind};
-use crate::target::function_start;
+use crate::target::{Violation, function_start};
 
 /// What is known of a fault when it is caught.
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +26,8 @@ pub struct Evidence<'a> {
     pub fault_address: usize,
     /// A panic's message and `file:line:col`.
     pub panic: Option<(&'a str, Option<&'a str>)>,
+    /// A wrong answer, as its oracle saw it.
+    pub violation: Option<&'a Violation>,
     /// Return addresses of the stack at the fault, innermost first.
     pub addresses: &'a [usize],
     /// The stack samples taken during the run (`stack_samples`).
@@ -58,7 +60,10 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
             tracing::trace!("sample {k}: {}", calls.join(" | "));
         }
     }
-    let location = evidence.panic.and_then(|(_, location)| location);
+    let location = match evidence.violation {
+        Some(violation) => Some(violation.class.as_str()),
+        None => evidence.panic.and_then(|(_, location)| location),
+    };
     let found = bucket(kind, location, &frames, &samples);
     let message = match (kind, evidence.panic) {
         (FaultKind::Panic, Some((message, Some(location)))) => format!("{message} at {location}"),
@@ -72,6 +77,10 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
         (FaultKind::OutOfMemory, _) => {
             "the target allocated more than the memory limit".to_string()
         }
+        (FaultKind::RoundTrip | FaultKind::Differential, _) => evidence.violation.map_or_else(
+            || "the target gave a wrong answer".to_string(),
+            |v| v.message.clone(),
+        ),
     };
     frames.truncate(SHOWN_FRAMES);
     Fault {
@@ -81,6 +90,10 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
         location: found.location,
         frames,
         recursion: found.recursion,
+        texts: evidence
+            .violation
+            .map(|v| v.texts.clone())
+            .unwrap_or_default(),
     }
 }
 
@@ -184,6 +197,7 @@ mod tests {
             signal: Some(signal),
             fault_address: address,
             panic: None,
+            violation: None,
             addresses: &[],
             samples: &[],
         };

@@ -15,9 +15,9 @@ use libafl_bolts::tuples::{Handle, Handled, MatchNameRef};
 use libafl_bolts::{Error, Named};
 
 use super::describe::{Evidence, describe};
-use super::panic_record;
 use super::signature::{SymbolCache, stack_addresses};
 use super::stack_samples;
+use super::{panic_record, wrong_answer};
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
 pub use crate::fault::{Fault, FaultKind, SeenFaults, Sighting};
@@ -149,6 +149,7 @@ pub fn fault_kind(exit_kind: &ExitKind) -> Option<FaultKind> {
         ExitKind::Crash if memory_limit::tripped() => FaultKind::OutOfMemory,
         ExitKind::Oom => FaultKind::OutOfMemory,
         ExitKind::Crash if panic_record::pending() => FaultKind::Panic,
+        ExitKind::Crash if let Some(wrong) = wrong_answer::pending() => wrong,
         ExitKind::Crash => FaultKind::Crash,
         ExitKind::Timeout => FaultKind::Timeout,
         _ => return None,
@@ -165,15 +166,22 @@ pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
     } else {
         None
     };
+    let violation = if kind.is_wrong_answer() {
+        wrong_answer::take()
+    } else {
+        None
+    };
     let signal = SIGNAL.swap(0, Ordering::SeqCst);
     let fault_address = FAULT_ADDRESS.swap(0, Ordering::SeqCst);
     let samples = match kind {
         FaultKind::Timeout | FaultKind::OutOfMemory => stack_samples::taken(),
         _ => Vec::new(),
     };
-    let addresses = match &caught {
-        Some(record) => record.addresses.clone(),
-        None => stack_addresses(),
+    let addresses = match (&caught, &violation) {
+        (Some(record), _) => record.addresses.clone(),
+        // Seen after the target returned: the stack is the harness's.
+        (None, Some(_)) => Vec::new(),
+        (None, None) => stack_addresses(),
     };
     describe(
         &Evidence {
@@ -183,6 +191,7 @@ pub fn describe_fault(kind: FaultKind, cache: &mut SymbolCache) -> Fault {
             panic: caught
                 .as_ref()
                 .map(|p| (p.message.as_str(), p.location.as_deref())),
+            violation: violation.as_ref(),
             addresses: &addresses,
             samples: &samples,
         },

@@ -4,7 +4,8 @@
 //! decides which crashes, hangs and out-of-memory inputs are new bugs or smaller reproducers
 //! of known ones, using `describe` (one description of a fault wherever it was caught),
 //! `signature` (the target's stack frames and the bucket of a fault), `stack_samples` (where
-//! a hang spends its time) and `panic_record` (panics caught in-process).
+//! a hang spends its time), `panic_record` (panics caught in-process) and `wrong_answer` (an
+//! oracle's violation, on its way from the harness to `fault`).
 
 mod capture;
 mod coverage_grain;
@@ -17,6 +18,7 @@ mod signature;
 mod slow_paths;
 pub mod stack_samples;
 mod validity;
+pub mod wrong_answer;
 
 pub use capture::{prepare_capture, run_caught};
 pub use coverage_grain::{CoverageGrain, UnknownGrain};

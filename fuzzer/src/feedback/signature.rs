@@ -235,6 +235,8 @@ pub struct Bucket {
 ///   access).
 /// - A stack overflow: the recursion, as the set of functions that occur more than once in
 ///   the walked frames, whatever the depth and wherever in the cycle the stack ran out.
+/// - A wrong answer (round trip, differential): the oracle's class of violation, passed as
+///   `location`.
 /// - A hang or an out-of-memory: the computation that does not end, found in the stack
 ///   samples taken during the run (`samples`, see `feedback::stack_samples`). When every
 ///   sample stopped inside a recursion of one function, that recursion. Otherwise the
@@ -246,13 +248,13 @@ pub struct Bucket {
 ///   target on the stack.
 pub fn bucket(
     kind: FaultKind,
-    panic_location: Option<&str>,
+    location: Option<&str>,
     frames: &[String],
     samples: &[SampledStack],
 ) -> Bucket {
     let mut recurring = Vec::new();
     let (key, location) = match kind {
-        FaultKind::Panic => match panic_location {
+        FaultKind::Panic => match location {
             Some(location) if !in_library(location) => {
                 let function = frames.first().map_or("", |f| function_of(f));
                 (
@@ -287,6 +289,13 @@ pub fn bucket(
                 recurring = cycle;
                 words
             }
+        }
+        // The oracle's class (the property and the refusal's stage), passed as the location:
+        // the violation is seen in the oracle, after the target returned, so no stack of the
+        // target says where it went wrong.
+        FaultKind::RoundTrip | FaultKind::Differential => {
+            let class = location.unwrap_or_default();
+            (class.to_string(), class.to_string())
         }
         FaultKind::Timeout | FaultKind::OutOfMemory => {
             let (key, words, functions) = looping_function(samples).unwrap_or_else(|| {

@@ -211,7 +211,7 @@ impl CoverageLog {
         self.next = now + INTERVAL;
         let corpus = state.corpus();
         let valid = valid_entries(corpus);
-        let (crashes, hangs, ooms) = OutDir {
+        let faults = OutDir {
             root: self.out.clone(),
             resumed: true,
         }
@@ -224,8 +224,8 @@ impl CoverageLog {
                 .map_or(0, |h| h.corpus_edges(self.criteria)) as u64,
             corpus: corpus.count() as u64,
             valid: valid as u64,
-            crashes: (crashes + ooms) as u64,
-            hangs: hangs as u64,
+            crashes: (faults.crashes + faults.ooms + faults.wrong_answers) as u64,
+            hangs: faults.hangs as u64,
             kpaths: Some(state.metadata::<QueuePaths>().map_or(0, QueuePaths::len) as u64),
         };
         self.append(point);
@@ -239,7 +239,7 @@ impl CoverageLog {
             edges: summary.edges as u64,
             corpus: summary.corpus as u64,
             valid: (summary.valid_share * summary.corpus as f64).round() as u64,
-            crashes: (summary.crashes + summary.ooms) as u64,
+            crashes: (summary.crashes + summary.ooms + summary.wrong_answers) as u64,
             hangs: summary.hangs as u64,
             kpaths: summary.kpaths.map(|k| k as u64),
         };

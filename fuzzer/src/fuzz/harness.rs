@@ -1,4 +1,4 @@
-//! One execution: choices → tree → text → target.
+//! One execution: choices → tree → text → target, and the target's oracles.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -8,7 +8,7 @@ use libafl::executors::ExitKind;
 use libafl_bolts::rands::StdRand;
 
 use crate::choice::{ChoiceInput, Replay};
-use crate::feedback::run_caught;
+use crate::feedback::{run_caught, wrong_answer};
 use crate::grammar::Grammar;
 use crate::observer::{ExecutionClass, LastExecution};
 use crate::sampler::{Bounds, Sampler};
@@ -111,19 +111,32 @@ impl Harness {
             memory_limit::arm(limit);
         }
         let started = self.times_target.then(Instant::now);
-        let result = run_caught(|| target.run(replay.text.as_bytes()));
+        // The oracles run inside the same catch and budget: a printer that panics or loops
+        // is the target's fault.
+        let result = run_caught(|| {
+            let text = replay.text.as_bytes();
+            let verdict = target.run(text);
+            let violation = target.check(text, &verdict);
+            (verdict, violation)
+        });
         let target_time = started.map_or(Duration::ZERO, |s| s.elapsed());
         memory_limit::disarm();
         drop(replay);
         self.replay.borrow_mut().target_time = target_time;
         match result {
-            Ok(verdict) => {
+            Ok((verdict, violation)) => {
                 self.replay.borrow_mut().validity = match verdict {
                     Verdict::Valid => ExecutionClass::Valid,
                     Verdict::Invalid(_) => ExecutionClass::Invalid,
                     Verdict::Reject => ExecutionClass::Reject,
                 };
-                ExitKind::Ok
+                match violation {
+                    Some(violation) => {
+                        wrong_answer::record(violation);
+                        ExitKind::Crash
+                    }
+                    None => ExitKind::Ok,
+                }
             }
             Err(_) => {
                 // A panic may have left the target half-updated: start from a fresh one.

@@ -919,9 +919,10 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         favored: state
             .metadata::<Ownership>()
             .map_or(0, Ownership::favored_count),
-        crashes: faults.0,
-        hangs: faults.1,
-        ooms: faults.2,
+        crashes: faults.crashes,
+        hangs: faults.hangs,
+        ooms: faults.ooms,
+        wrong_answers: faults.wrong_answers,
         fault_executions: state.metadata::<SeenFaults>().map_or(0, |s| s.occurrences),
         too_long: history.map_or(0, |h| h.too_long),
         slow_kept: state

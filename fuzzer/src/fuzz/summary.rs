@@ -31,6 +31,9 @@ pub struct Summary {
     pub crashes: usize,
     pub hangs: usize,
     pub ooms: usize,
+    /// Round-trip and differential violations saved (`crashes/`, apart from the crashes).
+    #[serde(default)]
+    pub wrong_answers: usize,
     /// Faulting executions, duplicates included.
     pub fault_executions: u64,
     /// Inputs not run because their text was longer than `--max-len`.

@@ -27,6 +27,11 @@ pub enum Outcome {
     StackOverflow,
     /// The run went past the timeout and the child was killed.
     Timeout,
+    /// The target's printer lost what it read (`target::round_trip`).
+    #[serde(rename = "roundtrip")]
+    RoundTrip,
+    /// A second implementation disagreed (`target::differential`).
+    Differential,
     /// The input could not be run at all (no fork, no shared page, ...).
     Error,
 }
@@ -42,16 +47,23 @@ impl Outcome {
             Outcome::Crash => "crash",
             Outcome::StackOverflow => "stack-overflow",
             Outcome::Timeout => "timeout",
+            Outcome::RoundTrip => "roundtrip",
+            Outcome::Differential => "differential",
             Outcome::Error => "error",
         }
     }
 
-    /// Whether the run ended in a fault that `bonsai fuzz` would save (a panic, a crash or a
-    /// timeout); an `Error` is a failure of the harness, not of the target.
+    /// Whether the run ended in a fault that `bonsai fuzz` would save (a panic, a crash, a
+    /// timeout, a wrong answer); an `Error` is a failure of the harness, not of the target.
     pub fn is_fault(self) -> bool {
         matches!(
             self,
-            Outcome::Panic | Outcome::Crash | Outcome::StackOverflow | Outcome::Timeout
+            Outcome::Panic
+                | Outcome::Crash
+                | Outcome::StackOverflow
+                | Outcome::Timeout
+                | Outcome::RoundTrip
+                | Outcome::Differential
         )
     }
 

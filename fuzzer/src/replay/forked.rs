@@ -23,13 +23,13 @@
 use std::time::Duration;
 
 use super::execution::{Execution, Outcome};
-use super::report_page::{self, PANICKED, RETURNED, ReportPage, SIGNALED, STARTED};
+use super::report_page::{self, PANICKED, RETURNED, ReportPage, SIGNALED, STARTED, VIOLATED};
 use crate::feedback::{
     Evidence, Fault, FaultKind, SymbolCache, bare_bucket, describe, record_target_stack,
     stack_samples,
 };
 use crate::observer::EdgeObserver;
-use crate::target::{LinkedTarget, Target, Verdict, fixed_heap};
+use crate::target::{LinkedTarget, Oracle, Target, Verdict, Violation, fixed_heap};
 
 /// The stack signal handlers run on, so that a stack overflow can still be reported.
 const SIGNAL_STACK: usize = 1 << 20;
@@ -198,17 +198,29 @@ impl ForkedRunner {
                 page.set_state(STARTED);
                 arm_timers(timeout);
                 stack_samples::begin();
-                let result =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| instance.run(input)));
+                // The oracles run in the same budget as the target: a printer that loops is a
+                // hang of the target's.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let verdict = instance.run(input);
+                    let violation = instance.check(input, &verdict);
+                    (verdict, violation)
+                }));
                 stack_samples::end();
                 arm_timers(Duration::ZERO);
                 edges.harvest();
                 page.set_edges(edges.edges());
-                let Ok(verdict) = result else { return };
+                let Ok((verdict, violation)) = result else {
+                    return;
+                };
                 match &verdict {
                     Verdict::Valid => page.set_verdict(0, ""),
                     Verdict::Invalid(message) => page.set_verdict(1, message),
                     Verdict::Reject => page.set_verdict(2, ""),
+                }
+                if let Some(violation) = violation {
+                    page.set_output(&serde_json::to_string(&violation).unwrap_or_default());
+                    page.set_state(VIOLATED);
+                    return;
                 }
                 if output {
                     arm_timers(timeout);
@@ -254,6 +266,7 @@ impl ForkedRunner {
                     signal: (kind == FaultKind::Crash).then_some(head.signal),
                     fault_address: head.fault_address,
                     panic,
+                    violation: None,
                     addresses: this.page.addresses(),
                     samples: &samples,
                 },
@@ -272,6 +285,37 @@ impl ForkedRunner {
                 output: self.page.output(),
                 fault: None,
             },
+            VIOLATED => {
+                let Some(violation) = self
+                    .page
+                    .output()
+                    .and_then(|json| serde_json::from_str::<Violation>(&json).ok())
+                else {
+                    return Execution::error("the child's report of a wrong answer is unreadable");
+                };
+                let fault = describe(
+                    &Evidence {
+                        kind: violation.fault_kind(),
+                        signal: None,
+                        fault_address: 0,
+                        panic: None,
+                        violation: Some(&violation),
+                        addresses: &[],
+                        samples: &[],
+                    },
+                    &mut self.symbols,
+                );
+                Execution {
+                    outcome: match violation.oracle {
+                        Oracle::RoundTrip => Outcome::RoundTrip,
+                        Oracle::Differential => Outcome::Differential,
+                    },
+                    message: violation.message.clone(),
+                    edges,
+                    output: None,
+                    fault: Some(fault),
+                }
+            }
             PANICKED => {
                 let location = self.page.location();
                 let location = (!location.is_empty()).then_some(location.as_str());
@@ -311,6 +355,7 @@ impl ForkedRunner {
                         location: bucket.location,
                         frames: Vec::new(),
                         recursion: Vec::new(),
+                        texts: Vec::new(),
                     },
                 )
             }
@@ -332,6 +377,7 @@ impl ForkedRunner {
                         location: bucket.location,
                         frames: Vec::new(),
                         recursion: Vec::new(),
+                        texts: Vec::new(),
                     },
                 )
             }

@@ -24,6 +24,9 @@ pub const STARTED: u32 = 1;
 pub const RETURNED: u32 = 2;
 pub const PANICKED: u32 = 3;
 pub const SIGNALED: u32 = 4;
+/// The target returned and an oracle found its answer wrong: the violation is in the output
+/// area, as JSON.
+pub const VIOLATED: u32 = 5;
 
 /// The fixed-size head of the page.
 #[repr(C)]

@@ -1,6 +1,6 @@
 //! The interface between the engine and a system under test.
 
-use super::Verdict;
+use super::{Verdict, Violation};
 
 /// A system under test, run in-process. Its name on the command line (`--target NAME`) is
 /// given once, to `target_main!`.
@@ -20,5 +20,15 @@ pub trait Target {
             Verdict::Invalid(reason) => format!("invalid: {reason}"),
             Verdict::Reject => "reject".to_string(),
         }
+    }
+
+    /// Checks the target's answer for `input` (its `verdict` from [`Target::run`]) against an
+    /// oracle: a round trip through the target's printer ([`round_trip`](super::round_trip)),
+    /// a second implementation ([`differential`](super::differential)). A violation is a fault
+    /// of its own kind, saved, bucketed and reduced like a crash; fuzzing goes on. Panics in
+    /// here are the target's, as in `run`. Defaults to no oracle.
+    fn check(&mut self, input: &[u8], verdict: &Verdict) -> Option<Violation> {
+        let _ = (input, verdict);
+        None
     }
 }

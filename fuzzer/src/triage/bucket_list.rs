@@ -479,6 +479,7 @@ mod tests {
                 location: "src/lib.rs:3:5 in c::f".into(),
                 frames: vec!["c::f (src/lib.rs:3)".into()],
                 recursion: Vec::new(),
+                texts: Vec::new(),
             }),
             ..EntryInfo::default()
         };
