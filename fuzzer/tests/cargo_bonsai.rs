@@ -126,6 +126,10 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
             "toylang.ebnf",
             "--call",
             "toylang::check",
+            "--roundtrip",
+            "toylang::print",
+            "--differential",
+            "toylang::check_other",
         ],
     ));
     let harness = project.join("bonsai");
@@ -229,6 +233,50 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
         "{rerun}"
     );
 
+    // Issue 32: the printer's lost parenthesis and the second checker's depth limit, each one
+    // fault of its own kind, reduced to a few bytes that still break the same property.
+    assert_eq!(summary["wrong_answers"], 2, "{summary}");
+    for (kind, class, shape) in [
+        ("roundtrip", "the print is refused (parse)", "*("),
+        (
+            "differential",
+            "only toylang::check accepts; toylang::check_other refuses (parse)",
+            "(((",
+        ),
+    ] {
+        let meta = metas
+            .iter()
+            .find(|m| {
+                std::fs::read_to_string(m)
+                    .unwrap()
+                    .contains(&format!("\"kind\":\"{kind}\""))
+            })
+            .unwrap_or_else(|| panic!("no {kind} fault among {metas:?}"));
+        let record = std::fs::read_to_string(meta).unwrap();
+        assert!(record.contains(class), "{record}");
+        let reproducer = std::fs::read_to_string(meta.with_extension("min.txt")).unwrap();
+        eprintln!("{kind}: reproducer {reproducer:?}");
+        assert!(
+            reproducer.replace(' ', "").contains(shape) && reproducer.len() <= 40,
+            "{reproducer:?}"
+        );
+        let rerun = cargo_bonsai(
+            &project,
+            &["replay", meta.with_extension("min.txt").to_str().unwrap()],
+        );
+        let rerun = String::from_utf8_lossy(&rerun.stdout);
+        assert!(rerun.contains(kind), "{rerun}");
+    }
+    let roundtrip = metas
+        .iter()
+        .map(|m| std::fs::read_to_string(m).unwrap())
+        .find(|r| r.contains("\"kind\":\"roundtrip\""))
+        .unwrap();
+    assert!(
+        roundtrip.contains("[\"print\",") && roundtrip.contains("[\"target on the print\","),
+        "the print and the target's answer to it are in the record: {roundtrip}"
+    );
+
     // Export and report find the target in fuzz.json.
     succeeded(cargo_bonsai(
         &project,
@@ -241,10 +289,16 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
     // A harness that links toylang and never calls it covers nothing: the engine and LibAFL
     // are not instrumented.
     let main_rs = harness.join("src/main.rs");
-    let code = std::fs::read_to_string(&main_rs).unwrap().replace(
-        "match toylang::check(source) {",
-        "match toylang::check(if source == \"\\u{0}never\" { source } else { return Verdict::Valid }) {",
-    );
+    let code = std::fs::read_to_string(&main_rs)
+        .unwrap()
+        .replace(
+            "verdict_of(toylang::check(source))",
+            "verdict_of(toylang::check(if source == \"\\u{0}never\" { source } else { return Verdict::Valid }))",
+        )
+        .replace(
+            "-> Option<Violation> {\n",
+            "-> Option<Violation> {\n        if input.len() < usize::MAX { return None; }\n",
+        );
     std::fs::write(&main_rs, code).unwrap();
     succeeded(cargo_bonsai(&project, &["build"]));
     // Stopped by its executions, not by 3 seconds that a loaded machine can spend starting up.

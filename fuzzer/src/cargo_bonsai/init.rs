@@ -46,10 +46,22 @@ pub struct InitOptions {
     /// A function `fn(&str) -> Result<_, E: Display>` of the user's crate for the harness to
     /// call; without it the harness has a marked place to call the crate from.
     pub call: Option<String>,
+    /// The oracles the harness checks `call`'s answers with.
+    pub oracles: Oracles,
     /// Crates to instrument besides the workspace's members (`instrument = [...]`).
     pub instrument: Vec<String>,
     /// Link the Nautilus baseline (`bonsai-baseline`) for `baseline-nautilus`.
     pub baseline: bool,
+}
+
+/// Functions of the user's crate that check `call`'s answers (`bonsai::target::round_trip`,
+/// `bonsai::target::differential`).
+#[derive(Clone, Debug, Default)]
+pub struct Oracles {
+    /// `fn(&str) -> Result<String, E: Display>`: prints what the parser read.
+    pub roundtrip: Option<String>,
+    /// A second implementation with `call`'s signature.
+    pub differential: Option<String>,
 }
 
 /// Writes `root/bonsai/`; returns its path. Nothing is written when anything is wrong.
@@ -60,6 +72,17 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
             "no Cargo.toml here: run `cargo bonsai init` in your crate or workspace",
         )
         .in_file(&options.root));
+    }
+    if options.call.is_none()
+        && let Some(flag) = (options.oracles.roundtrip.as_ref().map(|_| "--roundtrip")).or(options
+            .oracles
+            .differential
+            .as_ref()
+            .map(|_| "--differential"))
+    {
+        return Err(Diagnostic::error(format!(
+            "{flag} checks the answers of the function --call names: give --call too"
+        )));
     }
     let dir = options.root.join(HARNESS_DIR);
     if crate::has_entries(&dir) || dir.is_file() {
@@ -119,7 +142,13 @@ pub fn init(options: &InitOptions) -> Result<PathBuf, Diagnostic> {
         instrument: &options.instrument,
         baseline: options.baseline,
     });
-    let main_rs = main_rs(&name, &lib, options.call.as_deref(), options.baseline);
+    let main_rs = main_rs(
+        &name,
+        &lib,
+        options.call.as_deref(),
+        &options.oracles,
+        options.baseline,
+    );
     crate::create_dir(&dir.join("src"))?;
     let write = |path: PathBuf, text: &str| {
         std::fs::write(&path, text)
@@ -407,14 +436,11 @@ debug = \"line-tables-only\"
     )
 }
 
-fn main_rs(name: &str, lib: &str, call: Option<&str>, baseline: bool) -> String {
+fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baseline: bool) -> String {
     let body = match call {
         Some(function) => format!(
             "        // {function} takes the text and returns Ok, or Err with a message.
-        match {function}(source) {{
-            Ok(_) => Verdict::Valid,
-            Err(error) => Verdict::Invalid(error.to_string()),
-        }}"
+        verdict_of({function}(source))"
         ),
         None => format!(
             "        // Call {lib} here: Verdict::Valid if it accepts `source`, Verdict::Invalid(message)
@@ -424,10 +450,75 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, baseline: bool) -> String 
         Verdict::Valid"
         ),
     };
+    let mut checks = String::new();
+    if let Some(print) = &oracles.roundtrip {
+        checks.push_str(&format!(
+            "        // Round trip: the print of an accepted input is accepted, and printing it again
+        // gives it back.
+        let print = |text: &str| {print}(text);
+        let accept = |text: &str| verdict_of({call}(text));
+        if let Some(violation) = round_trip(source, verdict, print, accept) {{
+            return Some(violation);
+        }}
+",
+            call = call.unwrap_or_default()
+        ));
+    }
+    if let Some(other) = &oracles.differential {
+        checks.push_str(&format!(
+            "        // Differential: {other} agrees on accept or reject.
+        let other = verdict_of({other}(source));
+        if let Some(violation) = differential((\"{call}\", verdict), (\"{other}\", &other)) {{
+            return Some(violation);
+        }}
+",
+            call = call.unwrap_or_default()
+        ));
+    }
+    let check = if checks.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "
+    /// The oracles: a violation is saved as a fault of its own kind (`roundtrip`,
+    /// `differential`), and fuzzing goes on.
+    fn check(&mut self, input: &[u8], verdict: &Verdict) -> Option<Violation> {{
+        let Ok(source) = std::str::from_utf8(input) else {{
+            return None;
+        }};
+{checks}        None
+    }}
+"
+        )
+    };
+    let mut imports = vec!["Target", "Verdict"];
+    if oracles.roundtrip.is_some() {
+        imports.push("round_trip");
+    }
+    if oracles.differential.is_some() {
+        imports.push("differential");
+    }
+    if !checks.is_empty() {
+        imports.push("Violation");
+    }
+    imports.sort_unstable();
+    let verdict_of = if call.is_some() {
+        "
+/// A function's answer as a verdict: Ok is valid, Err is refused with its message.
+fn verdict_of<T, E: std::fmt::Display>(answer: Result<T, E>) -> Verdict {
+    match answer {
+        Ok(_) => Verdict::Valid,
+        Err(error) => Verdict::Invalid(error.to_string()),
+    }
+}
+"
+    } else {
+        ""
+    };
     format!(
         "//! The Bonsai target `{name}`: the fuzzer's whole command line with {lib} linked in.
 
-use bonsai::target::{{Target, Verdict}};
+use bonsai::target::{{{imports}}};
 {link}
 #[derive(Default)]
 struct Harness;
@@ -439,10 +530,11 @@ impl Target for Harness {{
         }};
 {body}
     }}
-}}
-
+{check}}}
+{verdict_of}
 bonsai::target_main!(\"{name}\", Harness{extra});
 ",
+        imports = imports.join(", "),
         extra = if baseline {
             ", bonsai_baseline::NAUTILUS"
         } else {
@@ -500,10 +592,18 @@ mod tests {
 
     #[test]
     fn the_harness_calls_the_named_function_or_leaves_a_marked_place() {
-        let called = main_rs("lang", "my_lang", Some("my_lang::check"), false);
-        assert!(called.contains("match my_lang::check(source)"), "{called}");
+        let none = Oracles::default();
+        let called = main_rs("lang", "my_lang", Some("my_lang::check"), &none, false);
+        assert!(
+            called.contains("verdict_of(my_lang::check(source))"),
+            "{called}"
+        );
+        assert!(
+            !called.contains("fn check("),
+            "no oracle asked for: {called}"
+        );
         assert!(called.contains("bonsai::target_main!(\"lang\", Harness);"));
-        let open = main_rs("lang", "my_lang", None, false);
+        let open = main_rs("lang", "my_lang", None, &none, false);
         assert!(open.contains("use my_lang as _;") && open.contains("Call my_lang here"));
     }
 
@@ -540,10 +640,68 @@ mod tests {
         };
         let toml = cargo_toml(&manifest(&git, &[], true));
         assert!(toml.contains(r#"bonsai-baseline = { git = "https://x/b", rev = "abc" }"#));
-        let main = main_rs("lang", "my_lang", Some("my_lang::check"), true);
+        let main = main_rs(
+            "lang",
+            "my_lang",
+            Some("my_lang::check"),
+            &Oracles::default(),
+            true,
+        );
         assert!(
             main.contains("bonsai::target_main!(\"lang\", Harness, bonsai_baseline::NAUTILUS);")
         );
+    }
+
+    /// Issue 32: the oracles asked for are checked in `Target::check`, each naming the
+    /// functions it compares; an oracle without `--call` is refused before anything is written.
+    #[test]
+    fn the_harness_checks_the_oracles_asked_for() {
+        let both = Oracles {
+            roundtrip: Some("my_lang::print".into()),
+            differential: Some("my_lang::other".into()),
+        };
+        let main = main_rs("lang", "my_lang", Some("my_lang::check"), &both, false);
+        assert!(
+            main.contains(
+                "use bonsai::target::{Target, Verdict, Violation, differential, round_trip};"
+            ),
+            "{main}"
+        );
+        assert!(main.contains("let print = |text: &str| my_lang::print(text);"));
+        assert!(main.contains("let accept = |text: &str| verdict_of(my_lang::check(text));"));
+        assert!(main.contains("let other = verdict_of(my_lang::other(source));"));
+        assert!(
+            main.contains(
+                "differential((\"my_lang::check\", verdict), (\"my_lang::other\", &other))"
+            )
+        );
+        let only_print = Oracles {
+            roundtrip: Some("my_lang::print".into()),
+            differential: None,
+        };
+        let main = main_rs(
+            "lang",
+            "my_lang",
+            Some("my_lang::check"),
+            &only_print,
+            false,
+        );
+        assert!(!main.contains("differential(("), "{main}");
+
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path();
+        let grammars = user_crate(root);
+        std::fs::write(grammars.join("g.ebnf"), "start = \"a\" ;\n").unwrap();
+        let mut options = file_options(root, &grammars.join("g.ebnf"));
+        options.call = None;
+        options.oracles = only_print;
+        let refused = init(&options).unwrap_err();
+        assert!(
+            refused.message.contains("--roundtrip") && refused.message.contains("--call"),
+            "{}",
+            refused.message
+        );
+        assert!(!root.join(HARNESS_DIR).exists(), "nothing written");
     }
 
     #[test]
@@ -577,6 +735,7 @@ mod tests {
             grammar: GrammarSource::File(grammar.to_path_buf()),
             engine: Engine::Path(PathBuf::from("/nonexistent/bonsai")),
             call: Some("c::check".into()),
+            oracles: Oracles::default(),
             instrument: Vec::new(),
             baseline: false,
         }

@@ -83,6 +83,15 @@ struct InitArgs {
     /// to call (such as `my_lang::check`); without it the harness has a marked place for it.
     #[arg(long, value_name = "PATH")]
     call: Option<String>,
+    /// A printer of your crate, `fn(&str) -> Result<String, E>` with E: Display (such as
+    /// `my_lang::print`): for every input --call accepts, the print must be accepted too and
+    /// printing it again must give it back. A violation is saved as a `roundtrip` fault.
+    #[arg(long, value_name = "PATH")]
+    roundtrip: Option<String>,
+    /// A second implementation with --call's signature: the two must agree on accept or
+    /// reject. A disagreement is saved as a `differential` fault.
+    #[arg(long, value_name = "PATH")]
+    differential: Option<String>,
     /// Depend on the engine at this path (default: the checkout cargo-bonsai was built from).
     #[arg(long, value_name = "DIR")]
     engine_path: Option<PathBuf>,
@@ -172,6 +181,10 @@ fn run(command: Command) -> Result<(), Diagnostic> {
                 grammar,
                 engine,
                 call: args.call,
+                oracles: init::Oracles {
+                    roundtrip: args.roundtrip,
+                    differential: args.differential,
+                },
                 instrument: args.instrument,
                 baseline: args.with_baseline,
             })?;

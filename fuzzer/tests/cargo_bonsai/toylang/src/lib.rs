@@ -1,6 +1,7 @@
 //! toylang: a lexer, a recursive-descent parser and an evaluator for a tiny language, the
-//! user's own crate in cargo-bonsai's end-to-end test. It has a planted bug: a list nested
-//! three deep panics.
+//! user's own crate in cargo-bonsai's end-to-end test. It has three planted bugs: a list nested
+//! three deep panics; the printer loses the closing parenthesis of a sum multiplied from the
+//! left; the second checker refuses parentheses nested three deep.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -229,15 +230,94 @@ fn eval(expr: &Expr, vars: &HashMap<String, Value>) -> Result<Value, Error> {
     }
 }
 
-/// Lexes, parses and runs `source`; what it printed, or why it was refused.
-pub fn check(source: &str) -> Result<String, Error> {
-    let tokens = lex(source)?;
-    let program = Parser {
-        tokens,
+fn parse(source: &str) -> Result<Vec<Stmt>, Error> {
+    Parser {
+        tokens: lex(source)?,
         at: 0,
         lists: 0,
     }
-    .program()?;
+    .program()
+}
+
+fn print_expr(expr: &Expr, out: &mut String) {
+    let needs_parentheses = |e: &Expr| matches!(e, Expr::Binary('+' | '-', _, _));
+    match expr {
+        Expr::Int(value) => out.push_str(&value.to_string()),
+        Expr::Name(name) => out.push_str(name),
+        Expr::List(items) => {
+            out.push('[');
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                print_expr(item, out);
+            }
+            out.push(']');
+        }
+        Expr::Binary(op, left, right) => {
+            let left_parentheses = *op == '*' && needs_parentheses(left);
+            if left_parentheses {
+                out.push('(');
+            }
+            print_expr(left, out);
+            if left_parentheses {
+                out.push(')');
+            }
+            out.push_str(&format!(" {op} "));
+            let right_parentheses =
+                needs_parentheses(right) || (*op == '*' && matches!(**right, Expr::Binary(..)));
+            if right_parentheses {
+                out.push('(');
+            }
+            print_expr(right, out);
+            // The planted printer bug: a sum multiplied from the left loses its `)`.
+            if right_parentheses && !(*op == '*' && needs_parentheses(right)) {
+                out.push(')');
+            }
+        }
+    }
+}
+
+/// Prints the program `source` reads, one statement a line, with the parentheses its
+/// operators need.
+pub fn print(source: &str) -> Result<String, Error> {
+    let mut out = String::new();
+    for stmt in parse(source)? {
+        match stmt {
+            Stmt::Let(name, expr) => {
+                out.push_str(&format!("let {name} = "));
+                print_expr(&expr, &mut out);
+            }
+            Stmt::Print(expr) => {
+                out.push_str("print ");
+                print_expr(&expr, &mut out);
+            }
+        }
+        out.push_str(";\n");
+    }
+    Ok(out)
+}
+
+/// A second implementation of `check`, as another team would write it, with a depth limit
+/// the first does not have: parentheses nested three deep are refused.
+pub fn check_other(source: &str) -> Result<String, Error> {
+    let mut depth = 0usize;
+    for token in lex(source)? {
+        match token {
+            Token::Punct('(') => depth += 1,
+            Token::Punct(')') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > 2 {
+            return Err(Error("parse: parentheses nested too deep".into()));
+        }
+    }
+    check(source)
+}
+
+/// Lexes, parses and runs `source`; what it printed, or why it was refused.
+pub fn check(source: &str) -> Result<String, Error> {
+    let program = parse(source)?;
     let mut vars = HashMap::new();
     let mut out = String::new();
     for stmt in program {
