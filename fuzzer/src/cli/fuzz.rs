@@ -87,6 +87,12 @@ pub struct FuzzArgs {
     /// (its time near the timeout on a loaded machine) is one input in two places.
     #[arg(long, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
     keep_slow: bool,
+    /// Check the target's answers with its oracles (a round trip through its printer, a second
+    /// implementation; see `Target::check`), saving each violation as a `roundtrip` or
+    /// `differential` fault. `false` runs the target alone: what the oracles cost, or crashes
+    /// only.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    oracles: bool,
     /// The mutators to use, comma-separated (default: all): havoc, regenerate, splice,
     /// delete-item, duplicate-item, shrink, recursion. For ablations.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mutator)]
@@ -196,6 +202,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.memory_limit = (args.mem_limit > 0).then_some(args.mem_limit);
     config.max_len = args.max_len;
     config.keep_slow = args.keep_slow;
+    config.oracles = args.oracles;
     config.mutators = args.mutators;
     config.scheduler = args.scheduler;
     config.children = args.children;

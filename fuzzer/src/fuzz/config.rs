@@ -52,6 +52,9 @@ pub struct FuzzConfig {
     /// Also keep inputs that run much longer than their length predicts
     /// (`feedback::SlowPaths`): stepping stones towards super-linear hangs.
     pub keep_slow: bool,
+    /// Run the target's oracles (`Target::check`) after each verdict. On by default; off to
+    /// measure what they cost, or to fuzz for crashes alone.
+    pub oracles: bool,
     /// The mutators switched on (names of [`crate::mutators::MUTATOR_NAMES`]); `None`: all.
     pub mutators: Option<Vec<String>>,
     pub scheduler: SchedulerKind,
@@ -96,6 +99,7 @@ impl FuzzConfig {
             memory_limit: Some(DEFAULT_MEMORY_LIMIT),
             max_len: DEFAULT_MAX_LEN,
             keep_slow: false,
+            oracles: true,
             mutators: None,
             scheduler: SchedulerKind::Zest,
             children: ChildrenRule::Zest,

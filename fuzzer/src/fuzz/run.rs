@@ -717,6 +717,7 @@ where
     )
     .map_err(|d| Error::illegal_argument(d.to_string()))?;
     harness.times_target = config.keep_slow;
+    harness.oracles = config.oracles;
     // Building the target ran its constructor (starlark registers its whole standard library),
     // whose edges would otherwise count as the first input's coverage: edges no input reaches
     // when it is replayed on its own.
