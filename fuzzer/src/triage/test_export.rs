@@ -4,6 +4,10 @@
 //! Dropped into a crate's `tests/`, each test fails while its bug is there and passes once it
 //! is fixed; reproducers of earlier exports stay, and keep their tests.
 //!
+//! A wrong answer (`roundtrip`, `differential`) has its reproducer written but no test: the
+//! `--call` function alone accepts it, so its test would pass while the bug is there; the
+//! oracles that saw it run in the harness (`bonsai replay` shows it).
+//!
 //! Each test runs its reproducer in a child process (the test binary itself, asked to run only
 //! that test), so that a stack overflow or an abort fails that test, not the whole binary, and
 //! a hang fails it after a time limit instead of blocking the suite.
@@ -80,7 +84,7 @@ pub fn export_tests(
         .filter_map(Result::ok)
         .filter_map(|e| {
             let name = e.file_name().to_str()?.strip_suffix(".txt")?.to_string();
-            is_test_name(&name).then_some(name)
+            (is_test_name(&name) && !is_wrong_answer(&name)).then_some(name)
         })
         .collect();
     names.sort();
@@ -102,6 +106,13 @@ pub fn export_tests(
     crate::write_atomic(&file, source.as_bytes())?;
     exported.file = Some(file);
     Ok(exported)
+}
+
+/// Whether a reproducer is a wrong answer's, which `--call` alone does not show.
+fn is_wrong_answer(name: &str) -> bool {
+    name.rsplit_once('_').is_some_and(|(kind, _)| {
+        crate::fault::FaultKind::parse(kind).is_some_and(|k| k.is_wrong_answer())
+    })
 }
 
 /// Whether a reproducer's file stem is one this module names (`kind_16hexdigits`), and so a
@@ -185,6 +196,16 @@ mod tests {
         assert!(!is_test_name("notes"));
         assert!(!is_test_name("panic_0123"));
         assert!(!is_test_name("Panic_0123456789abcdef"));
+    }
+
+    /// Issue 32: `--call` alone accepts a wrong answer's reproducer, so a test of it could not
+    /// fail.
+    #[test]
+    fn wrong_answers_get_no_test() {
+        assert!(is_wrong_answer("roundtrip_0123456789abcdef"));
+        assert!(is_wrong_answer("differential_0123456789abcdef"));
+        assert!(!is_wrong_answer("panic_0123456789abcdef"));
+        assert!(!is_wrong_answer("stack_overflow_0123456789abcdef"));
     }
 
     #[test]
