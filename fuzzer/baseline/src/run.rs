@@ -193,11 +193,23 @@ where
     let mut bytes = Vec::new();
     let mut harness = |input: &NautilusInput| {
         input.unparse(context, &mut bytes);
-        let result = run_caught(|| target.run(&bytes));
+        // The target's oracles too, as in Bonsai's loop: both fuzzers save the same wrong
+        // answers.
+        let result = run_caught(|| {
+            let verdict = target.run(&bytes);
+            let violation = target.check(&bytes, &verdict);
+            (verdict, violation)
+        });
         match result {
-            Ok(verdict) => {
+            Ok((verdict, violation)) => {
                 last_valid.set(verdict == Verdict::Valid);
-                ExitKind::Ok
+                match violation {
+                    Some(violation) => {
+                        bonsai::feedback::wrong_answer::record(violation);
+                        ExitKind::Crash
+                    }
+                    None => ExitKind::Ok,
+                }
             }
             Err(_) => {
                 last_valid.set(false);
