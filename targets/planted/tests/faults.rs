@@ -156,6 +156,7 @@ fn a_saved_fault_that_does_not_fault_again_is_marked_flaky_and_kept() {
                 location: "nowhere".into(),
                 frames: vec![],
                 recursion: Vec::new(),
+                texts: Vec::new(),
             }),
             ..EntryInfo::default()
         };
