@@ -1,13 +1,14 @@
 //! toml_edit, the format-preserving TOML parser behind cargo, as a Bonsai target.
 //!
-//! One run parses the input as a TOML document and, when it parses, checks two round trips.
-//! toml_edit prints a parsed document with every byte of its layout kept, so printing it as
-//! parsed mostly proves that the layout was kept; the second round trip therefore first throws
-//! the layout away (every table, array and inline table reformatted, every decoration cleared)
-//! and so makes the printer choose its own quoting, spacing and dotted-key rendering. Each
-//! print must parse again to the same data; a print that does not is reported as invalid with
-//! a reason starting `roundtrip:`, so that it is not mistaken for a refused input. Reasons for
-//! refused inputs start `parse:`.
+//! One run parses the input as a TOML document: that is the verdict, and refused inputs' reasons
+//! start `parse:`. The printer is judged apart, by the round-trip oracle (`Target::check`), so
+//! that a printer bug is a fault of its own and not one more refused input. It checks two round
+//! trips. toml_edit prints a parsed document with every byte of its layout kept, so printing it
+//! as parsed mostly proves that the layout was kept; the second round trip therefore first
+//! throws the layout away (every table, array and inline table reformatted, every decoration
+//! cleared) and so makes the printer choose its own quoting, spacing and dotted-key rendering.
+//! Each print must parse again to the same data, which is stronger than a printing fixed point:
+//! a print that loses a value's type or digits but prints stably again would pass the latter.
 //!
 //! Depth: toml_edit refuses arrays and inline tables nested more than 80 levels deep (its
 //! `RecursionGuard`, unless the crate's `unbounded` feature is on, which this target leaves
@@ -19,7 +20,7 @@
 //! registry (`cargo fetch` brings it: it is a never-built dev-dependency), directory
 //! `assets/toml-test/tests/valid`.
 
-use bonsai::target::{Target, Verdict};
+use bonsai::target::{Oracle, Target, Verdict, Violation};
 use toml_edit::{DocumentMut, Item, Table, Value};
 
 /// The toml_edit parser and printer; it keeps no state between runs.
@@ -29,29 +30,6 @@ pub struct Toml;
 impl Toml {
     pub fn new() -> Self {
         Self
-    }
-
-    /// The document's data rendered in a canonical form, or why it was refused.
-    fn check(source: &str) -> Result<String, String> {
-        let document = parse(source).map_err(|e| format!("parse: {e}"))?;
-        let data = dump_table(document.as_table());
-
-        let printed = document.to_string();
-        let again =
-            parse(&printed).map_err(|e| format!("roundtrip: reprint fails to parse: {e}"))?;
-        if dump_table(again.as_table()) != data {
-            return Err("roundtrip: reprint changes the data".to_string());
-        }
-
-        let mut formatted = document;
-        reformat_table(formatted.as_table_mut());
-        let printed = formatted.to_string();
-        let again = parse(&printed)
-            .map_err(|e| format!("roundtrip: reformatted print fails to parse: {e}"))?;
-        if dump_table(again.as_table()) != data {
-            return Err("roundtrip: reformatted print changes the data".to_string());
-        }
-        Ok(data)
     }
 }
 
@@ -66,9 +44,9 @@ impl Target for Toml {
         let Ok(source) = std::str::from_utf8(input) else {
             return Verdict::Reject;
         };
-        match Self::check(source) {
+        match parse(source) {
             Ok(_) => Verdict::Valid,
-            Err(reason) => Verdict::Invalid(reason),
+            Err(e) => Verdict::Invalid(format!("parse: {e}")),
         }
     }
 
@@ -78,11 +56,75 @@ impl Target for Toml {
         let Ok(source) = std::str::from_utf8(input) else {
             return "reject".to_string();
         };
-        match Self::check(source) {
-            Ok(data) => format!("valid\n{data}"),
-            Err(reason) => format!("invalid: {reason}"),
+        match parse(source) {
+            Ok(document) => format!("valid\n{}", dump_table(document.as_table())),
+            Err(e) => format!("invalid: parse: {e}"),
         }
     }
+
+    fn check(&mut self, input: &[u8], verdict: &Verdict) -> Option<Violation> {
+        if !verdict.is_valid() {
+            return None;
+        }
+        let document = parse(std::str::from_utf8(input).ok()?).ok()?;
+        let data = dump_table(document.as_table());
+        if let Some(violation) = same_data(&data, document.to_string(), "print") {
+            return Some(violation);
+        }
+        let mut formatted = document;
+        reformat_table(formatted.as_table_mut());
+        same_data(&data, formatted.to_string(), "reformatted print")
+    }
+}
+
+/// Whether `printed` parses to `data`; the violation if not. `print` names the print in the
+/// class: the layout-keeping print and the reformatted one fail for different bugs.
+fn same_data(data: &str, printed: String, print: &str) -> Option<Violation> {
+    let again = match parse(&printed) {
+        Ok(again) => dump_table(again.as_table()),
+        Err(e) => {
+            return Some(Violation {
+                oracle: Oracle::RoundTrip,
+                class: format!("the {print} does not parse"),
+                message: format!("toml_edit refuses its own {print} of the document: {e}"),
+                texts: vec![
+                    (print.to_string(), printed),
+                    ("parser's error".to_string(), e),
+                ],
+            });
+        }
+    };
+    if again == data {
+        return None;
+    }
+    let at = data
+        .bytes()
+        .zip(again.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    Some(Violation {
+        oracle: Oracle::RoundTrip,
+        class: format!("the {print} changes the data"),
+        message: format!(
+            "the {print} parses to other data, first at byte {at} of the data: {:?} became {:?}",
+            excerpt(data, at),
+            excerpt(&again, at)
+        ),
+        texts: vec![
+            (print.to_string(), printed),
+            ("data".to_string(), data.to_string()),
+            (format!("data of the {print}"), again),
+        ],
+    })
+}
+
+/// Up to 40 characters of `text` from byte `at` (moved back to a character boundary).
+fn excerpt(text: &str, at: usize) -> String {
+    let mut start = at.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    text[start..].chars().take(40).collect()
 }
 
 /// Drops the layout the parser kept, all the way down, so the printer has to produce its own.
@@ -169,4 +211,32 @@ fn dump_value(value: &Value) -> String {
 
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(source: &str) -> String {
+        dump_table(parse(source).unwrap().as_table())
+    }
+
+    /// The class names the broken property and which print broke it, never the input's words,
+    /// so one printer bug is one bucket however many documents show it.
+    #[test]
+    fn a_print_that_loses_data_or_does_not_parse_is_a_violation_with_a_stable_class() {
+        let changed = same_data(&data("a = 1"), "a = 2".into(), "print").unwrap();
+        assert_eq!(changed.oracle, Oracle::RoundTrip);
+        assert_eq!(changed.class, "the print changes the data");
+        assert_eq!(changed.texts[0], ("print".into(), "a = 2".into()));
+        assert!(changed.message.contains("\"2}\""), "{}", changed.message);
+        let other = same_data(&data("b = 'x'"), "b = 'y'".into(), "print").unwrap();
+        assert_eq!(other.class, changed.class);
+
+        let refused = same_data(&data("a = 1"), "a = ".into(), "reformatted print").unwrap();
+        assert_eq!(refused.class, "the reformatted print does not parse");
+        assert_eq!(refused.texts[1].0, "parser's error");
+
+        assert_eq!(same_data(&data("a=1"), "a = 1\n".into(), "print"), None);
+    }
 }

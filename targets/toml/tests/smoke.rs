@@ -1,25 +1,35 @@
-//! The toml target's verdicts and instrumentation: a document and its round trip are judged
-//! valid, a broken one is refused at the parse stage, and the binary carries coverage counters
-//! credited to toml_edit's parser crates (without them every input looks alike to the fuzzer).
+//! The toml target's verdicts, oracle and instrumentation: a document is judged valid and its
+//! prints pass the round-trip oracle, a broken one is refused at the parse stage and not
+//! checked, and the binary carries coverage counters credited to toml_edit's parser crates
+//! (without them every input looks alike to the fuzzer).
 
 use std::path::Path;
 use std::process::Command;
 
-use bonsai::target::{Target, Verdict};
+use bonsai::target::{Target, Verdict, Violation};
 use bonsai_target_toml::Toml;
 
-fn verdict(source: &str) -> Verdict {
-    Toml::new().run(source.as_bytes())
+/// The target's verdict for `source` and what the oracle says about it, as the engine runs
+/// them: `check` after `run`, on the same target.
+fn checked(source: &str) -> (Verdict, Option<Violation>) {
+    let mut target = Toml::new();
+    let verdict = target.run(source.as_bytes());
+    let violation = target.check(source.as_bytes(), &verdict);
+    (verdict, violation)
 }
 
 #[test]
 fn documents_round_trip_and_broken_ones_are_parse_errors() {
     let document = "title = \"x\" # comment\na.b = [1, 2.5, {c = 'd'}]\n\
                     [t]\nwhen = 1979-05-27T07:32:00Z\n[[arr]]\nk = \"\"\"\nmulti\"\"\"\n";
-    assert_eq!(verdict(document), Verdict::Valid);
+    assert_eq!(checked(document), (Verdict::Valid, None));
+    // Reformatting has to requote keys and strings, and put dotted keys and nested inline
+    // tables back together.
+    let layout = "\"quoted key\".'lit' = \"it's \\\"q\\\"\\t\"\n[a.\"b.c\"]\nx = { y = [ 1 , { z = -0.0 } ] , \"\" = nan }\n";
+    assert_eq!(checked(layout), (Verdict::Valid, None));
     for broken in ["a = ", "a = 1\na = 2", "[t]\n[t]", "a = [1,,2]"] {
-        match verdict(broken) {
-            Verdict::Invalid(reason) => assert!(reason.starts_with("parse: "), "{reason}"),
+        match checked(broken) {
+            (Verdict::Invalid(reason), None) => assert!(reason.starts_with("parse: "), "{reason}"),
             other => panic!("{broken:?}: {other:?}"),
         }
     }
