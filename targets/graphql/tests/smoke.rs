@@ -1,16 +1,26 @@
-//! The graphql target's verdicts and instrumentation: queries and schemas that round-trip are
-//! valid, a broken document is refused at the parse stage, the binary carries coverage
-//! counters credited to graphql-parser (without them every input looks alike to the fuzzer),
-//! and the printer bug found by fuzzing is still reported as a round-trip failure.
+//! The graphql target's verdicts, oracle and instrumentation: queries and schemas are valid and
+//! their prints pass the round-trip oracle, a broken document is refused at the parse stage
+//! and not checked, the binary carries coverage counters credited to graphql-parser (without
+//! them every input looks alike to the fuzzer), and the printer bug found by fuzzing is
+//! reported by the oracle, not as a refused input.
 
 use std::path::Path;
 use std::process::Command;
 
-use bonsai::target::{Target, Verdict};
+use bonsai::target::{Oracle, Target, Verdict, Violation};
 use bonsai_target_graphql::Graphql;
 
 fn verdict(source: &str) -> Verdict {
     Graphql::new().run(source.as_bytes())
+}
+
+/// The target's verdict for `source` and what the oracle says about it, as the engine runs
+/// them: `check` after `run`, on the same target.
+fn checked(source: &str) -> (Verdict, Option<Violation>) {
+    let mut target = Graphql::new();
+    let verdict = target.run(source.as_bytes());
+    let violation = target.check(source.as_bytes(), &verdict);
+    (verdict, violation)
 }
 
 #[test]
@@ -23,7 +33,7 @@ fn queries_and_schemas_round_trip_and_broken_ones_are_parse_errors() {
          { id: ID! list(n: Int = 3): [String!]! }\nunion U = A | B\nenum E { X Y }\n\
          directive @key(f: String) on OBJECT | INTERFACE",
     ] {
-        assert_eq!(verdict(document), Verdict::Valid, "{document}");
+        assert_eq!(checked(document), (Verdict::Valid, None), "{document}");
     }
     for broken in [
         "{ a(x: ) }",
@@ -31,8 +41,10 @@ fn queries_and_schemas_round_trip_and_broken_ones_are_parse_errors() {
         "type T { f: }",
         "fragment F T { a }",
     ] {
-        match verdict(broken) {
-            Verdict::Invalid(reason) => assert!(reason.starts_with("parse: query: "), "{reason}"),
+        match checked(broken) {
+            (Verdict::Invalid(reason), None) => {
+                assert!(reason.starts_with("parse: query: "), "{reason}")
+            }
             other => panic!("{broken:?}: {other:?}"),
         }
     }
@@ -44,21 +56,25 @@ fn queries_and_schemas_round_trip_and_broken_ones_are_parse_errors() {
 /// argument's default `-0.730E650`): graphql-parser 0.4.1 reads a float literal beyond f64's
 /// range as an infinity and prints it as `-inf`, which no GraphQL parser reads back. A
 /// query's argument goes the same way. (A positive one prints as `inf`, which reads back as an
-/// enum value and prints the same, so comparing prints does not see it.)
+/// enum value and prints the same, so comparing prints does not see it.) The parser accepted
+/// the input, so the verdict is valid and the oracle reports the print.
 #[test]
 fn a_float_beyond_f64_prints_as_inf_and_fails_to_parse_again() {
-    let mut target = Graphql::new();
-    for (document, prefix) in [
+    for (document, class) in [
         (
             "directive @d(a: Float = -1E400) on QUERY",
-            "roundtrip: schema print",
+            "the schema print does not parse",
         ),
-        ("{ f(a: -1e400) }", "roundtrip: query print"),
+        ("{ f(a: -1e400) }", "the query print does not parse"),
     ] {
-        match target.run(document.as_bytes()) {
-            Verdict::Invalid(reason) => assert!(reason.starts_with(prefix), "{reason}"),
-            other => panic!("{document:?}: {other:?}"),
-        }
+        let (verdict, violation) = checked(document);
+        assert_eq!(verdict, Verdict::Valid, "{document}");
+        let violation = violation.unwrap_or_else(|| panic!("{document:?} passed"));
+        assert_eq!(violation.oracle, Oracle::RoundTrip);
+        assert_eq!(violation.class, class, "{violation:?}");
+        assert_eq!(violation.texts[0].0, "print");
+        assert!(violation.texts[0].1.contains("-inf"), "{violation:?}");
+        assert_eq!(violation.texts[1].0, "parser's error");
     }
 }
 
