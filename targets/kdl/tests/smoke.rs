@@ -1,17 +1,27 @@
-//! The kdl target's verdicts and instrumentation: documents that round-trip are valid, a
-//! broken one is refused at the parse stage, the binary carries coverage counters credited to
-//! the kdl crate (without them every input looks alike to the fuzzer), and the printer bugs
-//! found by fuzzing are still there.
+//! The kdl target's verdicts, oracle and instrumentation: documents are valid and their prints
+//! pass the round-trip oracle, a broken one is refused at the parse stage and not checked, the
+//! binary carries coverage counters credited to the kdl crate (without them every input looks
+//! alike to the fuzzer), and the printer bugs found by fuzzing are still there, reported by
+//! the oracle.
 
 use std::path::Path;
 use std::process::Command;
 
-use bonsai::target::{Target, Verdict};
+use bonsai::target::{Oracle, Target, Verdict, Violation};
 use bonsai_target_kdl::Kdl;
 use kdl::KdlDocument;
 
 fn verdict(source: &str) -> Verdict {
     Kdl::new().run(source.as_bytes())
+}
+
+/// The target's verdict for `source` and what the oracle says about it, as the engine runs
+/// them: `check` after `run`, on the same target.
+fn checked(source: &str) -> (Verdict, Option<Violation>) {
+    let mut target = Kdl::new();
+    let verdict = target.run(source.as_bytes());
+    let violation = target.check(source.as_bytes(), &verdict);
+    (verdict, violation)
 }
 
 #[test]
@@ -21,11 +31,11 @@ fn documents_round_trip_and_broken_ones_are_parse_errors() {
         "a 0x1F 1_000.5e-3 #inf #-inf #nan #null #\"raw \"q\" \"# \"\"\"\n  multi\n  \"\"\"",
         "(t)node /- {skipped} {child {grandchild}}",
     ] {
-        assert_eq!(verdict(document), Verdict::Valid, "{document}");
+        assert_eq!(checked(document), (Verdict::Valid, None), "{document}");
     }
     for broken in ["a {", "a b=", "#true", "a \"unterminated", "a (t)(u)1"] {
-        match verdict(broken) {
-            Verdict::Invalid(reason) => assert!(reason.starts_with("parse: "), "{reason}"),
+        match checked(broken) {
+            (Verdict::Invalid(reason), None) => assert!(reason.starts_with("parse: "), "{reason}"),
             other => panic!("{broken:?}: {other:?}"),
         }
     }
@@ -38,17 +48,23 @@ fn documents_round_trip_and_broken_ones_are_parse_errors() {
 
 /// Found by fuzzing with grammars/kdl.ebnf: kdl 6.7.1's autoformat prints a string holding a
 /// control character (written as the escape `\u{1}`) with the character itself, which KDL
-/// 2.0 forbids in a document, so its own parser refuses the print.
+/// 2.0 forbids in a document, so its own parser refuses the print. The layout-keeping print
+/// keeps the escape and passes.
 #[test]
 fn autoformat_prints_a_control_character_unescaped() {
     for document in ["\"\\u{1}\"", "n \"a\\u{1}\"", "\"\"\"\n\\u{1}\n\"\"\""] {
-        match verdict(document) {
-            Verdict::Invalid(reason) => assert!(
-                reason.starts_with("roundtrip: autoformatted print fails to parse"),
-                "{reason}"
-            ),
-            other => panic!("{document:?}: {other:?}"),
-        }
+        let (verdict, violation) = checked(document);
+        assert_eq!(verdict, Verdict::Valid, "{document}");
+        let violation = violation.unwrap_or_else(|| panic!("{document:?} passed"));
+        assert_eq!(violation.oracle, Oracle::RoundTrip);
+        assert_eq!(
+            violation.class, "the autoformatted print does not parse",
+            "{violation:?}"
+        );
+        let (name, print) = &violation.texts[0];
+        assert_eq!(name, "autoformatted print");
+        assert!(print.contains('\u{1}'), "{print:?}");
+        assert_eq!(violation.texts[1].0, "parser's error");
     }
 }
 
@@ -60,7 +76,7 @@ fn autoformat_prints_a_control_character_unescaped() {
 fn the_space_after_a_node_type_is_dropped_by_the_printer() {
     let document = KdlDocument::parse_v2("(t) node").expect("valid KDL");
     assert_eq!(document.to_string(), "(t)node");
-    assert_eq!(verdict("(t) node"), Verdict::Valid);
+    assert_eq!(checked("(t) node"), (Verdict::Valid, None));
 }
 
 #[test]
