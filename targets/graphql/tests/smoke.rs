@@ -78,6 +78,76 @@ fn a_float_beyond_f64_prints_as_inf_and_fails_to_parse_again() {
     }
 }
 
+/// The violation the oracle reports for an input the parser accepts.
+fn violation_of(document: &str) -> Violation {
+    let (verdict, violation) = checked(document);
+    assert_eq!(verdict, Verdict::Valid, "{document}");
+    violation.unwrap_or_else(|| panic!("{document:?} passed the oracle"))
+}
+
+/// Found by the round-trip oracle's first short run (tree-sitter-graphql's grammar): graphql-
+/// parser 0.4.1 escapes a control character in a string with its code point in decimal where
+/// `\u` wants hex (src/format.rs, `write_quoted`: `"\\u{:04}"`), so U+0018 prints as
+/// `\u0024` and reads back as `$`. The prints differ, so the document changed. The fuzzer's
+/// reproducer was a schema's description holding the raw character; a query's argument goes
+/// the same way.
+#[test]
+fn a_control_character_is_escaped_with_its_decimal_code() {
+    let schema = violation_of("\"\u{18}\"type A");
+    assert_eq!(
+        schema.class,
+        "the schema print prints differently when parsed again"
+    );
+    assert_eq!(
+        schema.texts[0],
+        ("print".into(), "\"\\u0024\"\ntype A\n".into())
+    );
+    assert_eq!(
+        schema.texts[1],
+        ("second print".into(), "\"$\"\ntype A\n".into())
+    );
+
+    let query = violation_of("{ f(a: \"\\u0018\") }");
+    assert_eq!(
+        query.class,
+        "the query print prints differently when parsed again"
+    );
+    assert!(query.texts[0].1.contains("\\u0024"), "{query:?}");
+}
+
+/// Found by the round-trip oracle's first short run: graphql-parser 0.4.1 prints a float value
+/// with Rust's `{}` (src/query/format.rs, `Value::Float`), which writes an integral float
+/// without fraction or exponent. The print is then an integer literal: `-0.0` prints as `-0`,
+/// which reads back as the integer 0 and prints `0`; `0.1E60` prints as 61 digits, which no
+/// integer holds, so the print does not parse. (`1.5e1` prints as `15`, an Int where the input
+/// had a Float, and prints the same again: comparing prints cannot see it.)
+#[test]
+fn an_integral_float_prints_as_an_integer() {
+    let zero = violation_of("{A(A:-0.0)}");
+    assert_eq!(
+        zero.class,
+        "the query print prints differently when parsed again"
+    );
+    assert!(zero.texts[0].1.contains("A: -0)"), "{zero:?}");
+    assert!(zero.texts[1].1.contains("A: 0)"), "{zero:?}");
+
+    for (document, class) in [
+        ("{A(A:0.1E60)}", "the query print does not parse"),
+        ("type A@A(A:1E60)", "the schema print does not parse"),
+    ] {
+        let large = violation_of(document);
+        assert_eq!(large.class, class, "{large:?}");
+        assert!(large.texts[0].1.contains(&format!("1{}", "0".repeat(59))));
+        assert!(large.texts[1].1.contains("number too large"), "{large:?}");
+    }
+
+    assert_eq!(checked("{ f(a: 1.5e1) }"), (Verdict::Valid, None));
+    assert_eq!(
+        Graphql::new().output(b"{ f(a: 1.5e1) }"),
+        "valid\n{\n  f(a: 15)\n}\n"
+    );
+}
+
 #[test]
 fn the_binary_is_instrumented_in_graphql_parser() {
     let binary = Path::new(env!("CARGO_BIN_EXE_bonsai-graphql"));
