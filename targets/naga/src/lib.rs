@@ -15,7 +15,31 @@
 //! Everything is pinned explicitly (the SPIR-V writer's default flags depend on
 //! `debug_assertions`), so debug and release builds give identical verdicts and outputs.
 
-use bonsai::target::{Target, Verdict};
+//!
+//! The WGSL back end is also held to a round trip (the round-trip oracle, `Target::check`):
+//! a module the validator accepted is written as WGSL, that text is parsed and validated again
+//! with the same capabilities, and written again; the second print must equal the first. A
+//! print that does not parse or validate means the back end wrote a shader other than the one
+//! it was given (or one naga itself cannot read); a print that is not a fixed point, that the
+//! WGSL the writer produces does not read back as the module it wrote. Modules that validated
+//! but that another back end refused are checked too: the WGSL writer owes them a print all
+//! the same.
+//!
+//! Equal up to the names naga makes up, that is: the writer calls the temporaries it
+//! introduces `_e<handle>` without asking its namer, and on the next print those are `let`
+//! names, which the namer gives a trailing `_` as it does every name ending in a digit (so that
+//! its uniqueness suffixes cannot collide with them), and a `_<n>` suffix where the same name
+//! is bound in another function (it keeps names unique across the module). Without that, no
+//! shader with a temporary would be a fixed point; comparing the second and third prints
+//! instead would miss a first print that changes the shader and then prints stably. So a print
+//! that changes is a violation only if it changes beyond those decorations (`undecorated`).
+//!
+//! naga's WGSL parser gives up at 200 levels of recursion, and the writer parenthesises every
+//! unary and binary operation, so a deep expression the parser read can print deeper than it
+//! reads back. That refusal has its own class, so that it does not hide other prints the
+//! parser refuses.
+
+use bonsai::target::{Target, Verdict, Violation, round_trip};
 use naga::back::{hlsl, msl, spv, wgsl};
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 
@@ -71,20 +95,9 @@ impl Naga {
     }
 
     fn compile(&self, source: &str) -> Outcome {
-        let module = match naga::front::wgsl::parse_str(source) {
-            Ok(module) => module,
-            Err(e) => {
-                let at = located(e.location(source));
-                return Outcome::Invalid(format!("parse: {at}{}", one_line(e.message())));
-            }
-        };
-        let mut validator = Validator::new(ValidationFlags::all(), Self::capabilities());
-        let info = match validator.validate(&module) {
-            Ok(info) => info,
-            Err(e) => {
-                let at = located(e.location(source));
-                return Outcome::Invalid(format!("validate: {at}{}", error_chain(e.as_inner())));
-            }
+        let (module, info) = match validate(source) {
+            Ok(validated) => validated,
+            Err(reason) => return Outcome::Invalid(reason),
         };
         match self.emit(&module, &info) {
             Ok(wgsl) => Outcome::Valid { wgsl },
@@ -129,6 +142,105 @@ impl Target for Naga {
             Outcome::Invalid(reason) => format!("invalid: {reason}"),
         }
     }
+
+    fn check(&mut self, input: &[u8], verdict: &Verdict) -> Option<Violation> {
+        let validated = match verdict {
+            Verdict::Valid => true,
+            Verdict::Invalid(reason) => {
+                reason.starts_with("backend ") && !reason.starts_with("backend wgsl:")
+            }
+            Verdict::Reject => false,
+        };
+        if !validated {
+            return None;
+        }
+        wgsl_round_trip(std::str::from_utf8(input).ok()?)
+    }
+}
+
+/// The module and its validation info, or why the front end or the validator refused it.
+fn validate(source: &str) -> Result<(naga::Module, ModuleInfo), String> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+        let at = located(e.location(source));
+        let mut message = one_line(e.message());
+        // An internal error's message is the same for every cause; its note says which.
+        if message == "internal WGSL front end error" {
+            for note in e.notes() {
+                message = format!("{message}: {}", one_line(note));
+            }
+        }
+        format!("parse: {at}{message}")
+    })?;
+    let mut validator = Validator::new(ValidationFlags::all(), Naga::capabilities());
+    let info = validator.validate(&module).map_err(|e| {
+        let at = located(e.location(source));
+        format!("validate: {at}{}", error_chain(e.as_inner()))
+    })?;
+    Ok((module, info))
+}
+
+/// The WGSL back end's print of `source`: the printer of the round trip.
+fn print_wgsl(source: &str) -> Result<String, String> {
+    let (module, info) = validate(source)?;
+    wgsl::write_string(&module, &info, wgsl::WriterFlags::empty())
+        .map_err(|e| format!("backend wgsl: {}", error_chain(&e)))
+}
+
+/// The round trip's violation for a module the validator accepted, less those that only the
+/// naming of temporaries and the parser's recursion limit explain (see the module
+/// documentation).
+fn wgsl_round_trip(source: &str) -> Option<Violation> {
+    let mut found = round_trip(source, &Verdict::Valid, print_wgsl, |text| {
+        match validate(text) {
+            Ok(_) => Verdict::Valid,
+            Err(reason) => Verdict::Invalid(reason),
+        }
+    })?;
+    let text = |i: usize| found.texts.get(i).map_or("", |(_, text)| text.as_str());
+    match found.class.as_str() {
+        "the print is not a fixed point" if undecorated(text(0)) == undecorated(text(1)) => None,
+        "the print is refused (parse)" if text(1).contains(RECURSION_LIMIT) => {
+            found.class = "the print is nested too deeply for the parser (parse)".to_string();
+            Some(found)
+        }
+        _ => Some(found),
+    }
+}
+
+/// The note naga's parser gives when it stops at its recursion limit.
+const RECURSION_LIMIT: &str = "Parser recursion limit exceeded";
+
+/// `print` with each identifier stripped of what naga's namer adds to a name: trailing `_`
+/// (after a name ending in a digit) and a `_<n>` uniqueness suffix. A word that is nothing but
+/// those (`_`, `_1`) is kept, as are words starting with a digit (numbers).
+fn undecorated(print: &str) -> String {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut plain = String::with_capacity(print.len());
+    let mut rest = print;
+    while let Some(start) = rest.find(is_word) {
+        plain.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest.find(|c: char| !is_word(c)).unwrap_or(rest.len());
+        let word = &rest[..end];
+        let trimmed = word.trim_end_matches('_');
+        let base = match trimmed.rsplit_once('_') {
+            Some((base, n))
+                if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                base.trim_end_matches('_')
+            }
+            _ => trimmed,
+        };
+        let numeric = word.starts_with(|c: char| c.is_ascii_digit());
+        plain.push_str(if base.is_empty() || numeric {
+            word
+        } else {
+            base
+        });
+        rest = &rest[end..];
+    }
+    plain.push_str(rest);
+    plain
 }
 
 /// An error and its sources on one line: naga nests the cause of a validation error several
@@ -218,6 +330,55 @@ mod tests {
         assert_eq!(Naga::new().run(&[0xc3, 0x28]), Verdict::Reject);
     }
 
+    /// The target's verdict for `source` and what the oracle says about it, as the engine runs
+    /// them: `check` after `run`, on the same target.
+    fn checked(source: &str) -> (Verdict, Option<Violation>) {
+        let mut naga = Naga::new();
+        let verdict = naga.run(source.as_bytes());
+        let violation = naga.check(source.as_bytes(), &verdict);
+        (verdict, violation)
+    }
+
+    #[test]
+    fn names_are_compared_without_what_the_namer_adds() {
+        assert_eq!(
+            undecorated("let _e5_ = k;\nf(_e12_1, x1_, a_2_, _, _1, 1e5, vec4<f32>(_e7));"),
+            "let _e5 = k;\nf(_e12, x1, a, _, _1, 1e5, vec4<f32>(_e7));"
+        );
+    }
+
+    /// Two functions that each load a global: the writer names each load `_e3`; read back,
+    /// the namer makes them `_e3_` and `_e3_1`. Not a violation.
+    #[test]
+    fn temporaries_renamed_by_the_namer_are_not_a_violation() {
+        let shader =
+            "var<private> a: f32;\nfn f() -> f32 { return a; }\nfn g() -> f32 { return a; }";
+        let first = print_wgsl(shader).unwrap();
+        let second = print_wgsl(&first).unwrap();
+        assert!(first.contains("let _e1 = a;"), "{first}");
+        assert!(second.contains("let _e1_1 = a;"), "{second}");
+        assert_eq!(checked(shader), (Verdict::Valid, None));
+    }
+
+    #[test]
+    fn valid_shaders_print_as_wgsl_that_reads_back_and_refused_ones_are_not_checked() {
+        for shader in [
+            "struct S { a: f32, b: vec3<f32> }\n\
+             @group(0) @binding(0) var<storage, read_write> data: array<S, 4>;\n\
+             @compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) {\n\
+             var acc = 0.0;\n for (var k = 0u; k < 4u; k++) { acc += data[k].a; }\n\
+             data[i].b = vec3<f32>(acc);\n}",
+            "const K: i32 = 3;\nfn f(x: i32) -> i32 { switch x { case 0: { return K; } default: { return x; } } }",
+            "@fragment fn main(@location(0) c: vec4f) -> @location(0) vec4f {\n\
+             let m = mat2x2f(1.0, 0.0, 0.0, 1.0);\n return vec4f(m * c.xy, -c.z, select(0.0, 1.0, c.w > 0.5));\n}",
+        ] {
+            assert_eq!(checked(shader), (Verdict::Valid, None), "{shader}");
+        }
+        let (verdict, violation) = checked("fn f() -> i32 { return 1u; }");
+        assert!(matches!(verdict, Verdict::Invalid(_)), "{verdict:?}");
+        assert_eq!(violation, None);
+    }
+
     #[test]
     fn output_of_a_valid_shader_is_naga_s_wgsl() {
         let out = Naga::new().output(b"fn f(x: i32) -> i32 { return x + 1; }");
@@ -249,5 +410,40 @@ mod known_bugs {
         let payload = hit.expect_err("naga 30.0.1 panics here");
         let message = bonsai::target::panic_message(payload.as_ref());
         assert!(message.contains("overflow"), "{message}");
+    }
+
+    /// Found by the round-trip oracle's first short run (grammars/wgsl.ebnf, a chain of
+    /// `select`s and negations): naga 30.0.1's WGSL writer parenthesises every binary
+    /// operation, so a flat sum of 200 terms, which the parser reads in a loop, prints as 199
+    /// nested parentheses, and the parser stops at its recursion limit of 200
+    /// (front/wgsl/parse/mod.rs, `track_recursion`). naga cannot read its own print back.
+    ///
+    /// The back ends recurse once per nesting level: the test runs on the stack the engine
+    /// gives a target, not a test thread's 2 MB.
+    #[test]
+    fn a_long_sum_prints_too_deeply_nested_to_read_back() {
+        let worker = std::thread::Builder::new().stack_size(bonsai::target::DEFAULT_TARGET_STACK);
+        let run = worker.spawn(|| {
+            let sum = |terms: usize| {
+                format!(
+                    "fn f(x: f32) -> f32 {{ return x{}; }}",
+                    " + x".repeat(terms - 1)
+                )
+            };
+            let mut naga = Naga::new();
+            let shader = sum(200);
+            assert_eq!(naga.run(shader.as_bytes()), Verdict::Valid);
+            let found = naga.check(shader.as_bytes(), &Verdict::Valid).unwrap();
+            assert_eq!(
+                found.class,
+                "the print is nested too deeply for the parser (parse)"
+            );
+            assert!(found.texts[0].1.contains(&"(".repeat(190)), "{found:?}");
+            assert!(found.texts[1].1.contains(RECURSION_LIMIT), "{found:?}");
+            let shorter = sum(150);
+            assert_eq!(naga.run(shorter.as_bytes()), Verdict::Valid);
+            assert_eq!(naga.check(shorter.as_bytes(), &Verdict::Valid), None);
+        });
+        run.unwrap().join().unwrap();
     }
 }
