@@ -13,6 +13,12 @@
 //! earliest in the source is chosen, so the verdict does not depend on the order in which the
 //! checker happens to collect them.
 //!
+//! The round-trip oracle (`Target::check`) holds starlark's printer, the `Display` of its AST
+//! (`AstModule::statement`), to the round trip: a module the checker accepted is printed, the
+//! print must parse and type-check again, and printing it must give it back. The printer drops
+//! comments and layout and parenthesises every operation, which the round trip allows: what it
+//! must not do is print a module that reads back as another.
+//!
 //! The work runs on the calling thread. starlark-rust overflows the stack on input nested
 //! about 10,000 levels deep; inputs generated within Bonsai's depth bound nest a few dozen
 //! levels at most, and a thread per execution would cost more than the check itself (10-17 us
@@ -20,7 +26,7 @@
 
 use std::collections::HashMap;
 
-use bonsai::target::{Target, Verdict};
+use bonsai::target::{Target, Verdict, Violation, round_trip};
 use starlark::environment::{Globals, LibraryExtension};
 use starlark::syntax::{AstModule, Dialect, DialectTypes};
 use starlark::typing::AstModuleTypecheck;
@@ -70,7 +76,7 @@ impl Starlark {
     /// Parses and type-checks `source`. `with_types` also writes out the inferred types, which
     /// only a golden output needs: formatting them (starlark's `Debug` of every function type
     /// the module touches) took a third of a fuzzing run's time.
-    fn check(&self, source: &str, with_types: bool) -> Outcome {
+    fn judge(&self, source: &str, with_types: bool) -> Outcome {
         let module = match AstModule::parse("input.star", source.to_owned(), &self.dialect) {
             Ok(module) => module,
             Err(e) => return Outcome::Invalid(describe(&e)),
@@ -90,15 +96,39 @@ impl Starlark {
     }
 }
 
+impl Starlark {
+    /// The target's verdict on `source`, without the golden output's types.
+    fn verdict(&self, source: &str) -> Verdict {
+        match self.judge(source, false) {
+            Outcome::Valid { .. } => Verdict::Valid,
+            Outcome::Invalid(reason) => Verdict::Invalid(reason),
+        }
+    }
+
+    /// starlark's print of the module `source` parses to: the printer of the round trip.
+    fn print(&self, source: &str) -> Result<String, String> {
+        let module = AstModule::parse("input.star", source.to_owned(), &self.dialect)
+            .map_err(|e| describe(&e))?;
+        Ok(module.statement().node.to_string())
+    }
+}
+
 impl Target for Starlark {
     fn run(&mut self, input: &[u8]) -> Verdict {
         let Ok(source) = std::str::from_utf8(input) else {
             return Verdict::Reject;
         };
-        match self.check(source, false) {
-            Outcome::Valid { .. } => Verdict::Valid,
-            Outcome::Invalid(reason) => Verdict::Invalid(reason),
-        }
+        self.verdict(source)
+    }
+
+    fn check(&mut self, input: &[u8], verdict: &Verdict) -> Option<Violation> {
+        let source = std::str::from_utf8(input).ok()?;
+        round_trip(
+            source,
+            verdict,
+            |text| self.print(text),
+            |text| self.verdict(text),
+        )
     }
 
     /// A valid module's output lists the type inferred for every binding inside a `def`
@@ -108,7 +138,7 @@ impl Target for Starlark {
         let Ok(source) = std::str::from_utf8(input) else {
             return "reject".to_string();
         };
-        match self.check(source, true) {
+        match self.judge(source, true) {
             Outcome::Valid { types } => format!("valid\n{}", types.unwrap_or_default()),
             Outcome::Invalid(reason) => format!("invalid: {reason}"),
         }
@@ -204,6 +234,30 @@ mod tests {
         assert_eq!(Starlark::new().run(&[b'x', 0xff]), Verdict::Reject);
     }
 
+    /// The target's verdict for `source` and what the oracle says about it, as the engine runs
+    /// them: `check` after `run`, on the same target.
+    pub(super) fn checked(source: &str) -> (Verdict, Option<Violation>) {
+        let mut starlark = Starlark::new();
+        let verdict = starlark.run(source.as_bytes());
+        let violation = starlark.check(source.as_bytes(), &verdict);
+        (verdict, violation)
+    }
+
+    #[test]
+    fn valid_modules_print_back_as_themselves_and_refused_ones_are_not_checked() {
+        let programs = [
+            "def f(a: int) -> int:\n    # comment\n    if a > 0:\n        return -(-a) * 2 + 1\n    elif a < -3:\n        return a // 2\n    else:\n        return 0\n",
+            "def f(*, a: int = 1, **kw) -> None:\n    pass\nl = lambda x: x + 1\nt = (1,)\nd = {k: v for k, v in {}.items() if k}\n",
+            "load(\"m.star\", y = \"x\")\ns = \"q\\\"\\n\\t\" + 'single'\nb = b\"\\xff\"\nx = [i for i in [1, 2] if not i]\n",
+        ];
+        for program in programs {
+            assert_eq!(checked(program), (Verdict::Valid, None), "{program}");
+        }
+        let (verdict, violation) = checked("def f(x: int) -> str:\n    return x\n");
+        assert!(matches!(verdict, Verdict::Invalid(_)), "{verdict:?}");
+        assert_eq!(violation, None);
+    }
+
     #[test]
     fn output_lists_inferred_types_and_is_stable() {
         let program = b"def f(x: int) -> list[int]:\n    y = [x]\n    return y\n";
@@ -220,6 +274,38 @@ mod tests {
 #[cfg(test)]
 mod known_bugs {
     use super::*;
+    use bonsai::target::Oracle;
+
+    /// The round-trip oracle's violation for a module the checker accepts.
+    fn violation_of(source: &str) -> Violation {
+        let (verdict, violation) = super::tests::checked(source);
+        assert_eq!(verdict, Verdict::Valid, "{source}");
+        let violation = violation.unwrap_or_else(|| panic!("{source:?} passed the oracle"));
+        assert_eq!(violation.oracle, Oracle::RoundTrip);
+        violation
+    }
+
+    /// starlark_syntax 0.14.2 prints a slice `x[1:2]` as `x[]1:2` (syntax/ast.rs, `Display for
+    /// Expr`, `Expr::Slice` writes the brackets before the indices), which does not parse.
+    #[test]
+    fn a_slice_prints_with_its_indices_outside_the_brackets() {
+        let found = violation_of("def f(x: list[int]) -> list[int]:\n    return x[1:2]\n");
+        assert_eq!(found.class, "the print is refused (parse)");
+        assert!(found.texts[0].1.contains("x[]1:2"), "{found:?}");
+    }
+
+    /// starlark_syntax 0.14.2 prints a float literal with Rust's `{}` (`AstLiteral::Float`), so
+    /// `1.0` prints as the int `1`, which the checker refuses where a float is wanted, and
+    /// `1e400` prints as `inf`, a name nothing binds.
+    #[test]
+    fn a_float_literal_prints_as_an_int_or_a_name() {
+        let int = violation_of("def f() -> float:\n    return 1.0\n");
+        assert_eq!(int.class, "the print is refused (type)");
+        assert!(int.texts[0].1.contains("return 1\n"), "{int:?}");
+        let inf = violation_of("x = 1e400\n");
+        assert_eq!(inf.class, "the print is refused (internal)");
+        assert_eq!(inf.texts[0].1, "x = inf\n");
+    }
 
     fn verdict(source: &str) -> Verdict {
         Starlark::new().run(source.as_bytes())
