@@ -294,6 +294,21 @@ mod known_bugs {
         assert!(found.texts[0].1.contains("x[]1:2"), "{found:?}");
     }
 
+    /// Found by the oracle's first short run (grammars/starlark.ebnf, reduced from 1,433 bytes):
+    /// starlark_syntax 0.14.2 prints an attribute of an int literal, `0 .g`, without the space
+    /// (`Expr::Dot` writes `{}.{}`), and `0.g` reads as the float `0.` followed by a name. It
+    /// shares its class with the slice: both are prints the parser refuses.
+    #[test]
+    fn an_attribute_of_an_int_literal_prints_as_a_float() {
+        let found = violation_of("0 .g");
+        assert_eq!(found.class, "the print is refused (parse)");
+        assert_eq!(found.texts[0].1, "0.g\n");
+        assert!(
+            found.texts[1].1.contains("unexpected identifier 'g'"),
+            "{found:?}"
+        );
+    }
+
     /// starlark_syntax 0.14.2 prints a float literal with Rust's `{}` (`AstLiteral::Float`), so
     /// `1.0` prints as the int `1`, which the checker refuses where a float is wanted, and
     /// `1e400` prints as `inf`, a name nothing binds.
