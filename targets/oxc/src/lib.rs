@@ -11,17 +11,27 @@
 //!    optional chaining, `??`, exponentiation, async iteration and so on;
 //! 4. minify: compress (targeting ES2015 too, so it does not reintroduce what the transform
 //!    lowered) and mangle;
-//! 5. codegen, minified;
-//! 6. round trip (`roundtrip:`): the printed program must parse again. A failure here means
-//!    oxc turned a valid program into an invalid one, which is a miscompilation that no stage
-//!    reports by itself.
+//! 5. codegen, minified.
 //!
 //! The verdict is `Valid` iff no stage reports an error. Warnings do not count. Every
 //! allocation of a run lives in one arena that is reset before the next run.
+//!
+//! The printer is judged apart, by the round-trip oracle (`Target::check`), so that a program
+//! oxc misprints is a fault of its own and not one more refused input. Two prints are checked:
+//!
+//! - the code generator's plain print of the parsed program (before any transform): it must
+//!   parse and pass the semantic checks again, and printing it must give it back (a fixed
+//!   point), as [`round_trip`] has it. The print is read by parse and semantic analysis only:
+//!   they decide whether a text is a JavaScript module, and the later stages' refusals of a
+//!   print would be those stages' findings, already made on the input;
+//! - the minified print the pipeline made: it must parse and pass the semantic checks. It is not
+//!   held to a fixed point, since minifying again may find more to fold. A failure here means
+//!   oxc turned a valid program into an invalid one, a miscompilation that no stage reports by
+//!   itself.
 
 use std::path::Path;
 
-use bonsai::target::{Target, Verdict};
+use bonsai::target::{Oracle, Target, Verdict, Violation, refusal_stage, round_trip};
 use oxc::allocator::Allocator;
 use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::diagnostics::{Diagnostics, OxcDiagnostic};
@@ -31,11 +41,16 @@ use oxc::semantic::SemanticBuilder;
 use oxc::span::SourceType;
 use oxc::transformer::{ESTarget, EngineTargets, TransformOptions, Transformer};
 
-/// The pipeline's options, built once, and the arena reused across runs.
+/// The pipeline's options, built once, and the arenas reused across runs.
 pub struct Oxc {
     allocator: Allocator,
+    /// The plain round trip's prints, made while `allocator` holds the text being read.
+    printer: Allocator,
     transform: TransformOptions,
     compress: CompressOptions,
+    /// The last input `run` compiled and its minified print, which `check` (called next, on
+    /// the same input) reads instead of running the whole pipeline again.
+    minified: Option<(Vec<u8>, String)>,
 }
 
 impl Default for Oxc {
@@ -49,6 +64,8 @@ impl Oxc {
         let targets = EngineTargets::from_target("es2015").expect("es2015 is a known target");
         Self {
             allocator: Allocator::default(),
+            printer: Allocator::default(),
+            minified: None,
             transform: TransformOptions::from(ESTarget::ES2015),
             compress: CompressOptions {
                 target: targets,
@@ -90,11 +107,15 @@ impl Oxc {
             .with_private_member_mappings(minified.class_private_mappings)
             .build(&program)
             .code;
-
-        let reparsed = Parser::new(allocator, &code, source_type).parse();
-        first_error("roundtrip", &code, &reparsed.diagnostics)
-            .map_err(|e| format!("{e} (printed: {})", excerpt(&code)))?;
         Ok(code)
+    }
+
+    /// The minified print of `source`, from the last run when it compiled `source`.
+    fn minified(&mut self, source: &str) -> Option<String> {
+        match self.minified.take() {
+            Some((input, code)) if input == source.as_bytes() => Some(code),
+            _ => self.compile(source).ok(),
+        }
     }
 }
 
@@ -104,8 +125,14 @@ impl Target for Oxc {
             return Verdict::Reject;
         };
         match self.compile(source) {
-            Ok(_) => Verdict::Valid,
-            Err(reason) => Verdict::Invalid(reason),
+            Ok(code) => {
+                self.minified = Some((input.to_vec(), code));
+                Verdict::Valid
+            }
+            Err(reason) => {
+                self.minified = None;
+                Verdict::Invalid(reason)
+            }
         }
     }
 
@@ -120,6 +147,61 @@ impl Target for Oxc {
             Err(reason) => format!("invalid: {reason}"),
         }
     }
+
+    fn check(&mut self, input: &[u8], verdict: &Verdict) -> Option<Violation> {
+        if !verdict.is_valid() {
+            return None;
+        }
+        let source = std::str::from_utf8(input).ok()?;
+        let code = self.minified(source)?;
+        let Oxc {
+            allocator, printer, ..
+        } = self;
+        let plain = round_trip(
+            source,
+            verdict,
+            |text| print(printer, text),
+            |text| match read(allocator, text) {
+                Ok(()) => Verdict::Valid,
+                Err(reason) => Verdict::Invalid(reason),
+            },
+        );
+        if plain.is_some() {
+            return plain;
+        }
+        let error = read(allocator, &code).err()?;
+        Some(Violation {
+            oracle: Oracle::RoundTrip,
+            class: format!("the minified print is refused{}", refusal_stage(&error)),
+            message: format!(
+                "oxc refuses its own minified print of a program it compiled: {error}"
+            ),
+            texts: vec![
+                ("minified print".to_string(), code),
+                ("oxc on the minified print".to_string(), error),
+            ],
+        })
+    }
+}
+
+/// The code generator's plain print of `source` as parsed: the printer of the round trip.
+fn print(arena: &mut Allocator, source: &str) -> Result<String, String> {
+    arena.reset();
+    let parsed = Parser::new(arena, source, SourceType::mjs()).parse();
+    first_error("parse", source, &parsed.diagnostics)?;
+    Ok(Codegen::new().build(&parsed.program).code)
+}
+
+/// Whether `source` is a module that parses and passes the semantic checks: what a print must
+/// be.
+fn read(arena: &mut Allocator, source: &str) -> Result<(), String> {
+    arena.reset();
+    let parsed = Parser::new(arena, source, SourceType::mjs()).parse();
+    first_error("parse", source, &parsed.diagnostics)?;
+    let semantic = SemanticBuilder::new()
+        .with_check_syntax_error(true)
+        .build(&parsed.program);
+    first_error("semantic", source, &semantic.diagnostics)
 }
 
 /// The first error-severity diagnostic, located in `source`.
@@ -143,14 +225,6 @@ fn describe(source: &str, error: &OxcDiagnostic) -> String {
         })
         .unwrap_or_default();
     format!("{at}{}", one_line(&error.message))
-}
-
-fn excerpt(code: &str) -> String {
-    let line = one_line(code);
-    match line.char_indices().nth(120) {
-        Some((i, _)) => format!("{}...", &line[..i]),
-        None => line,
-    }
 }
 
 fn one_line(text: &str) -> String {
@@ -209,6 +283,49 @@ mod tests {
         assert!(matches!(verdict("with (a) {}"), Verdict::Invalid(_)));
         // Assigning to a constant is a run-time error in JavaScript, not an early one.
         assert_eq!(verdict("const c = 1;\nc = 2;"), Verdict::Valid);
+    }
+
+    /// The target's verdict for `source` and what the oracle says about it, as the engine runs
+    /// them: `check` after `run`, on the same target.
+    fn checked(source: &str) -> (Verdict, Option<Violation>) {
+        let mut oxc = Oxc::new();
+        let verdict = oxc.run(source.as_bytes());
+        let violation = oxc.check(source.as_bytes(), &verdict);
+        (verdict, violation)
+    }
+
+    #[test]
+    fn valid_programs_print_and_minify_to_programs_and_refused_ones_are_not_checked() {
+        for program in [
+            "class A { #p = 1; static s = 2; get p() { return this.#p; } }\nexport default new A().p;",
+            "const f = async (a, ...rest) => { for await (const v of rest) a ??= v; return a?.b ** 2; };\nexport { f };",
+            "let x = (1, 2) + -(-3) + (a => a)(4) + `t${x}` + /re[/]/g.source + (function () {}).name;",
+            "label: for (let i = 0; i < 3; i++) { if (i) continue label; else break; }",
+        ] {
+            assert_eq!(checked(program), (Verdict::Valid, None), "{program}");
+        }
+        let (verdict, violation) = checked("let a = 1;\nlet a = 2;");
+        assert!(matches!(verdict, Verdict::Invalid(_)), "{verdict:?}");
+        assert_eq!(violation, None);
+    }
+
+    /// `check` reads the minified print `run` left for the same input, and compiles again for
+    /// any other: a stale print would judge the wrong program.
+    #[test]
+    fn check_reads_the_last_run_s_print_only_for_its_input() {
+        let mut oxc = Oxc::new();
+        assert_eq!(oxc.run(b"export const a = 1;"), Verdict::Valid);
+        assert_eq!(
+            oxc.minified("export let b = 2;").as_deref(),
+            Some("export let b=2;")
+        );
+        assert_eq!(oxc.run(b"export const a = 1;"), Verdict::Valid);
+        assert!(oxc.minified.is_some());
+        assert_eq!(
+            oxc.minified("export const a = 1;").as_deref(),
+            Some("export const a=1;")
+        );
+        assert!(oxc.minified.is_none(), "the print is read once");
     }
 
     #[test]
