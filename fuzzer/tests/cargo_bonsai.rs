@@ -233,15 +233,15 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
         "{rerun}"
     );
 
-    // Issue 32: the printer's lost parenthesis and the second checker's depth limit, each one
+    // Issue 32: the printer's lost bracket and the second checker's depth limit, each one
     // fault of its own kind, reduced to a few bytes that still break the same property.
     assert_eq!(summary["wrong_answers"], 2, "{summary}");
     for (kind, class, shape) in [
-        ("roundtrip", "the print is refused (parse)", "*("),
+        ("roundtrip", "the print is refused (parse)", "[]"),
         (
             "differential",
             "only toylang::check accepts; toylang::check_other refuses (parse)",
-            "(((",
+            "[[",
         ),
     ] {
         let meta = metas

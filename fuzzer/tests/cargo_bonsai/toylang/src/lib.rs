@@ -1,7 +1,7 @@
 //! toylang: a lexer, a recursive-descent parser and an evaluator for a tiny language, the
 //! user's own crate in cargo-bonsai's end-to-end test. It has three planted bugs: a list nested
-//! three deep panics; the printer loses the closing parenthesis of a sum multiplied from the
-//! left; the second checker refuses parentheses nested three deep.
+//! three deep panics; the printer loses the closing bracket of an empty list; the second checker
+//! refuses lists nested two deep.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -252,7 +252,10 @@ fn print_expr(expr: &Expr, out: &mut String) {
                 }
                 print_expr(item, out);
             }
-            out.push(']');
+            // The planted printer bug: an empty list loses its `]`.
+            if !items.is_empty() {
+                out.push(']');
+            }
         }
         Expr::Binary(op, left, right) => {
             let left_parentheses = *op == '*' && needs_parentheses(left);
@@ -270,8 +273,7 @@ fn print_expr(expr: &Expr, out: &mut String) {
                 out.push('(');
             }
             print_expr(right, out);
-            // The planted printer bug: a sum multiplied from the left loses its `)`.
-            if right_parentheses && !(*op == '*' && needs_parentheses(right)) {
+            if right_parentheses {
                 out.push(')');
             }
         }
@@ -299,17 +301,17 @@ pub fn print(source: &str) -> Result<String, Error> {
 }
 
 /// A second implementation of `check`, as another team would write it, with a depth limit
-/// the first does not have: parentheses nested three deep are refused.
+/// the first does not have: lists nested two deep are refused.
 pub fn check_other(source: &str) -> Result<String, Error> {
     let mut depth = 0usize;
     for token in lex(source)? {
         match token {
-            Token::Punct('(') => depth += 1,
-            Token::Punct(')') => depth = depth.saturating_sub(1),
+            Token::Punct('[') => depth += 1,
+            Token::Punct(']') => depth = depth.saturating_sub(1),
             _ => {}
         }
-        if depth > 2 {
-            return Err(Error("parse: parentheses nested too deep".into()));
+        if depth > 1 {
+            return Err(Error("parse: lists nested too deep".into()));
         }
     }
     check(source)
