@@ -450,7 +450,20 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baselin
         Verdict::Valid"
         ),
     };
+    // The differential first: it is one call, and an input that breaks both is the other
+    // implementation's to explain before the printer's.
     let mut checks = String::new();
+    if let Some(other) = &oracles.differential {
+        checks.push_str(&format!(
+            "        // Differential: {other} agrees on accept or reject.
+        let other = verdict_of({other}(source));
+        if let Some(violation) = differential((\"{call}\", verdict), (\"{other}\", &other)) {{
+            return Some(violation);
+        }}
+",
+            call = call.unwrap_or_default()
+        ));
+    }
     if let Some(print) = &oracles.roundtrip {
         checks.push_str(&format!(
             "        // Round trip: the print of an accepted input is accepted, and printing it again
@@ -458,17 +471,6 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baselin
         let print = |text: &str| {print}(text);
         let accept = |text: &str| verdict_of({call}(text));
         if let Some(violation) = round_trip(source, verdict, print, accept) {{
-            return Some(violation);
-        }}
-",
-            call = call.unwrap_or_default()
-        ));
-    }
-    if let Some(other) = &oracles.differential {
-        checks.push_str(&format!(
-            "        // Differential: {other} agrees on accept or reject.
-        let other = verdict_of({other}(source));
-        if let Some(violation) = differential((\"{call}\", verdict), (\"{other}\", &other)) {{
             return Some(violation);
         }}
 ",
