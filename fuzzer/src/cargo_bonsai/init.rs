@@ -440,7 +440,7 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baselin
     let body = match call {
         Some(function) => format!(
             "        // {function} takes the text and returns Ok, or Err with a message.
-        verdict_of({function}(source))"
+        verdict_of(&{function}(source))"
         ),
         None => format!(
             "        // Call {lib} here: Verdict::Valid if it accepts `source`, Verdict::Invalid(message)
@@ -455,10 +455,17 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baselin
     let mut checks = String::new();
     if let Some(other) = &oracles.differential {
         checks.push_str(&format!(
-            "        // Differential: {other} agrees on accept or reject.
-        let other = verdict_of({other}(source));
-        if let Some(violation) = differential((\"{call}\", verdict), (\"{other}\", &other)) {{
+            "        // Differential: {other} agrees on accept or reject, and where both accept, on the
+        // answer (when its type has PartialEq and Debug; other answers are not compared).
+        let theirs = {other}(source);
+        if let Some(violation) = differential((\"{call}\", verdict), (\"{other}\", &verdict_of(&theirs))) {{
             return Some(violation);
+        }}
+        if let (Ok(ours), Ok(theirs)) = (&{call}(source), &theirs) {{
+            let comparison = bonsai::compare_answers!(ours, theirs);
+            if let Some(violation) = different_answers(\"{call}\", \"{other}\", comparison) {{
+                return Some(violation);
+            }}
         }}
 ",
             call = call.unwrap_or_default()
@@ -469,7 +476,7 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baselin
             "        // Round trip: the print of an accepted input is accepted, and printing it again
         // gives it back.
         let print = |text: &str| {print}(text);
-        let accept = |text: &str| verdict_of({call}(text));
+        let accept = |text: &str| verdict_of(&{call}(text));
         if let Some(violation) = round_trip(source, verdict, print, accept) {{
             return Some(violation);
         }}
@@ -499,6 +506,7 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baselin
     }
     if oracles.differential.is_some() {
         imports.push("differential");
+        imports.push("different_answers");
     }
     if !checks.is_empty() {
         imports.push("Violation");
@@ -507,7 +515,7 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baselin
     let verdict_of = if call.is_some() {
         "
 /// A function's answer as a verdict: Ok is valid, Err is refused with its message.
-fn verdict_of<T, E: std::fmt::Display>(answer: Result<T, E>) -> Verdict {
+fn verdict_of<T, E: std::fmt::Display>(answer: &Result<T, E>) -> Verdict {
     match answer {
         Ok(_) => Verdict::Valid,
         Err(error) => Verdict::Invalid(error.to_string()),
@@ -597,7 +605,7 @@ mod tests {
         let none = Oracles::default();
         let called = main_rs("lang", "my_lang", Some("my_lang::check"), &none, false);
         assert!(
-            called.contains("verdict_of(my_lang::check(source))"),
+            called.contains("verdict_of(&my_lang::check(source))"),
             "{called}"
         );
         assert!(
@@ -665,17 +673,22 @@ mod tests {
         let main = main_rs("lang", "my_lang", Some("my_lang::check"), &both, false);
         assert!(
             main.contains(
-                "use bonsai::target::{Target, Verdict, Violation, differential, round_trip};"
+                "use bonsai::target::{Target, Verdict, Violation, different_answers, differential, round_trip};"
             ),
             "{main}"
         );
         assert!(main.contains("let print = |text: &str| my_lang::print(text);"));
-        assert!(main.contains("let accept = |text: &str| verdict_of(my_lang::check(text));"));
-        assert!(main.contains("let other = verdict_of(my_lang::other(source));"));
+        assert!(main.contains("let accept = |text: &str| verdict_of(&my_lang::check(text));"));
+        assert!(main.contains("let theirs = my_lang::other(source);"));
+        assert!(main.contains(
+            "differential((\"my_lang::check\", verdict), (\"my_lang::other\", &verdict_of(&theirs)))"
+        ));
         assert!(
-            main.contains(
-                "differential((\"my_lang::check\", verdict), (\"my_lang::other\", &other))"
-            )
+            main.contains("(&my_lang::check(source), &theirs)"),
+            "{main}"
+        );
+        assert!(
+            main.contains("different_answers(\"my_lang::check\", \"my_lang::other\", comparison)")
         );
         let only_print = Oracles {
             roundtrip: Some("my_lang::print".into()),

@@ -1,6 +1,7 @@
 //! The target. The public API a user implements to fuzz their own compiler (with the oracles
 //! that check its answers), and the check that it was built with coverage instrumentation.
 
+mod answer;
 mod crate_counters;
 mod differential;
 pub mod emergency_heap;
@@ -18,6 +19,7 @@ mod validity;
 mod verdict;
 mod violation;
 
+pub use answer::{Answers, CannotCompare, CompareByValue, Comparison, different_answers};
 pub use crate_counters::{
     STANDARD_LIBRARY, crate_counters, crate_of, describe as describe_crate_counters,
     function_start, harness_only_warning, warn_if_only_the_harness_is_counted,
