@@ -634,7 +634,7 @@ fn buckets_of(project: &Path, dir: &str) -> Vec<Value> {
 /// Beyond the four, at most `misnamed_hangs` more buckets, each a hang whose stack holds
 /// `fourbugs::wait`: the same bug under a second name. That is a known defect, not a goal:
 /// in 1 of 44 hangs of one `--cores 0-1` run in a local CI run the samples named the hang
-/// after the interpreter's `run` around `wait` (docs/results.md, issue 31's CI note), and the
+/// after the interpreter's `run` around `wait` (docs/results/issue-31-your-language.md, the CI note), and the
 /// next run did the same in the campaign (a 7-byte `wait` program); the cause is not found
 /// yet.
 fn assert_the_four_bugs(

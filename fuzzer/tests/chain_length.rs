@@ -1,5 +1,5 @@
 //! `scripts/chain-length` counts the conditional chains in a queue and the children of the
-//! long ones: the figures docs/results.md reads oxc's chain hang by. Needs `python3`, as the
+//! long ones: the figures docs/results/issue-30-deep-inputs.md reads oxc's chain hang by. Needs `python3`, as the
 //! script itself does.
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! `scripts/pattern-density` prints how often constructs occur per 1000 characters of a corpus,
-//! after an optional prologue marker: the figures docs/results.md compares Bonsai's and
+//! after an optional prologue marker: the figures docs/results/issue-11-fuzzing-power.md compares Bonsai's and
 //! Nautilus's naga corpora by. Needs `python3`, as the script itself does.
 
 use std::path::PathBuf;

@@ -66,7 +66,7 @@ pub struct CampaignConfig {
     pub show_progress: bool,
 }
 
-/// Measured on the README's campaign (docs/results.md, "Campaign: cores per node"): single-core
+/// Measured on the README's campaign (docs/results/issue-17-many-cores.md, "Campaign: cores per node"): single-core
 /// nodes side by side reach the top node's coverage sooner than nodes of two cores each.
 pub const DEFAULT_CORES_PER_NODE: usize = 1;
 

@@ -69,8 +69,8 @@ pub struct CampaignArgs {
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     /// Cores each node fuzzes with (`bonsai fuzz --cores`, clients sharing entries over
-    /// LLMP); 1 runs single-core nodes side by side. See docs/multi-core.md for the measured
-    /// choice of the default.
+    /// LLMP); 1 runs single-core nodes side by side. See docs/book/src/many-cores.md for the
+    /// measured choice of the default.
     #[arg(long, value_name = "K", default_value_t = crate::campaign::DEFAULT_CORES_PER_NODE)]
     cores_per_node: usize,
     /// Random seed (each node derives its own from it).

@@ -82,7 +82,7 @@ pub struct FuzzArgs {
     /// Also keep inputs whose run takes much longer than their size predicts (each a new
     /// record of time per byte, over a millisecond and under a quarter of the timeout):
     /// the stepping stones to super-linear hangs, which hit no new edge on the way. Off by
-    /// default: in issue 30's comparison (docs/results.md) it kept 2-8 entries per run and 1 of
+    /// default: in issue 30's comparison (docs/results/issue-30-deep-inputs.md) it kept 2-8 entries per run and 1 of
     /// 70 hangs descended from one, while an entry both kept for its time and saved as a hang
     /// (its time near the timeout on a loaded machine) is one input in two places.
     #[arg(long, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
@@ -103,11 +103,11 @@ pub struct FuzzArgs {
     /// With the zest scheduler, the children of a parent per pick: zest (Zest's energy:
     /// coverage, favored, smallness), spread:N (those energies scaled so that a pass over the
     /// queue costs N children per entry on average) or flat:N (N for every parent, as
-    /// Nautilus's queue gives). For ablations: docs/results.md, issue 30.
+    /// Nautilus's queue gives). For ablations: docs/results/issue-30-deep-inputs.md.
     #[arg(long, value_name = "RULE", default_value = "zest")]
     children: ChildrenRule,
     /// With the zest scheduler, the share of picks (0 to 1) that take the newest entry never
-    /// picked; the others continue Zest's cycle. For ablations: docs/results.md, issue 30.
+    /// picked; the others continue Zest's cycle. For ablations: docs/results/issue-30-deep-inputs.md.
     #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
     newest_first: f64,
     /// Record the first N executions and, at the end, replay them through a bare loop (sample,

@@ -12,7 +12,7 @@ use super::Novelty;
 /// Saving on a new hit-count class of a known edge (AFL's and Zest's default) gives the search
 /// stepping stones towards loops run more often, but four fifths of such a corpus are inputs
 /// that cover no edge the rest lacks, and they are three to six times larger than the ones
-/// that brought edges (docs/results.md). A regression corpus wants the edges: the Bonsai
+/// that brought edges (docs/results/issue-10-concise-corpora.md). A regression corpus wants the edges: the Bonsai
 /// paper's own runs disabled Zest's saving of new counts (`jqf.ei.DISABLE_SAVE_NEW_COUNTS`),
 /// for the lattice and the baseline alike.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

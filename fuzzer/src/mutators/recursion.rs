@@ -199,7 +199,7 @@ pub fn nearest_recursions(tree: &DerivationTree) -> Vec<Vec<RecursionLevel>> {
 /// the next level is most likely new to the target. The other half keeps growing the commonest
 /// recursion, which is how the deep-nesting stack overflows are reached in seconds. Measured:
 /// twice the conditional chains per call, but the queues of 5-minute runs held no more of them,
-/// because the schedule seldom mutates an entry kept late (docs/results.md, issue 30).
+/// because the schedule seldom mutates an entry kept late (docs/results/issue-30-deep-inputs.md).
 pub fn pick_outer<R: Rand>(by_rule: &[Vec<RecursionLevel>], rng: &mut R) -> Option<NodeId> {
     pick_level(by_rule, rng).map(|level| level.outer)
 }

@@ -34,7 +34,7 @@ fn generated_shaders_validate_and_only_the_known_bug_crashes() {
 
 /// Found by `bonsai negative grammars/wgsl.ebnf --cover cdrc --target naga` (the symbol
 /// insertion mutant 0866, `@vertex struct fn vs_main ...`, which naga refuses only at `fn`;
-/// docs/results.md, issue 16): naga 30.0.1 takes the stage attributes, `@workgroup_size` and
+/// docs/results/issue-16-negative-suites.md): naga 30.0.1 takes the stage attributes, `@workgroup_size` and
 /// `@id` in front of module-scope declarations that the WGSL grammar gives no attributes at all
 /// (`struct_decl`, `type_alias_decl`, a `const` `global_value_decl`, `const_assert` and the
 /// empty declaration `;`), and drops them: a syntax error accepted. Other attributes are
@@ -65,7 +65,7 @@ fn entry_point_attributes_before_a_struct_or_alias_are_accepted() {
     }
 }
 
-/// Found by `bonsai fuzz` without `--bounds` (issue 30, docs/results.md, "Bugs found"): naga
+/// Found by `bonsai fuzz` without `--bounds` (issue 30, docs/results/bugs.md): naga
 /// 30.0.1's WGSL front end lowers a chain of unary minus by recursion with no limit
 /// (`expression_for_abstract` and `expression_for_reference` call each other per level), so
 /// `return - - ... 1.0;` some thousands deep overflows a main thread's 8 MB stack; 200 levels
@@ -107,7 +107,7 @@ fn a_deep_chain_of_unary_minus_overflows_the_stack() {
 }
 
 /// Found by Nautilus (issue 11; again in 1 of 5 runs of issue 30's 5-minute comparison, Bonsai
-/// in none; docs/results.md, "Bugs found"), reduced with `bonsai-naga reduce grammars/wgsl.ebnf
+/// in none; docs/results/bugs.md), reduced with `bonsai-naga reduce grammars/wgsl.ebnf
 /// INPUT --target naga --criterion crash --reducer hdd+ddmin` and by hand: naga 30.0.1's
 /// constant evaluator folds a `select` over vectors as if every component of the rejected
 /// value were a literal, and reaches `unreachable!()` (proc/constant_evaluator.rs:3685) when one

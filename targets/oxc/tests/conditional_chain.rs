@@ -1,4 +1,4 @@
-//! Found by Nautilus in issue 11's and issue 30's comparisons (docs/results.md, "Bugs found",
+//! Found by Nautilus in issue 11's and issue 30's comparisons (docs/results/bugs.md,
 //! signature 5494fbd7): oxc 0.146.0's minifier evaluates a chain of conditional expressions
 //! in time exponential in its length when a test it can fold (`1`, `typeof []`) stands above
 //! tests it cannot (`delete this.c`) whose branches are functions. Cut by hand from

@@ -29,7 +29,7 @@ fn generated_programs_compile_and_only_the_known_bug_crashes() {
     );
 }
 
-/// Found by `bonsai fuzz` without `--bounds` (issue 30, docs/results.md, "Bugs found"): oxc
+/// Found by `bonsai fuzz` without `--bounds` (issue 30, docs/results/bugs.md): oxc
 /// 0.146.0's parser recurses once per nested arrow function (and per nested parenthesis,
 /// assignment or `**`) with no limit, so a program nested some thousands of levels deep
 /// overflows a main thread's 8 MB stack. The overflow aborts the process, so the test runs

@@ -1,7 +1,7 @@
 //! The hostile-user suite (scripts/robustness) in its short form, on every test run: mutated
 //! grammars, bad command lines and damaged fuzzing outputs must each end in exit code 0, 1 or 2
 //! with a message, never a panic, a signal or a hang. The full form (450 grammars) is run by
-//! hand; its figures are in docs/results.md.
+//! hand; its figures are in docs/results/.
 
 use std::path::Path;
 use std::process::Command;

@@ -18,7 +18,7 @@ fn generated_programs_parse_and_many_type_check() {
         ValidityReport::measure(&mut Starlark::new(), &grammar, bounds, 1000, 1).unwrap();
     // The one known bug: a call to a function defined further down the module unwraps `None`
     // in starlark 0.14.2's typing/bindings.rs:347 (both fuzzers find it within minutes; see
-    // docs/results.md). Any other crash is new.
+    // docs/results/). Any other crash is new.
     let known = "called `Option::unwrap()` on a `None` value";
     let other: Vec<_> = validity
         .crashes
@@ -31,7 +31,7 @@ fn generated_programs_parse_and_many_type_check() {
 }
 
 /// Found by `bonsai negative grammars/starlark.ebnf --cover cdrc --target starlark` (a symbol
-/// deletion mutant; docs/results.md, issue 16): starlark 0.14.2's type checker does not
+/// deletion mutant; docs/results/issue-16-negative-suites.md): starlark 0.14.2's type checker does not
 /// terminate on a local assigned a tuple that holds itself, while a list that holds itself, or
 /// the same tuple at module level, is checked at once. The forked replay reports a timeout.
 #[test]
@@ -62,7 +62,7 @@ fn a_local_tuple_holding_itself_hangs_the_type_checker() {
     assert!(module.contains("\"valid\""), "{module}");
 }
 
-/// Found by `bonsai fuzz` without `--bounds` (issue 30, docs/results.md, "Bugs found"):
+/// Found by `bonsai fuzz` without `--bounds` (issue 30, docs/results/bugs.md):
 /// starlark 0.14.2 recurses once per level of nesting, with no limit, in its parser (a type
 /// annotation `list[list[...]]`) and in its compiler's scope pass (a chain of `not`), so a
 /// program nested some thousands of levels deep overflows a main thread's 8 MB stack. The
