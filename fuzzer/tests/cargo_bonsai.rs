@@ -289,11 +289,16 @@ fn a_crate_outside_the_workspace_is_fuzzed_with_cargo_bonsai() {
     // A harness that links toylang and never calls it covers nothing: the engine and LibAFL
     // are not instrumented.
     let main_rs = harness.join("src/main.rs");
-    let code = std::fs::read_to_string(&main_rs)
-        .unwrap()
+    let code = std::fs::read_to_string(&main_rs).unwrap();
+    // The edit below must find its text, or the run would measure the harness as written.
+    assert!(
+        code.contains("verdict_of(&toylang::check(source))"),
+        "{code}"
+    );
+    let code = code
         .replace(
-            "verdict_of(toylang::check(source))",
-            "verdict_of(toylang::check(if source == \"\\u{0}never\" { source } else { return Verdict::Valid }))",
+            "verdict_of(&toylang::check(source))",
+            "verdict_of(&toylang::check(if source == \"\\u{0}never\" { source } else { return Verdict::Valid }))",
         )
         .replace(
             "-> Option<Violation> {\n",

@@ -207,12 +207,19 @@ fn wgsl_round_trip(source: &str) -> Option<Violation> {
             found.class = "the print is nested too deeply for the parser (parse)".to_string();
             Some(found)
         }
+        "the print is refused (parse)" if text(1).contains(BRACE_LIMIT) => {
+            found.class = "the print's blocks are nested too deeply for the parser (parse)".into();
+            Some(found)
+        }
         _ => Some(found),
     }
 }
 
 /// The note naga's parser gives when it stops at its recursion limit.
 const RECURSION_LIMIT: &str = "Parser recursion limit exceeded";
+
+/// naga's parser's message when blocks nest deeper than it reads (127 levels).
+const BRACE_LIMIT: &str = "brace nesting limit reached";
 
 /// `print` with each temporary (`_e<n>`, as the namer may decorate it: `_e<n>_`, `_e<n>_<m>`)
 /// renamed `_t<k>`, the k-th distinct one to appear in its function, and other names without
@@ -484,6 +491,37 @@ mod known_bugs {
             assert!(found.texts[0].1.contains(&"(".repeat(190)), "{found:?}");
             assert!(found.texts[1].1.contains(RECURSION_LIMIT), "{found:?}");
             let shorter = sum(150);
+            assert_eq!(naga.run(shorter.as_bytes()), Verdict::Valid);
+            assert_eq!(naga.check(shorter.as_bytes(), &Verdict::Valid), None);
+        });
+        run.unwrap().join().unwrap();
+    }
+
+    /// Found by the oracle's 10-minute run (issue 32): naga's IR has no `else if`, so its WGSL
+    /// back end prints a chain of them as an `else` block holding the next `if`, one brace
+    /// level deeper per link. A chain of 126 `else if`s, which the parser reads flat, prints
+    /// past the parser's brace nesting limit of 127: naga cannot read its own print back.
+    #[test]
+    fn a_long_else_if_chain_prints_too_deeply_nested_to_read_back() {
+        let worker = std::thread::Builder::new().stack_size(bonsai::target::DEFAULT_TARGET_STACK);
+        let run = worker.spawn(|| {
+            let chain = |links: usize| {
+                format!(
+                    "var<private> b: bool;\nfn f() -> i32 {{ if b {{}}{} else {{}} return 0; }}",
+                    " else if b {}".repeat(links)
+                )
+            };
+            let mut naga = Naga::new();
+            let shader = chain(130);
+            assert_eq!(naga.run(shader.as_bytes()), Verdict::Valid);
+            let found = naga.check(shader.as_bytes(), &Verdict::Valid).unwrap();
+            assert_eq!(
+                found.class,
+                "the print's blocks are nested too deeply for the parser (parse)"
+            );
+            assert!(found.texts[0].1.contains("} else {"), "{found:?}");
+            assert!(found.texts[1].1.contains(BRACE_LIMIT), "{found:?}");
+            let shorter = chain(100);
             assert_eq!(naga.run(shorter.as_bytes()), Verdict::Valid);
             assert_eq!(naga.check(shorter.as_bytes(), &Verdict::Valid), None);
         });
