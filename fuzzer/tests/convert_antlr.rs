@@ -71,7 +71,7 @@ fn reimport(exported: &AntlrGrammar, dir: &Path) -> Grammar {
 /// holding a token ends in a line break (the last one too), its indentation is gone, and a
 /// line indented deeper than the innermost open level starts with INDENT's marker, a
 /// shallower one with DEDENT's for every level it closes; blank lines vanish and the end
-/// closes every level. Mirrors `next_token` in fuzzer/src/convert/antlr_indentation.py.
+/// closes every level. Mirrors `next_token` in fuzzer/grammar/src/convert/antlr_indentation.py.
 fn module_tokens(text: &str) -> String {
     let mut out = String::new();
     let mut levels = vec![0usize];

@@ -45,11 +45,13 @@ const SANCOV: [&str; 4] = [
     "-Cllvm-args=-sanitizer-coverage-pc-table",
 ];
 
-/// Crates never instrumented, whatever the list says: the engine and the fuzzing library,
-/// whose own branches would flood the coverage map.
-pub const ENGINE: [&str; 6] = [
+/// Crates never instrumented, whatever the list says: the engine (with its grammar toolkit,
+/// whose sampler and parser run on every input) and the fuzzing library, whose own branches
+/// would flood the coverage map.
+pub const ENGINE: [&str; 7] = [
     "bonsai",
     "bonsai_baseline",
+    "bonsai_grammar",
     "libafl",
     "libafl_bolts",
     "libafl_targets",

@@ -1,17 +1,9 @@
-//! Choice sequences. An input is the sequence of decisions the sampler made; replaying
-//! the sequence gives the same input, and editing it gives a mutation that is always
-//! syntactically valid.
+//! Choice sequences as the engine uses them: everything in `bonsai_grammar::choice`, plus
+//! [`ChoiceInput`], the fuzzer's input type. `ChoiceInput` lives here and not in the toolkit
+//! because LibAFL's `Input` and `HasLen` traits must be implemented beside the type (the orphan
+//! rule), and the toolkit crate is kept free of LibAFL.
 
-mod cursor;
 mod input;
-mod own_words;
-mod saved;
-mod sequence;
 
-pub use cursor::{
-    Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED, UNIFORM_COUNTS, count_from_raw,
-};
+pub use bonsai_grammar::choice::*;
 pub use input::ChoiceInput;
-pub use own_words::{OwnWord, OwnWords};
-pub use saved::{ChoicesFileError, SavedChoices};
-pub use sequence::ChoiceSequence;

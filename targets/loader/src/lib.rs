@@ -3,10 +3,11 @@
 //! reads a file.
 //!
 //! Why the loader's sources are compiled here a second time, through `#[path]`, rather than
-//! called in the engine: coverage comes from SanitizerCoverage, which the rustc wrapper adds
-//! per crate (scripts/instrumented-crates), and the engine crate must never be instrumented
-//! (its own branches would flood the map). Compiled as modules of this crate, the same files
-//! are instrumented here and nowhere else. They need nothing from the engine but its
+//! called in `bonsai-grammar`: coverage comes from SanitizerCoverage, which the rustc wrapper
+//! adds per crate (scripts/instrumented-crates), and the engine's crates (that one included,
+//! since the engine's sampler and parser run it on every input) must never be instrumented
+//! (their own branches would flood the map). Compiled as modules of this crate, the same files
+//! are instrumented here and nowhere else. They need nothing from the toolkit but its
 //! diagnostics, which come along the same way.
 //!
 //! The verdict: a grammar the loader accepts is valid, one it refuses is invalid with the
@@ -16,10 +17,10 @@
 
 use bonsai::target::{Target, Verdict};
 
-#[path = "../../../fuzzer/src/diagnostic.rs"]
+#[path = "../../../fuzzer/grammar/src/diagnostic.rs"]
 #[allow(dead_code)]
 mod diagnostic;
-#[path = "../../../fuzzer/src/grammar/mod.rs"]
+#[path = "../../../fuzzer/grammar/src/grammar/mod.rs"]
 #[allow(dead_code, unused_imports)]
 mod grammar;
 

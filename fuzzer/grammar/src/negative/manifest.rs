@@ -19,7 +19,7 @@ pub fn write_suite(
         let file = format!("{:04}.txt", i + 1);
         // One sync for the suite, not one per word: the manifest, written last, is what says
         // the suite is complete.
-        crate::write_atomic_unsynced(&dir.join(&file), negative.text.as_bytes())?;
+        crate::fs_util::write_atomic_unsynced(&dir.join(&file), negative.text.as_bytes())?;
         let source = SourceFile::new(&file, &negative.text);
         let at = |offset: usize| {
             let (line, column) = source.line_col(offset);
@@ -60,6 +60,6 @@ pub fn write_suite(
     });
     let text = serde_json::to_string_pretty(&manifest)
         .map_err(|e| crate::diagnostic::Diagnostic::error(format!("internal error: {e}")))?;
-    crate::write_atomic(&dir.join("manifest.json"), text.as_bytes())?;
+    crate::fs_util::write_atomic(&dir.join("manifest.json"), text.as_bytes())?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use std::num::NonZeroUsize;
 
-use libafl_bolts::rands::Rand;
+use fast_rands::Rand;
 
 use super::feasibility::Feasibility;
 use super::steps::{Step, Steps, TerminalStep};

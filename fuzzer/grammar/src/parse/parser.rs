@@ -282,7 +282,7 @@ fn brackets_hold_blocks(grammar: &Grammar) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use libafl_bolts::rands::StdRand;
+    use fast_rands::StdRand;
 
     use super::*;
     use crate::choice::Replay;
@@ -293,11 +293,14 @@ mod tests {
     #[test]
     fn lines_join_inside_brackets_only_where_brackets_hold_no_blocks() {
         let shipped = |name: &str, text: &str| Grammar::from_text(name, text).unwrap();
-        let starlark = shipped("starlark", include_str!("../../../grammars/starlark.ebnf"));
-        let chocopy = shipped("chocopy", include_str!("../../../grammars/chocopy.ebnf"));
+        let starlark = shipped(
+            "starlark",
+            include_str!("../../../../grammars/starlark.ebnf"),
+        );
+        let chocopy = shipped("chocopy", include_str!("../../../../grammars/chocopy.ebnf"));
         let javascript = shipped(
             "javascript",
-            include_str!("../../../grammars/javascript.ebnf"),
+            include_str!("../../../../grammars/javascript.ebnf"),
         );
         assert!(!brackets_hold_blocks(&starlark));
         assert!(!brackets_hold_blocks(&chocopy));
@@ -313,7 +316,8 @@ mod tests {
     #[test]
     fn sixty_four_kilobytes_of_operator_chains_parse_and_replay() {
         let grammar =
-            Grammar::from_text("planted", include_str!("../../../grammars/planted.ebnf")).unwrap();
+            Grammar::from_text("planted", include_str!("../../../../grammars/planted.ebnf"))
+                .unwrap();
         let mut statements = Vec::new();
         let mut length = 0;
         while length < 64 << 10 {

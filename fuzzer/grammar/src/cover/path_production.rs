@@ -26,7 +26,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use libafl_bolts::rands::{Rand, StdRand};
+use fast_rands::{Rand, StdRand};
 
 use super::heading::{FAR, Heading};
 use super::suite::word_for;

@@ -318,7 +318,7 @@ mod tests {
     fn the_depth_of_a_tree_is_its_deepest_node() {
         use crate::choice::Replay;
         use crate::sampler::{Bounds, Sample, Sampler};
-        use libafl_bolts::rands::StdRand;
+        use fast_rands::StdRand;
         for measure in ["rule", "cycle"] {
             let g = grammar(measure);
             for d in 1..=4 {

@@ -208,7 +208,7 @@ mod tests {
     #[test]
     fn simpl_pairs_follow_the_slides() {
         let grammar =
-            Grammar::from_text("simpl", include_str!("../../../grammars/simpl.ebnf")).unwrap();
+            Grammar::from_text("simpl", include_str!("../../../../grammars/simpl.ebnf")).unwrap();
         let view = TokenGrammar::new(&grammar);
         let pairs = Pairs::new(&view);
         let k = |name: &str| kind_of(&grammar, &view, name);
@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn simpl_rule_mutants_include_the_empty_priority() {
         let grammar =
-            Grammar::from_text("simpl", include_str!("../../../grammars/simpl.ebnf")).unwrap();
+            Grammar::from_text("simpl", include_str!("../../../../grammars/simpl.ebnf")).unwrap();
         let analysis = Analysis::new(&grammar);
         let ops = Operators {
             word: false,

@@ -503,7 +503,7 @@ fn alternative_rank(symbols: &[Symbol], rank: &[u32]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use libafl_bolts::rands::StdRand;
+    use fast_rands::StdRand;
 
     use super::*;
     use crate::choice::Replay;

@@ -16,7 +16,7 @@
 //! is still reached), and each word's choices are saved with the smallest bounds they replay
 //! under.
 
-use libafl_bolts::rands::{Rand, StdRand};
+use fast_rands::{Rand, StdRand};
 
 use super::heading::{FAR, Heading};
 use crate::analysis::{Analysis, NO_YIELD};

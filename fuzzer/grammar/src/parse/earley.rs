@@ -524,7 +524,8 @@ mod tests {
     #[test]
     fn a_long_chain_of_binary_operators_keeps_a_linear_chart() {
         let grammar =
-            Grammar::from_text("planted", include_str!("../../../grammars/planted.ebnf")).unwrap();
+            Grammar::from_text("planted", include_str!("../../../../grammars/planted.ebnf"))
+                .unwrap();
         let mut text = String::from("print 1");
         let mut i = 0;
         while text.len() < 64 << 10 {

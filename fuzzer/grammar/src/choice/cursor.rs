@@ -1,6 +1,6 @@
 //! Reading a recorded choice sequence, falling back to fresh random choices past its end.
 
-use libafl_bolts::rands::Rand;
+use fast_rands::Rand;
 
 use super::ChoiceSequence;
 
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn a_recorded_count_within_the_limit_is_kept_as_recorded() {
-        let mut rng = libafl_bolts::rands::StdRand::with_seed(1);
+        let mut rng = fast_rands::StdRand::with_seed(1);
         let mut out = ChoiceSequence::default();
         let recorded = [700, u32::MAX - 3];
         let mut cursor = ChoiceCursor::new(&recorded, Replay::Repair, &mut rng, &mut out);

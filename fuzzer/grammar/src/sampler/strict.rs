@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use libafl_bolts::rands::StdRand;
+use fast_rands::StdRand;
 
 use super::{OutOfBounds, Sample, Sampler};
 use crate::bounds::Bounds;

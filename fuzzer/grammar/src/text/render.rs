@@ -295,7 +295,7 @@ mod tests {
         let grammar = Grammar::from_text("t", text).unwrap();
         let mut sampler = Sampler::new(&grammar, Bounds::new(1, 1, 1).unwrap()).unwrap();
         let mut sample = Sample::default();
-        sampler.generate(&mut libafl_bolts::rands::StdRand::with_seed(0), &mut sample);
+        sampler.generate(&mut fast_rands::StdRand::with_seed(0), &mut sample);
         render(&grammar, &sample.tree)
     }
 
