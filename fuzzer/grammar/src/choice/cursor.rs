@@ -53,9 +53,9 @@ const LONG_ONE_IN: u32 = 8;
 /// then the value within it. With generous bounds (`bonsai fuzz --bounds 3,1000,1000`) a
 /// uniform draw would give every list hundreds of items and every input the size limit; a
 /// log-uniform draw for every list still makes 70% of lists longer than 3, inputs of another
-/// shape than the lattice's (see docs/results/issue-11-fuzzing-power.md, naga at 3,1000,1000); this keeps inputs
-/// shaped as at n = 3 and still reaches lists of any length, as a peer without a repetition
-/// bound builds them.
+/// shape than the lattice's (see docs/results/issue-11-fuzzing-power.md, naga at
+/// 3,1000,1000); this keeps inputs shaped as at n = 3 and still reaches lists of any length, as
+/// a peer without a repetition bound builds them.
 pub fn count_from_raw(raw: u32, limit: u32) -> u32 {
     let limit = limit.max(1);
     if limit <= UNIFORM_COUNTS {

@@ -15,8 +15,9 @@ pub enum DepthMeasure {
     /// through on the current level, so `(a)`, `a + b` and `if x: if y:` each nest one level,
     /// however many precedence rules the trip passes (see `sampler::DepthTracker`).
     ///
-    /// The default, by measurement (scripts/compare-depth-measures, docs/results/issue-10-concise-corpora.md): on
-    /// starlark the lattice's corpus came out 28% smaller at the same coverage.
+    /// The default, by measurement (scripts/compare-depth-measures,
+    /// docs/results/issue-10-concise-corpora.md): on starlark the lattice's corpus came out 28%
+    /// smaller at the same coverage.
     #[default]
     Cycle,
 }
