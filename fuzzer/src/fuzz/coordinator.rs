@@ -20,12 +20,13 @@ use std::time::{Duration, Instant};
 use libafl::events::StdLlmpEventHook;
 use libafl::monitors::NopMonitor;
 use libafl_bolts::llmp::LlmpBroker;
-use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
+use libafl_bolts::shmem::ShMemProvider;
 use libafl_bolts::tuples::tuple_list;
 
 use super::client::{CLIENT_ROLE_VAR, ClientRole};
 use super::config::FuzzConfig;
 use super::coverage_log::{CoveragePoint, last_coverage_point, resume_offset};
+use super::shmem::RunShMemProvider;
 use super::summary::Summary;
 use crate::choice::ChoiceInput;
 use crate::corpus::{OutDir, SUMMARY, complete_entries, next_free_number, repair};
@@ -47,8 +48,8 @@ pub struct Network {
 
 type Broker = LlmpBroker<
     (StdLlmpEventHook<ChoiceInput, NopMonitor>, ()),
-    <StdShMemProvider as ShMemProvider>::ShMem,
-    StdShMemProvider,
+    <RunShMemProvider as ShMemProvider>::ShMem,
+    RunShMemProvider,
 >;
 
 /// How often a client whose process was lost (killed, out of memory) is started again.
@@ -197,7 +198,7 @@ pub fn run_clients(
 /// another machine's broker, which forwards what each side's clients find to the other's.
 fn start_broker(network: &Network) -> Result<Broker, Diagnostics> {
     let fail = |what: String| Diagnostics::from(Diagnostic::error(what));
-    let shmem = StdShMemProvider::new()
+    let shmem = RunShMemProvider::new()
         .map_err(|e| fail(format!("cannot create shared memory for LLMP: {e}")))?;
     let hook = StdLlmpEventHook::<ChoiceInput, NopMonitor>::new(NopMonitor::new())
         .map_err(|e| fail(format!("cannot create the LLMP broker: {e}")))?;

@@ -3,7 +3,8 @@
 //! wires sampler, target, observers, feedbacks, scheduler and the on-disk corpus together
 //! under a restarting manager; `trim` cuts each new entry down to what it was saved for
 //! (`triage` gives each fault bucket a reduced reproducer afterwards); `signal_guard` keeps LibAFL's fault handlers off an interrupted allocator;
-//! `fatal` carries why a fuzzing process had to stop to its supervisor;
+//! `fatal` carries why a fuzzing process had to stop to its supervisor; `shmem` is LibAFL's
+//! shared memory, freed by the kernel with the last process that uses it (a kill included);
 //! `config`, `stop`, `summary` and `status` are its interface. With `--cores`, `coordinator`
 //! runs the LLMP broker and one client process per core, each a run as above in the role
 //! `client` describes, whose event manager (`executed_events`) sends each new entry as the
@@ -18,6 +19,7 @@ mod fatal;
 mod harness;
 mod overhead;
 mod run;
+mod shmem;
 mod signal_guard;
 mod stage;
 mod status;

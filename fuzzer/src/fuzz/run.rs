@@ -25,7 +25,7 @@ use libafl::state::{HasCorpus, HasExecutions, HasRand, StdState};
 use libafl_bolts::Error;
 use libafl_bolts::core_affinity::CoreId;
 use libafl_bolts::rands::{Rand, StdRand};
-use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
+use libafl_bolts::shmem::ShMemProvider;
 use libafl_bolts::tuples::tuple_list;
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +36,7 @@ use super::executed_events::{Received, SendsExecuted};
 use super::fatal::FatalChannel;
 use super::harness::Harness;
 use super::overhead::{OverheadObserver, Recorder, measure};
+use super::shmem::RunShMemProvider;
 use super::stage::ChildrenStage;
 use super::status::Status;
 use super::stop::Stop;
@@ -59,7 +60,7 @@ use crate::schedule::{Energy, MinimizerQueue, Ownership, SchedulerKind, ZestSche
 use crate::target::{memory_limit, require_instrumented};
 
 type State = StdState<DiskCorpus, ChoiceInput, StdRand, DiskCorpus>;
-type Manager = SimpleRestartingEventManager<ChoiceInput, NopMonitor, State, StdShMemProvider>;
+type Manager = SimpleRestartingEventManager<ChoiceInput, NopMonitor, State, RunShMemProvider>;
 
 /// What the loop needs of its event manager: LibAFL's simple restarting manager for one core,
 /// its LLMP restarting manager for a client of a multi-core run.
@@ -286,7 +287,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
     std::panic::set_hook(Box::new(|_| {}));
     let client = prepared.config.client;
     let launched = catch_unwind(AssertUnwindSafe(|| -> Result<Option<Launch>, Error> {
-        let mut shmem = StdShMemProvider::new()?;
+        let mut shmem = RunShMemProvider::new()?;
         Ok(Some(match client {
             None => {
                 let (state, manager) = Manager::launch(NopMonitor::new(), &mut shmem, true)?;
@@ -413,8 +414,8 @@ type ClientManager = libafl::events::LlmpRestartingEventManager<
     (),
     ChoiceInput,
     State,
-    <StdShMemProvider as ShMemProvider>::ShMem,
-    StdShMemProvider,
+    <RunShMemProvider as ShMemProvider>::ShMem,
+    RunShMemProvider,
 >;
 
 /// A client's share of the seeds: every `count`-th one, so that the clients run the seeds

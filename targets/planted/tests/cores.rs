@@ -281,6 +281,150 @@ fn a_killed_run_resumes_with_every_saved_entry() {
     );
 }
 
+/// System V shared-memory segments now (LibAFL's LLMP pages and restart states on Linux):
+/// id → (creator pid, processes attached).
+fn shm_segments() -> BTreeMap<i32, (i32, u32)> {
+    let text = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            Some((
+                f.get(1)?.parse().ok()?,
+                (f.get(4)?.parse().ok()?, f.get(6)?.parse().ok()?),
+            ))
+        })
+        .collect()
+}
+
+/// Whether the process exists and is not a zombie (which holds no memory any more).
+fn running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rfind(')')
+            .is_some_and(|i| !stat[i..].starts_with(") Z"))
+    })
+}
+
+/// The process and its descendants, from `/proc`.
+fn descendants(root: i32) -> BTreeSet<i32> {
+    let mut found = BTreeSet::from([root]);
+    loop {
+        let before = found.len();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            if let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok())
+                && parent_of(pid).is_some_and(|p| found.contains(&p))
+            {
+                found.insert(pid);
+            }
+        }
+        if found.len() == before {
+            return found;
+        }
+    }
+}
+
+/// Collects the pids of `run` and its descendants every few milliseconds, for `time` or
+/// until the run has ended.
+fn watch(run: &mut Child, pids: &mut BTreeSet<i32>, time: Duration) {
+    let deadline = Instant::now() + time;
+    while Instant::now() < deadline && run.try_wait().unwrap().is_none() {
+        pids.extend(descendants(run.id() as i32));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Waits until none of `pids` runs any more and returns the segments they created that are
+/// still there.
+fn segments_left_by(pids: &BTreeSet<i32>) -> Vec<(i32, (i32, u32))> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while pids.iter().any(|&pid| running(pid)) {
+        assert!(Instant::now() < deadline, "a process outlived the run");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    shm_segments()
+        .into_iter()
+        .filter(|(_, (creator, _))| pids.contains(creator))
+        .collect()
+}
+
+/// SIGKILLs `run` once its processes have made their shared memory, waits until every
+/// process of it has ended, and returns the segments they created that are still there.
+fn segments_left_by_a_killed(mut run: Child, settle: Duration) -> Vec<(i32, (i32, u32))> {
+    let mut pids = BTreeSet::new();
+    watch(&mut run, &mut pids, settle);
+    assert!(
+        shm_segments()
+            .values()
+            .any(|(creator, _)| pids.contains(creator)),
+        "the run made no shared memory to leave behind: {pids:?}"
+    );
+    run.kill().unwrap();
+    run.wait().unwrap();
+    segments_left_by(&pids)
+}
+
+/// LibAFL's System V segments outlive a process killed before it removed them; the run marks
+/// each for removal when it creates it, so that the kernel frees it with the last process
+/// attached, whichever way that process ends.
+#[test]
+fn a_killed_run_leaves_no_shared_memory_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    // A multi-core run: the broker's pages, each client's pages and restart state.
+    let out = dir.path().join("cores");
+    let run = start_two_clients(&out, "60s");
+    pid_in(&out.join("clients/1/pid"), Duration::from_secs(20));
+    let left = segments_left_by_a_killed(run, Duration::from_secs(3));
+    assert!(left.is_empty(), "a killed --cores run left {left:?}");
+    // A single-core run: the supervisor's restart state.
+    let out = dir.path().join("single");
+    let run = start(&out, &["--bounds", "3,3,3", "--time", "60s"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while descendants(run.id() as i32).len() < 2 {
+        assert!(Instant::now() < deadline, "no fuzzing process started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = segments_left_by_a_killed(run, Duration::from_secs(2));
+    assert!(left.is_empty(), "a killed single-core run left {left:?}");
+}
+
+/// A client's fuzzing process that LibAFL restarts after a fault leaves its LLMP pages to its
+/// successor, which attaches them without owning them: with LibAFL's own provider nobody ever
+/// removed them, and a run that ended normally left one set per restart behind.
+#[test]
+fn a_run_whose_clients_restarted_leaves_no_shared_memory_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // The planted seeds abort, overflow the stack and hang: each restarts a fuzzing process.
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
+    let port = free_port();
+    let mut run = start(
+        &out,
+        &[
+            "--bounds",
+            "2,3,4",
+            "--time",
+            "8s",
+            "--timeout-ms",
+            "100",
+            "--seeds",
+            seeds.to_str().unwrap(),
+            "--cores",
+            two_cores(),
+            "--broker-port",
+            &port,
+        ],
+    );
+    let mut pids = BTreeSet::new();
+    watch(&mut run, &mut pids, Duration::from_secs(60));
+    let summary = finish(run);
+    assert!(
+        summary["restarts"].as_u64().unwrap() > 0,
+        "no client restarted: {summary}"
+    );
+    let left = segments_left_by(&pids);
+    assert!(left.is_empty(), "the run left {left:?}");
+}
+
 #[test]
 fn two_machines_on_loopback_receive_each_others_entries() {
     let dir = tempfile::tempdir().unwrap();
