@@ -150,6 +150,35 @@ pub struct ExtraCommand {
     pub run: fn(&clap::ArgMatches, Option<LinkedTarget>) -> Result<(), Failure>,
 }
 
+/// Where the user guide says more than `--help` can: the book's reference page of each
+/// command (docs/book/src/reference/NAME.md, `grammar check` as grammar-check.md), named under
+/// its help, and the book itself under the top-level help.
+fn with_guide(command: clap::Command) -> clap::Command {
+    fn pages(command: clap::Command, prefix: &str) -> clap::Command {
+        let names: Vec<String> = command
+            .get_subcommands()
+            .map(|sub| sub.get_name().to_string())
+            .collect();
+        names.into_iter().fold(command, |command, name| {
+            let page = format!("{prefix}{name}");
+            command.mut_subcommand(&name, |sub| {
+                let sub = if sub.has_subcommands() {
+                    pages(sub, &format!("{page}-"))
+                } else {
+                    sub
+                };
+                sub.after_help(format!("Reference: {GUIDE}/reference/{page}.md"))
+            })
+        })
+    }
+    pages(command, "").after_help(format!(
+        "The user guide: {GUIDE}/SUMMARY.md, one reference page per command in {GUIDE}/reference/"
+    ))
+}
+
+/// The user guide's sources, as a path in Bonsai's repository.
+const GUIDE: &str = "docs/book/src";
+
 /// The `bonsai` binary: no target linked in; `--target NAME` is forwarded to `bonsai-NAME`.
 pub fn run() -> ExitCode {
     run_with(None, &[])
@@ -174,12 +203,10 @@ pub fn run_with(linked: Option<LinkedTarget>, extra: &[ExtraCommand]) -> ExitCod
     {
         return report(Err(plugin::forward(&name, &args).into()));
     }
-    let matches = extra
-        .iter()
-        .fold(Cli::command(), |command, e| {
-            command.subcommand((e.command)())
-        })
-        .get_matches_from(args);
+    let matches = with_guide(extra.iter().fold(Cli::command(), |command, e| {
+        command.subcommand((e.command)())
+    }))
+    .get_matches_from(args);
     if let Some((name, sub)) = matches.subcommand()
         && let Some(e) = extra.iter().find(|e| (e.command)().get_name() == name)
     {
@@ -235,6 +262,37 @@ fn report(result: Result<(), Failure>) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every command's help names its reference page, and the page exists: a command added
+    /// or renamed without its page fails here, not in a user's hands.
+    #[test]
+    fn every_command_s_help_names_a_reference_page_that_exists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let command =
+            with_guide(Cli::command().subcommand(clap::Command::new("baseline-nautilus")));
+        let mut pages = Vec::new();
+        fn collect(command: &clap::Command, pages: &mut Vec<String>) {
+            for sub in command.get_subcommands() {
+                if sub.has_subcommands() {
+                    collect(sub, pages);
+                } else {
+                    pages.push(sub.get_after_help().expect("a reference page").to_string());
+                }
+            }
+        }
+        collect(&command, &mut pages);
+        assert!(pages.len() > 20, "{pages:?}");
+        for page in &pages {
+            let path = page.strip_prefix("Reference: ").expect(page);
+            assert!(
+                root.join(path).is_file(),
+                "{path} is named in --help but missing"
+            );
+        }
+        assert!(pages.contains(&format!("Reference: {GUIDE}/reference/grammar-check.md")));
+        let top = command.get_after_help().unwrap().to_string();
+        assert!(root.join(GUIDE).join("SUMMARY.md").is_file(), "{top}");
+    }
 
     #[test]
     fn libafl_logs_only_when_named() {
