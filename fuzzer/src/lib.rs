@@ -34,6 +34,7 @@ pub(crate) mod lattice;
 pub mod layout;
 pub mod mutators;
 pub(crate) mod observer;
+pub(crate) mod parent_death;
 pub mod peer;
 pub(crate) mod provenance;
 pub mod reduce;

@@ -133,7 +133,7 @@ impl NodeProcess {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log);
-        die_with_parent(&mut cmd);
+        crate::parent_death::die_with_parent(&mut cmd);
         let child = cmd.spawn().map_err(|e| {
             Diagnostic::error(format!("cannot start the fuzzer for node {name}: {e}"))
                 .in_file(&command.program)
@@ -187,28 +187,6 @@ impl NodeProcess {
         let _ = self.child.wait();
     }
 }
-
-#[cfg(target_os = "linux")]
-fn die_with_parent(cmd: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    let parent = std::process::id();
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The campaign may have died between fork and prctl.
-            if libc::getppid() as u32 != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_parent(_cmd: &mut Command) {}
 
 /// The node's summary, written by the fuzzing process when it finished normally.
 pub fn read_summary(dir: &Path) -> Option<crate::fuzz::Summary> {

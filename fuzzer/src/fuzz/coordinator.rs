@@ -261,17 +261,7 @@ fn spawn(role: &ClientRole, out: &Path) -> Result<Child, Diagnostics> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log);
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
-        unsafe {
-            command.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                Ok(())
-            });
-        }
-    }
+    crate::parent_death::die_with_parent(&mut command);
     command
         .spawn()
         .map_err(|e| Diagnostic::error(format!("cannot start a fuzzing client: {e}")).into())

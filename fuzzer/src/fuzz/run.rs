@@ -328,7 +328,11 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
     match launched {
         Ok(Ok(Some(launch))) => {
             // The fuzzing process.
-            die_with_supervisor(supervisor);
+            // A fuzzing process whose supervisor died has nobody to restart it or to read its
+            // summary, and would go on writing into the output directory while a resumed run
+            // writes there too. The supervisor itself dies with whoever started it when that
+            // parent asks for it (`bonsai campaign` does).
+            crate::parent_death::die_with(supervisor);
             if client.is_some() {
                 let _ = std::fs::write(
                     prepared.log_dir.join(CLIENT_PID),
@@ -457,24 +461,6 @@ pub(super) fn checked_manifest(
     };
     Ok((grammar, analysis, manifest))
 }
-
-/// A fuzzing process whose supervisor died has nobody to restart it or to read its summary,
-/// and would go on writing into the output directory while a resumed run (a campaign's
-/// `--resume`) starts writing there too. The supervisor itself dies with whoever started it
-/// when that parent asks for it (`bonsai campaign` does).
-#[cfg(target_os = "linux")]
-fn die_with_supervisor(supervisor: u32) {
-    // SAFETY: plain system calls without memory arguments.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-        if libc::getppid() as u32 != supervisor {
-            libc::_exit(1);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_supervisor(_supervisor: u32) {}
 
 /// Error libraries (anyhow, std's `Backtrace::capture`) record a stack trace for every error
 /// value when `RUST_BACKTRACE` is set, which many shells and CI images do; in a compiler
