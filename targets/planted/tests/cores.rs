@@ -333,9 +333,17 @@ fn watch(run: &mut Child, pids: &mut BTreeSet<i32>, time: Duration) {
     }
 }
 
+/// The segments there are now: a run's leftovers are the segments it made, not ones that
+/// were there before it started. Other runs on the machine leave theirs (older binaries, other
+/// users), and with pids wrapping around (32,768 of them on many machines) a process of this
+/// run can have the pid that made one of those.
+fn segments_before() -> BTreeSet<i32> {
+    shm_segments().into_keys().collect()
+}
+
 /// Waits until none of `pids` runs any more and returns the segments they created that are
-/// still there.
-fn segments_left_by(pids: &BTreeSet<i32>) -> Vec<(i32, (i32, u32))> {
+/// still there, leaving out those in `before`.
+fn segments_left_by(pids: &BTreeSet<i32>, before: &BTreeSet<i32>) -> Vec<(i32, (i32, u32))> {
     let deadline = Instant::now() + Duration::from_secs(15);
     while pids.iter().any(|&pid| running(pid)) {
         assert!(Instant::now() < deadline, "a process outlived the run");
@@ -343,24 +351,28 @@ fn segments_left_by(pids: &BTreeSet<i32>) -> Vec<(i32, (i32, u32))> {
     }
     shm_segments()
         .into_iter()
-        .filter(|(_, (creator, _))| pids.contains(creator))
+        .filter(|(id, (creator, _))| pids.contains(creator) && !before.contains(id))
         .collect()
 }
 
 /// SIGKILLs `run` once its processes have made their shared memory, waits until every
 /// process of it has ended, and returns the segments they created that are still there.
-fn segments_left_by_a_killed(mut run: Child, settle: Duration) -> Vec<(i32, (i32, u32))> {
+fn segments_left_by_a_killed(
+    mut run: Child,
+    settle: Duration,
+    before: &BTreeSet<i32>,
+) -> Vec<(i32, (i32, u32))> {
     let mut pids = BTreeSet::new();
     watch(&mut run, &mut pids, settle);
     assert!(
         shm_segments()
-            .values()
-            .any(|(creator, _)| pids.contains(creator)),
+            .iter()
+            .any(|(id, (creator, _))| pids.contains(creator) && !before.contains(id)),
         "the run made no shared memory to leave behind: {pids:?}"
     );
     run.kill().unwrap();
     run.wait().unwrap();
-    segments_left_by(&pids)
+    segments_left_by(&pids, before)
 }
 
 /// LibAFL's System V segments outlive a process killed before it removed them; the run marks
@@ -371,19 +383,21 @@ fn a_killed_run_leaves_no_shared_memory_behind() {
     let dir = tempfile::tempdir().unwrap();
     // A multi-core run: the broker's pages, each client's pages and restart state.
     let out = dir.path().join("cores");
+    let before = segments_before();
     let run = start_two_clients(&out, "60s");
     pid_in(&out.join("clients/1/pid"), Duration::from_secs(20));
-    let left = segments_left_by_a_killed(run, Duration::from_secs(3));
+    let left = segments_left_by_a_killed(run, Duration::from_secs(3), &before);
     assert!(left.is_empty(), "a killed --cores run left {left:?}");
     // A single-core run: the supervisor's restart state.
     let out = dir.path().join("single");
+    let before = segments_before();
     let run = start(&out, &["--bounds", "3,3,3", "--time", "60s"]);
     let deadline = Instant::now() + Duration::from_secs(20);
     while descendants(run.id() as i32).len() < 2 {
         assert!(Instant::now() < deadline, "no fuzzing process started");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let left = segments_left_by_a_killed(run, Duration::from_secs(2));
+    let left = segments_left_by_a_killed(run, Duration::from_secs(2), &before);
     assert!(left.is_empty(), "a killed single-core run left {left:?}");
 }
 
@@ -397,6 +411,7 @@ fn a_run_whose_clients_restarted_leaves_no_shared_memory_behind() {
     // The planted seeds abort, overflow the stack and hang: each restarts a fuzzing process.
     let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/seeds");
     let port = free_port();
+    let before = segments_before();
     let mut run = start(
         &out,
         &[
@@ -421,7 +436,7 @@ fn a_run_whose_clients_restarted_leaves_no_shared_memory_behind() {
         summary["restarts"].as_u64().unwrap() > 0,
         "no client restarted: {summary}"
     );
-    let left = segments_left_by(&pids);
+    let left = segments_left_by(&pids, &before);
     assert!(left.is_empty(), "the run left {left:?}");
 }
 
