@@ -4,13 +4,14 @@
 //! tests it cannot (`delete this.c`) whose branches are functions. Cut by hand from
 //! Nautilus's hang: 25 levels run in well under a second (release), 30 do not end in two.
 //!
-//! The program runs in a child process, so that the test can give up on it: the child runs
-//! only the target, and the parent waits for it with a deadline.
+//! Each program runs in a forked child of `bonsai replay`'s runner, which stops it at the
+//! timeout, so the test can give up on the one that does not end.
 
-use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-const CHILD: &str = "BONSAI_OXC_CHAIN_CHILD";
+use bonsai::replay::{ForkedRunner, Outcome};
+use bonsai::target::LinkedTarget;
+use bonsai_target_oxc::Oxc;
 
 /// `export default 1 ? async() => {}: delete this.c ? async() => {}: ... c ++;` with `levels`
 /// conditionals under the folded one.
@@ -21,52 +22,28 @@ fn chain(levels: usize) -> String {
     )
 }
 
-fn spawn(levels: usize) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "chain_child", "--nocapture"])
-        .env(CHILD, levels.to_string())
-        .spawn()
-        .unwrap()
-}
-
-/// Whether the child ended before `deadline`; kills it if not.
-fn ends_within(mut child: Child, deadline: Duration) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < deadline {
-        if child.try_wait().unwrap().is_some() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    false
-}
-
-/// Not a test of its own: the body of the child process (does nothing when run directly).
-#[test]
-fn chain_child() {
-    let Some(levels) = std::env::var_os(CHILD) else {
-        return;
-    };
-    let levels: usize = levels.to_str().unwrap().parse().unwrap();
-    let _ =
-        bonsai::target::Target::run(&mut bonsai_target_oxc::Oxc::new(), chain(levels).as_bytes());
-}
-
-/// The short chain shows the program itself compiles quickly (a generous deadline: a debug
+/// The short chain shows the program itself compiles quickly (a generous timeout: a debug
 /// build on a loaded machine); the long one, twice as deep, is still running after the same
-/// deadline. At 60 levels the work is about 2^30 times the 30-level work, so no machine ends
-/// it, and the short chain's deadline leaves no room for a linear evaluator to time out.
+/// timeout. At 60 levels the work is about 2^30 times the 30-level work, so no machine ends
+/// it, and the short chain's timeout leaves no room for a linear evaluator to time out.
 #[test]
 fn a_long_chain_of_conditionals_under_a_folded_test_does_not_end() {
-    let deadline = Duration::from_secs(8);
-    assert!(
-        ends_within(spawn(12), deadline),
-        "12 levels did not compile within {deadline:?}"
+    let target = LinkedTarget {
+        name: "oxc",
+        make: || Box::new(Oxc::new()),
+    };
+    let mut runner = ForkedRunner::new(target, Duration::from_secs(8)).unwrap();
+    let short = runner.run(chain(12).as_bytes());
+    assert_ne!(
+        short.outcome,
+        Outcome::Timeout,
+        "12 levels did not compile within the timeout"
     );
-    assert!(
-        !ends_within(spawn(60), deadline),
-        "60 levels compiled within {deadline:?}: is oxc's constant evaluation fixed?"
+    let long = runner.run(chain(60).as_bytes());
+    assert_eq!(
+        long.outcome,
+        Outcome::Timeout,
+        "60 levels ended ({:?}): is oxc's constant evaluation fixed?",
+        long.outcome
     );
 }

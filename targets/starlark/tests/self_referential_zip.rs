@@ -5,64 +5,39 @@
 //! `a = zip(b)` with `b` a parameter checks at once. A release build is still running after 20
 //! seconds.
 //!
-//! The program runs in a child process, so that the test can give up on it: the child runs
-//! only the target, and the parent waits for it with a deadline.
+//! Each program runs in a forked child of `bonsai replay`'s runner, which stops it at the
+//! timeout, so the test can give up on the one that does not end.
 
-use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-const CHILD: &str = "BONSAI_STARLARK_ZIP_CHILD";
+use bonsai::replay::{ForkedRunner, Outcome};
+use bonsai::target::LinkedTarget;
+use bonsai_target_starlark::Starlark;
 
 fn program(argument: &str) -> String {
     format!("def g(b):\n    a = zip({argument})\n")
 }
 
-fn spawn(argument: &str) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "zip_child", "--nocapture"])
-        .env(CHILD, argument)
-        .spawn()
-        .unwrap()
-}
-
-/// Whether the child ended before `deadline`; kills it if not.
-fn ends_within(mut child: Child, deadline: Duration) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < deadline {
-        if child.try_wait().unwrap().is_some() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    false
-}
-
-/// Not a test of its own: the body of the child process (does nothing when run directly).
-#[test]
-fn zip_child() {
-    let Some(argument) = std::env::var_os(CHILD) else {
-        return;
-    };
-    let source = program(argument.to_str().unwrap());
-    let _ = bonsai::target::Target::run(
-        &mut bonsai_target_starlark::Starlark::new(),
-        source.as_bytes(),
-    );
-}
-
-/// The same program with the parameter zipped checks within the deadline (a generous one: a
-/// debug build on a loaded machine), so the deadline is not what the self-reference misses.
+/// The same program with the parameter zipped checks within the timeout (a generous one: a
+/// debug build on a loaded machine), so the timeout is not what the self-reference misses.
 #[test]
 fn a_binding_zipped_with_itself_never_finishes_type_checking() {
-    let deadline = Duration::from_secs(8);
-    assert!(
-        ends_within(spawn("b"), deadline),
-        "`a = zip(b)` did not check within {deadline:?}"
+    let target = LinkedTarget {
+        name: "starlark",
+        make: || Box::new(Starlark::new()),
+    };
+    let mut runner = ForkedRunner::new(target, Duration::from_secs(8)).unwrap();
+    let zipped_parameter = runner.run(program("b").as_bytes());
+    assert_ne!(
+        zipped_parameter.outcome,
+        Outcome::Timeout,
+        "`a = zip(b)` did not check within the timeout"
     );
-    assert!(
-        !ends_within(spawn("a"), deadline),
-        "`a = zip(a)` checked within {deadline:?}: is starlark's solver fixed?"
+    let zipped_itself = runner.run(program("a").as_bytes());
+    assert_eq!(
+        zipped_itself.outcome,
+        Outcome::Timeout,
+        "`a = zip(a)` ended ({:?}): is starlark's solver fixed?",
+        zipped_itself.outcome
     );
 }
