@@ -259,6 +259,11 @@ def coverage_points(path, missing_ok=False):
     return [(p.secs, p.edges) for p in read_coverage(path, missing_ok)]
 
 
+def first_reach(points, edges):
+    """Seconds of the first (secs, edges) point with at least `edges` edges, or None."""
+    return next((secs for secs, covered in points if covered >= edges), None)
+
+
 # ---- the machine ------------------------------------------------------------------------------
 
 def load():
