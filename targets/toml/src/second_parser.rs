@@ -139,17 +139,10 @@ fn first_difference(ours: &str, theirs: &str) -> String {
         .zip(theirs.bytes())
         .take_while(|(a, b)| a == b)
         .count();
-    let cut = |text: &str| {
-        let mut start = at.min(text.len());
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        text[start..].chars().take(40).collect::<String>()
-    };
     format!(
         "first at byte {at}: {:?} against {:?}",
-        cut(ours),
-        cut(theirs)
+        crate::excerpt(ours, at),
+        crate::excerpt(theirs, at)
     )
 }
 
