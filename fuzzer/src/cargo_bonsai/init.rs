@@ -461,7 +461,11 @@ fn main_rs(name: &str, lib: &str, call: Option<&str>, oracles: &Oracles, baselin
         if let Some(violation) = differential((\"{call}\", verdict), (\"{other}\", &verdict_of(&theirs))) {{
             return Some(violation);
         }}
-        if let (Ok(ours), Ok(theirs)) = (&{call}(source), &theirs) {{
+        // Past the accept-or-reject check, both sides accept or both refuse; {call} runs
+        // again for its answer only where {other} accepted.
+        if let Ok(theirs) = &theirs
+            && let Ok(ours) = &{call}(source)
+        {{
             let comparison = bonsai::compare_answers!(ours, theirs);
             if let Some(violation) = different_answers(\"{call}\", \"{other}\", comparison) {{
                 return Some(violation);
@@ -684,7 +688,9 @@ mod tests {
             "differential((\"my_lang::check\", verdict), (\"my_lang::other\", &verdict_of(&theirs)))"
         ));
         assert!(
-            main.contains("(&my_lang::check(source), &theirs)"),
+            main.contains(
+                "if let Ok(theirs) = &theirs\n            && let Ok(ours) = &my_lang::check(source)"
+            ),
             "{main}"
         );
         assert!(
