@@ -1,6 +1,7 @@
 //! Feedback. Which executions are kept: `validity` applies Zest's save criteria to the
 //! edge hits and verdicts, at the `coverage_grain` of new edges or new hit counts, and keeps
-//! the runs that take much longer than their size predicts (`slow_paths`); `fault`
+//! the runs that take much longer than their size predicts (`slow_paths`), and says with each entry a client sends what its run covered, so that
+//! the other clients run only what they lack (`shipped_run`); `fault`
 //! decides which crashes, hangs and out-of-memory inputs are new bugs or smaller reproducers
 //! of known ones, using `describe` (one description of a fault wherever it was caught),
 //! `signature` (the target's stack frames and the bucket of a fault), `stack_samples` (where
@@ -14,6 +15,7 @@ mod fault;
 mod grammar_paths;
 pub mod panic_record;
 mod queue_paths;
+mod shipped_run;
 mod signature;
 mod slow_paths;
 pub mod stack_samples;
@@ -30,6 +32,7 @@ pub use fault::{
 };
 pub use grammar_paths::GrammarPaths;
 pub use queue_paths::{DEFAULT_QUEUE_PATHS_K, QueuePaths};
+pub use shipped_run::{ImportRule, ShippedRun};
 pub use signature::{
     Bucket, SHOWN_FRAMES, SampledCall, SampledStack, SymbolCache, bare_bucket, bucket,
     describe_frames, function_of, stack_addresses, target_frames, warm_symbol_cache,

@@ -48,17 +48,23 @@ impl SlowPaths {
     /// each cost as much, and a real hang is saved as a fault anyway). A kept run becomes the
     /// record.
     pub fn record(&mut self, time: Duration, len: usize, ceiling: Duration) -> bool {
-        if time < SLOW_FLOOR || time > ceiling {
+        if !self.would_record(time, len, ceiling) {
             return false;
         }
-        let cost = time.as_nanos() as f64 / (len + LENGTH_OFFSET) as f64;
-        if cost <= self.record_ns_per_byte * RECORD_FACTOR {
-            return false;
-        }
-        self.record_ns_per_byte = cost;
+        self.record_ns_per_byte = cost_per_byte(time, len);
         self.kept += 1;
         true
     }
+
+    /// Whether [`Self::record`] would keep the run, without recording it.
+    pub fn would_record(&self, time: Duration, len: usize, ceiling: Duration) -> bool {
+        (SLOW_FLOOR..=ceiling).contains(&time)
+            && cost_per_byte(time, len) > self.record_ns_per_byte * RECORD_FACTOR
+    }
+}
+
+fn cost_per_byte(time: Duration, len: usize) -> f64 {
+    time.as_nanos() as f64 / (len + LENGTH_OFFSET) as f64
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use libafl::HasMetadata;
 use libafl::corpus::Testcase;
+use libafl::events::EventConfig;
 use libafl::executors::ExitKind;
 use libafl::feedbacks::{Feedback, MapIndexesMetadata, StateInitializer};
 use libafl::observers::ObserversTuple;
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::CoverageGrain;
 use super::fault::parent_number;
+use super::shipped_run::{ImportRule, ShippedRun};
 use crate::choice::ChoiceInput;
 use crate::corpus::EntryInfo;
 use crate::observer::{EdgeObserver, ExecutionClass, HitWord, ReplayObserver};
@@ -122,6 +124,25 @@ impl Novelty {
         }
         novelty
     }
+
+    /// What [`Self::record`] would find, recording nothing.
+    fn peek(history: &[u64], words: &[HitWord]) -> Self {
+        let mut novelty = Novelty::default();
+        for word in words {
+            let Some(seen) = history.get(word.index as usize) else {
+                continue;
+            };
+            if word.classes & !*seen == 0 {
+                continue;
+            }
+            novelty.new_class = true;
+            let before = seen.to_le_bytes();
+            for (old, new) in before.iter().zip(word.classes.to_le_bytes()) {
+                novelty.new_edges += u32::from(*old == 0 && new != 0);
+            }
+        }
+        novelty
+    }
 }
 
 impl CoverageHistory {
@@ -168,6 +189,18 @@ impl CoverageHistory {
         (all, by_valid)
     }
 
+    /// What [`Self::record`] would say of an execution, leaving the histories as they are:
+    /// whether a run seen elsewhere would bring anything here.
+    pub fn peek(&self, hits: &[HitWord], valid: bool) -> (Novelty, Novelty) {
+        let all = Novelty::peek(&self.all, hits);
+        let by_valid = if valid {
+            Novelty::peek(&self.valid, hits)
+        } else {
+            Novelty::default()
+        };
+        (all, by_valid)
+    }
+
     /// Edges covered by what the corpus keeps under `criteria`.
     pub fn corpus_edges(&self, criteria: SaveCriteria) -> u32 {
         match criteria {
@@ -211,6 +244,9 @@ pub struct ValidityFeedback {
     slow_ceiling: Option<Duration>,
     /// The last execution's run time, when it was kept for it.
     kept_slow: Option<Duration>,
+    /// Leave each kept entry's [`ShippedRun`] in the state for the event manager to send (a
+    /// client of a multi-core run).
+    ships: Option<EventConfig>,
 }
 
 impl ValidityFeedback {
@@ -237,6 +273,25 @@ impl ValidityFeedback {
             grammar_paths: None,
             slow_ceiling: None,
             kept_slow: None,
+            ships: None,
+        }
+    }
+
+    /// Leaves what each kept entry's run covered for the event manager to send with it, so
+    /// that other clients need not run it to judge it (see `shipped_run`).
+    pub fn with_shipping(mut self, on: bool) -> Self {
+        self.ships = on.then(EventConfig::from_build_id);
+        self
+    }
+
+    /// How a receiver of this run's entries applies these criteria to a [`ShippedRun`].
+    pub fn import_rule(&self) -> ImportRule {
+        ImportRule {
+            criteria: self.criteria,
+            grain: self.grain,
+            slow_ceiling: self.slow_ceiling,
+            grammar_paths: self.grammar_paths.is_some(),
+            build: EventConfig::from_build_id(),
         }
     }
 
@@ -401,6 +456,15 @@ where
                 .map(|t| (t.as_secs_f64() * 1e5).round() / 100.0),
             ..EntryInfo::default()
         });
+        if let Some(build) = self.ships {
+            state.add_metadata(ShippedRun {
+                build,
+                valid,
+                hits: edges.words().to_vec(),
+                target_time: replay.target_time,
+                text_len: replay.text.len(),
+            });
+        }
         testcase.add_metadata(MapIndexesMetadata::new(
             edges.edges().map(|e| e as usize).collect(),
         ));

@@ -437,6 +437,7 @@ fn summarize(
         overhead: None,
         received: Some(parts.iter().filter_map(|s| s.received).sum()),
         receive_secs: Some(parts.iter().filter_map(|s| s.receive_secs).sum()),
+        received_unrun: Some(parts.iter().filter_map(|s| s.received_unrun).sum()),
         clients: Some(clients.len()),
         reduce_secs: None,
     })

@@ -6,6 +6,10 @@
 //! input is an empty sequence), and the feedback saves the sequence the execution consumed.
 //! Sent as handed over, a generated input would be sampled afresh by every receiver, each
 //! drawing another program. The entry's own sequence replays to the same text everywhere.
+//!
+//! Each entry also carries what its run covered (`feedback::ShippedRun`, in the event's
+//! observer buffer, which LibAFL otherwise leaves empty here): a receiver whose own history
+//! already holds all of it drops the entry unrun, since running it would only confirm that.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -21,6 +25,7 @@ use libafl::events::{
 use libafl_bolts::Error;
 
 use crate::choice::ChoiceInput;
+use crate::feedback::{CoverageHistory, ImportRule, ShippedRun, SlowPaths};
 use crate::observer::LastExecution;
 use crate::provenance::{LastMutation, Mutation};
 use crate::sampler::Bounds;
@@ -31,6 +36,8 @@ pub(super) struct SendsExecuted<'a, EM> {
     bounds: Bounds,
     /// When the batch of received events being handled now began to arrive.
     receiving_since: Option<Instant>,
+    /// How received entries are judged before they are run.
+    rule: ImportRule,
 }
 
 /// State metadata: what receiving other clients' entries cost this client: how many arrived,
@@ -40,6 +47,9 @@ pub(super) struct SendsExecuted<'a, EM> {
 pub struct Received {
     pub entries: u64,
     pub seconds: f64,
+    /// Entries dropped unrun: what their sender's run covered was no news here.
+    #[serde(default)]
+    pub skipped: u64,
 }
 libafl_bolts::impl_serdeany!(Received);
 
@@ -48,12 +58,14 @@ impl<'a, EM> SendsExecuted<'a, EM> {
         inner: &'a mut EM,
         replay: Rc<RefCell<LastExecution>>,
         bounds: Bounds,
+        rule: ImportRule,
     ) -> Self {
         Self {
             inner,
             replay,
             bounds,
             receiving_since: None,
+            rule,
         }
     }
 }
@@ -61,12 +73,22 @@ impl<'a, EM> SendsExecuted<'a, EM> {
 impl<EM, S> EventFirer<ChoiceInput, S> for SendsExecuted<'_, EM>
 where
     EM: EventFirer<ChoiceInput, S>,
+    S: HasMetadata,
 {
     fn fire(&mut self, state: &mut S, mut event: EventWithStats<ChoiceInput>) -> Result<(), Error> {
-        if let Event::NewTestcase { input, .. } = event.event_mut() {
+        if let Event::NewTestcase {
+            input,
+            observers_buf,
+            ..
+        } = event.event_mut()
+        {
             let replay = self.replay.borrow();
             *input = ChoiceInput::new(replay.sample.choices.clone(), self.bounds)
                 .with_words(replay.words.clone());
+            *observers_buf = state
+                .metadata_map_mut()
+                .remove::<ShippedRun>()
+                .and_then(|run| postcard::to_allocvec(&*run).ok());
         }
         self.inner.fire(state, event)
     }
@@ -94,27 +116,43 @@ where
         &mut self,
         state: &mut S,
     ) -> Result<Option<(EventWithStats<ChoiceInput>, bool)>, Error> {
-        let now = Instant::now();
-        let received = self.inner.try_receive(state)?;
-        match (&received, self.receiving_since) {
-            (Some((event, _)), since) if matches!(event.event(), Event::NewTestcase { .. }) => {
-                state.metadata_or_insert_with(Received::default).entries += 1;
-                self.receiving_since = since.or(Some(now));
-                // The loop runs it next: the entry it may become says where it came from.
-                *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
-                    mutation: Mutation::Import,
-                    existing: None,
-                    repair: false,
-                };
+        loop {
+            let now = Instant::now();
+            let mut received = self.inner.try_receive(state)?;
+            let Some((event, _)) = &mut received else {
+                if let Some(since) = self.receiving_since.take() {
+                    state.metadata_or_insert_with(Received::default).seconds +=
+                        since.elapsed().as_secs_f64();
+                }
+                return Ok(None);
+            };
+            let Event::NewTestcase { observers_buf, .. } = event.event_mut() else {
+                return Ok(received);
+            };
+            self.receiving_since = self.receiving_since.or(Some(now));
+            state.metadata_or_insert_with(Received::default).entries += 1;
+            // LibAFL would read the buffer as this run's observers; it is ours.
+            let shipped = observers_buf
+                .take()
+                .and_then(|buf| postcard::from_bytes::<ShippedRun>(&buf).ok());
+            if let Some(run) = shipped
+                && !self.rule.may_keep(
+                    &run,
+                    state.metadata::<CoverageHistory>().ok(),
+                    state.metadata::<SlowPaths>().ok(),
+                )
+            {
+                state.metadata_or_insert_with(Received::default).skipped += 1;
+                continue;
             }
-            (None, Some(since)) => {
-                state.metadata_or_insert_with(Received::default).seconds +=
-                    since.elapsed().as_secs_f64();
-                self.receiving_since = None;
-            }
-            _ => {}
+            // The loop runs it next: the entry it may become says where it came from.
+            *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
+                mutation: Mutation::Import,
+                existing: None,
+                repair: false,
+            };
+            return Ok(received.map(|(event, _)| (event, false)));
         }
-        Ok(received)
     }
 
     fn on_interesting(

@@ -583,8 +583,6 @@ fn fuzz_in<EM: LoopManager>(
 ) -> Result<(), Error> {
     let config = &prepared.config;
     let replay = Rc::new(RefCell::new(LastExecution::default()));
-    let mut manager = SendsExecuted::new(manager, Rc::clone(&replay), config.bounds);
-    let manager = &mut manager;
     let replay_observer = ReplayObserver::new(Rc::clone(&replay));
     let edges = EdgeObserver::from_registered_counters();
     let mut feedback = ValidityFeedback::new(
@@ -598,7 +596,15 @@ fn fuzz_in<EM: LoopManager>(
     .with_grammar_paths(config.grammar_feedback)
     // The ceiling: a quarter of the timeout. Slower inputs are nearly hangs, and each of
     // their mutants would cost as much.
-    .with_slow_paths(config.keep_slow.then_some(config.timeout / 4));
+    .with_slow_paths(config.keep_slow.then_some(config.timeout / 4))
+    .with_shipping(config.client.is_some());
+    let mut manager = SendsExecuted::new(
+        manager,
+        Rc::clone(&replay),
+        config.bounds,
+        feedback.import_rule(),
+    );
+    let manager = &mut manager;
     let mut objective = FaultFeedback::new(
         &replay_observer,
         &edges,
@@ -928,6 +934,9 @@ fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
         receive_secs: config
             .client
             .map(|_| state.metadata::<Received>().map_or(0.0, |r| r.seconds)),
+        received_unrun: config
+            .client
+            .map(|_| state.metadata::<Received>().map_or(0, |r| r.skipped)),
         clients: None,
         reduce_secs: None,
         kpaths: Some(

@@ -64,6 +64,10 @@ pub struct Summary {
     pub received: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_secs: Option<f64>,
+    /// Of the entries received, those dropped unrun because what the sender's run covered
+    /// was nothing new to the receiver (`received` counts them too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_unrun: Option<u64>,
     /// Seconds spent after fuzzing on the faults: reducing each new bucket's reproducer and
     /// rerunning its hangs (`triage`); absent when nothing was to do or it was turned off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
