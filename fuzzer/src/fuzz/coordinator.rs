@@ -8,7 +8,8 @@
 //! entries reach every other client through the broker, and the broker reaches other
 //! machines' brokers over TCP (`--connect`). LibAFL's `Launcher` is not used: in 0.16 it drops
 //! the remote broker address it is given, and it does not start a client again whose process
-//! was killed; the coordinator does both.
+//! was killed; the coordinator does both. It also says when a link with another machine's
+//! broker is made or lost (`broker_links`), which LLMP does not.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -23,6 +24,7 @@ use libafl_bolts::llmp::LlmpBroker;
 use libafl_bolts::shmem::ShMemProvider;
 use libafl_bolts::tuples::tuple_list;
 
+use super::broker_links::{BrokerLinks, LinkChanges};
 use super::client::{CLIENT_ROLE_VAR, ClientRole};
 use super::config::FuzzConfig;
 use super::coverage_log::{CoveragePoint, last_coverage_point, resume_offset};
@@ -94,6 +96,7 @@ pub fn run_clients(
     let offset = resume_offset(&out.root, Some(kpaths));
 
     let mut broker = start_broker(network)?;
+    let mut links = BrokerLinks::known_now();
     let mut clients = Vec::new();
     for (index, &core) in cores.iter().enumerate() {
         let role = ClientRole {
@@ -155,6 +158,7 @@ pub fn run_clients(
                 coverage = None;
             }
             status.show(&point);
+            report_link_changes(links.look(), network.broker_port);
             if clients.iter().all(|c| c.child.is_none()) {
                 break;
             }
@@ -226,6 +230,21 @@ fn start_broker(network: &Network) -> Result<Broker, Diagnostics> {
             ))
         })?;
     Ok(broker)
+}
+
+/// Says when another machine's run links with this one, and when a link is lost: the run
+/// goes on alone either way, but the user should know it stopped sharing.
+fn report_link_changes(changes: LinkChanges, port: u16) {
+    for peer in changes.linked {
+        tracing::info!("linked with the broker of another run at {peer}");
+    }
+    for peer in changes.lost {
+        tracing::warn!(
+            "the link with the broker at {peer} is gone (its run ended or was killed); this \
+             run goes on alone with everything it has. To link the two again, start that run \
+             again with --connect <this machine>:{port}"
+        );
+    }
 }
 
 fn resolve(remote: &str) -> Result<SocketAddr, Diagnostics> {

@@ -8,8 +8,9 @@
 //! `config`, `stop`, `summary` and `status` are its interface. With `--cores`, `coordinator`
 //! runs the LLMP broker and one client process per core, each a run as above in the role
 //! `client` describes, whose event manager (`executed_events`) sends each new entry as the
-//! choice sequence it ran as.
+//! choice sequence it ran as; `broker_links` watches the links with other machines' brokers.
 
+mod broker_links;
 mod client;
 mod config;
 mod coordinator;

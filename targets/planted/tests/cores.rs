@@ -517,6 +517,100 @@ fn two_machines_on_loopback_receive_each_others_entries() {
     );
 }
 
+/// The first machine's run is killed: the second goes on alone and says so; a third run,
+/// started with `--connect` to the second, links with it and their entries flow again.
+#[test]
+fn a_run_whose_linked_broker_dies_goes_on_alone_says_so_and_takes_a_new_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first_out, second_out, third_out) = (
+        dir.path().join("first"),
+        dir.path().join("second"),
+        dir.path().join("third"),
+    );
+    let core = if two_cores() == "0,1" { "1" } else { "0" };
+    let first_port = free_port();
+    let mut first = start(
+        &first_out,
+        &[
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "60s",
+            "--cores",
+            "0",
+            "--broker-port",
+            &first_port,
+        ],
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let second_port = free_port();
+    let second = fuzz_command(
+        &second_out,
+        &[
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "24s",
+            "--cores",
+            core,
+            "--broker-port",
+            &second_port,
+            "--connect",
+            &format!("127.0.0.1:{first_port}"),
+        ],
+    )
+    .env("BONSAI_LOG", "info")
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    std::thread::sleep(Duration::from_secs(4));
+    let third = start(
+        &third_out,
+        &[
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "10s",
+            "--cores",
+            "0",
+            "--broker-port",
+            &free_port(),
+            "--connect",
+            &format!("127.0.0.1:{second_port}"),
+        ],
+    );
+    finish(third);
+    let output = second.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{log}");
+    let lost = log
+        .find(&format!(
+            "the link with the broker at 127.0.0.1:{first_port} is gone"
+        ))
+        .unwrap_or_else(|| panic!("the lost link was not reported:\n{log}"));
+    assert!(
+        log[lost..].contains(&format!("--connect <this machine>:{second_port}")),
+        "{log}"
+    );
+    let linked = log[lost..]
+        .find("linked with the broker of another run at 127.0.0.1:")
+        .map(|i| i + lost);
+    assert!(linked.is_some(), "the new link was not reported:\n{log}");
+    // The third run's finds reached the second run's queue after the first was gone.
+    let found_by_third: BTreeSet<Vec<u8>> = entries(&third_out).into_values().collect();
+    let second_entries = entries(&second_out);
+    assert!(
+        second_entries.iter().any(|(stem, choices)| {
+            meta(&second_out, stem)["mutator"] == "import" && found_by_third.contains(choices)
+        }),
+        "no entry of the third run reached the second's queue"
+    );
+}
+
 #[test]
 fn bad_cores_ports_and_remote_brokers_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
