@@ -78,14 +78,14 @@ pub fn run_clients(
 ) -> Result<Summary, Diagnostics> {
     let started = Instant::now();
     let map_size = crate::target::require_instrumented(config.target.name)?;
-    let (grammar, _, manifest) = super::run::checked_manifest(&config)?;
+    let (grammar, _, manifest) = super::prepared::checked_manifest(&config)?;
     crate::create_dir(&config.out)?;
     let _lock = DirLock::acquire(&config.out, "bonsai fuzz")?;
     let out = OutDir::prepare(&config.out, &manifest)?;
     if out.resumed {
         await_clients_of_an_earlier_run(&config.out);
         let repaired = repair(&out.root, grammar, config.bounds);
-        super::run::report_repairs(&repaired);
+        super::prepared::report_repairs(&repaired);
     }
     let queue_below = next_free_number(&out.root.join(QUEUE_DIR));
     let kpaths = config
