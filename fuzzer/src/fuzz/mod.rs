@@ -14,6 +14,7 @@
 //! as above in the role `client` describes, whose event manager (`executed_events`) sends each
 //! new entry as the choice sequence it ran as.
 
+mod child;
 mod client;
 mod config;
 mod coordinator;
@@ -34,15 +35,27 @@ mod summary;
 mod supervisor;
 mod trim;
 
+pub use child::{COMMAND as CHILD_COMMAND, spawn as spawn_child};
 pub use client::ClientRole;
 pub use config::{DEFAULT_TIMEOUT, FuzzConfig};
-pub use coordinator::{DEFAULT_BROKER_PORT, Network, run_clients};
+pub use coordinator::{DEFAULT_BROKER_PORT, MultiCore, Network};
 pub use coverage_log::{
     COVERAGE_CSV, CoveragePoint, last_coverage_point, read_coverage, resume_offset,
 };
 pub use overhead::Overhead;
-pub use supervisor::{quiet_library_backtraces, run};
 pub use signal_guard::install as install_signal_guard;
 pub use stop::{DurationError, Saturation, StopCondition, parse_duration};
 pub use summary::Summary;
+pub use supervisor::quiet_library_backtraces;
 pub use trim::{DEFAULT_TRIM_TESTS, TrimStats};
+
+/// Runs one fuzzing campaign and returns its summary: on one core under a supervisor
+/// (`supervisor::run`), or, with [`FuzzConfig::multi_core`], as the coordinator of one client
+/// per core (`coordinator::run_clients`).
+pub fn run(config: FuzzConfig) -> Result<Summary, crate::diagnostic::Diagnostics> {
+    crate::target::set_target_stack(config.stack)?;
+    match config.multi_core.clone() {
+        Some(multi_core) => coordinator::run_clients(config, &multi_core),
+        None => supervisor::run(config),
+    }
+}

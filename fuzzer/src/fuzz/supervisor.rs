@@ -244,7 +244,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
             // summary, and would go on writing into the output directory while a resumed run
             // writes there too. The supervisor itself dies with whoever started it when that
             // parent asks for it (`bonsai campaign` does).
-            crate::parent_death::die_with(supervisor);
+            crate::child_process::die_with(supervisor);
             if client.is_some() {
                 let _ = std::fs::write(
                     prepared.log_dir.join(CLIENT_PID),
