@@ -7,10 +7,11 @@
 //! bucket's count and times), and `DIR/queue`, `DIR/crashes`, `DIR/hangs` of `NNNNNN.txt` +
 //! `.choices` + `.meta` (a fault's reduced reproducer as `NNNNNN.min.txt` + `.min.choices`);
 //! a multi-core run (`--cores`) adds
-//! `DIR/clients/<k>/` (each client's own coverage.csv, summary.json, log and pid) and
+//! `DIR/clients/<k>/` (each client's own config.json, coverage.csv, summary.json, log and
+//! pid) and
 //! `DIR/.claims/` (which entry contents and fault signatures the clients saved). A campaign (`bonsai campaign --out DIR`):
 //! `DIR/campaign.json`, `DIR/campaign.log`, `DIR/nodes/<node>/` (one fuzzing output each),
-//! `DIR/seeds/<node>/`, `DIR/logs/<node>.log`. An exported corpus: `manifest.json` beside the
+//! `DIR/seeds/<node>/`, `DIR/logs/<node>.log`, `DIR/configs/<node>.json`. An exported corpus: `manifest.json` beside the
 //! inputs. A report: `report.md`, `report.html`, `plots/`. An import: `import-report.txt` and
 //! `import-report.json` beside the seeds.
 
@@ -27,6 +28,9 @@ pub const CLIENTS_DIR: &str = "clients";
 pub const CLAIMS_DIR: &str = ".claims";
 /// A client's log (its standard error).
 pub const CLIENT_LOG: &str = "log";
+/// The configuration a parent process wrote for a child's run (`fuzz::FuzzConfig::write`): a
+/// multi-core run's client's, in its directory.
+pub const FUZZ_CONFIG_JSON: &str = "config.json";
 /// The process id of a client's fuzzing process, while it runs.
 pub const CLIENT_PID: &str = "pid";
 /// What a fuzzing output was fuzzing (target, grammar, bounds).
@@ -56,6 +60,9 @@ pub const CAMPAIGN_LOG: &str = "campaign.log";
 pub const NODES_DIR: &str = "nodes";
 /// A campaign's seeds per node, merged from its predecessors' queues.
 pub const SEEDS_DIR: &str = "seeds";
+/// The configuration each node of a campaign runs (`fuzz::FuzzConfig::write`), one
+/// `<node>.json` per node, rewritten each time the node starts.
+pub const CONFIGS_DIR: &str = "configs";
 /// A campaign's node logs, one file per node.
 pub const LOGS_DIR: &str = "logs";
 /// An exported regression corpus's index.

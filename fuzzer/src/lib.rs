@@ -22,6 +22,7 @@ pub use bonsai_grammar::{
 
 pub(crate) mod campaign;
 pub mod cargo_bonsai;
+pub(crate) mod child_process;
 pub mod choice;
 pub mod cli;
 pub mod corpus;
@@ -34,7 +35,6 @@ pub(crate) mod lattice;
 pub mod layout;
 pub mod mutators;
 pub(crate) mod observer;
-pub(crate) mod parent_death;
 pub mod peer;
 pub(crate) mod provenance;
 pub mod reduce;

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::feedback::CoverageGrain;
+use crate::fuzz::{Saturation, StopCondition};
 use crate::sampler::Bounds;
+use crate::target::LinkedTarget;
 
 /// How long each node fuzzes: the first budget reached stops it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,6 +20,20 @@ pub struct NodeBudget {
     pub saturate_execs: Option<u64>,
     /// A fixed number of executions (reproducible runs, tests).
     pub execs: Option<u64>,
+}
+
+impl NodeBudget {
+    /// The node's run stops on whichever budget it reaches first.
+    pub fn stop_condition(&self) -> StopCondition {
+        StopCondition {
+            time: Some(self.time),
+            execs: self.execs,
+            saturation: Saturation {
+                time: self.saturate_time,
+                execs: self.saturate_execs,
+            },
+        }
+    }
 }
 
 /// A new campaign.
@@ -55,12 +71,14 @@ pub enum CampaignMode {
     },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct CampaignConfig {
     pub out: PathBuf,
     pub mode: CampaignMode,
-    /// The program started for each node as `PROGRAM fuzz --target T ...`: the running
-    /// `bonsai` or `bonsai-T` binary.
+    /// The campaign's target, linked into this binary; a resumed campaign must name it.
+    pub target: LinkedTarget,
+    /// The program started for each node on the node's configuration (`fuzz::spawn_child`):
+    /// the running `bonsai-T` binary, which links the target.
     pub program: PathBuf,
     /// Show the lattice view (a live view on a terminal, log lines otherwise).
     pub show_progress: bool,

@@ -9,7 +9,7 @@ use super::log::{CampaignLog, unix_now};
 use super::signal;
 use super::state::{CampaignState, NodeStatus, STATE_FILE, VERSION, load_with_lattice};
 use super::view::LatticeView;
-use super::worklist::{LOGS_DIR, NODES_DIR, Outcome, SEEDS_DIR, WorkList};
+use super::worklist::{CONFIGS_DIR, LOGS_DIR, NODES_DIR, Outcome, SEEDS_DIR, WorkList};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::dir_lock::DirLock;
 use crate::lattice::Lattice;
@@ -60,7 +60,15 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
             (state, lattice, lock, jobs, log)
         }
     };
-    for sub in [NODES_DIR, SEEDS_DIR, LOGS_DIR] {
+    if state.target != config.target.name {
+        return Err(Diagnostic::error(format!(
+            "the campaign fuzzes target '{}', but this binary links '{}'",
+            state.target, config.target.name
+        ))
+        .in_file(&dir.join(STATE_FILE))
+        .into());
+    }
+    for sub in [NODES_DIR, SEEDS_DIR, LOGS_DIR, CONFIGS_DIR] {
         crate::create_dir(&dir.join(sub))?;
     }
     let (user_seeds, unusable) =
@@ -95,6 +103,7 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
         dir,
         state,
         lattice,
+        target: config.target,
         program: config.program.clone(),
         jobs,
         log,

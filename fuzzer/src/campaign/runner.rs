@@ -1,106 +1,11 @@
-//! One node's fuzzing process: `PROGRAM fuzz ...` as a child of the campaign.
+//! One node's fuzzing process: a child of the campaign running the node's `FuzzConfig`.
 
-use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
-use super::config::NodeBudget;
 use crate::diagnostic::Diagnostic;
-use crate::feedback::CoverageGrain;
-
-/// Everything the child's command line is made of.
-#[derive(Clone, Debug)]
-pub struct NodeCommand {
-    pub program: PathBuf,
-    pub target: String,
-    pub grammar: PathBuf,
-    pub bounds: String,
-    pub valid_only: bool,
-    pub save_on: CoverageGrain,
-    pub trim_tests: u64,
-    /// `bonsai fuzz --grammar-feedback kpath:K` in every node.
-    pub grammar_feedback: Option<usize>,
-    pub seeds: Option<PathBuf>,
-    pub out: PathBuf,
-    pub seed: u64,
-    pub timeout_ms: u64,
-    pub budget: NodeBudget,
-    /// The child's stderr (its status lines and warnings) is appended here.
-    pub log: PathBuf,
-    /// With more than one core per node: the cores its clients run on, and the port of its
-    /// LLMP broker.
-    pub cores: Option<(Vec<usize>, u16)>,
-}
-
-impl NodeCommand {
-    pub fn args(&self) -> Vec<String> {
-        let mut args = vec![
-            "fuzz".to_string(),
-            "--target".into(),
-            self.target.clone(),
-            "--grammar".into(),
-            self.grammar.display().to_string(),
-            "--bounds".into(),
-            self.bounds.clone(),
-            "--out".into(),
-            self.out.display().to_string(),
-            "--seed".into(),
-            self.seed.to_string(),
-            "--timeout-ms".into(),
-            self.timeout_ms.to_string(),
-            "--time".into(),
-            format!("{:.3}s", self.budget.time.as_secs_f64()),
-            "--save-on".into(),
-            self.save_on.to_string(),
-            "--trim-tests".into(),
-            self.trim_tests.to_string(),
-            // Faults are reduced once per bucket for the whole lattice when it is done, not
-            // by every node that meets them (`cli::campaign`).
-            "--reduce-crashes".into(),
-            "0".into(),
-            // A node grows a concise corpus: inputs kept for their slowness alone are long.
-            "--keep-slow".into(),
-            "false".into(),
-        ];
-        if self.valid_only {
-            args.push("--valid-only".into());
-        }
-        if let Some(k) = self.grammar_feedback {
-            args.push("--grammar-feedback".into());
-            args.push(format!("kpath:{k}"));
-        }
-        if let Some(seeds) = &self.seeds {
-            args.push("--seeds".into());
-            args.push(seeds.display().to_string());
-        }
-        if let Some(t) = self.budget.saturate_time {
-            args.push("--saturate-time".into());
-            args.push(format!("{:.3}s", t.as_secs_f64()));
-        }
-        if let Some(n) = self.budget.saturate_execs {
-            args.push("--saturate-execs".into());
-            args.push(n.to_string());
-        }
-        if let Some(n) = self.budget.execs {
-            args.push("--execs".into());
-            args.push(n.to_string());
-        }
-        if let Some((cores, port)) = &self.cores {
-            args.push("--cores".into());
-            args.push(
-                cores
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(","),
-            );
-            args.push("--broker-port".into());
-            args.push(port.to_string());
-        }
-        args
-    }
-}
+use crate::fuzz::FuzzConfig;
 
 /// A running node.
 pub struct NodeProcess {
@@ -115,39 +20,35 @@ pub struct NodeProcess {
 }
 
 impl NodeProcess {
-    /// Starts the child. It dies with the campaign (Linux: the parent-death signal), so a
-    /// `kill -9` of the campaign never leaves a fuzzer writing into a node that a resumed
-    /// campaign is about to restart.
+    /// Starts the child on `config`, written to `config_file`, its standard error appended to
+    /// `log`. It dies with the campaign (Linux: the parent-death signal), so a `kill -9` of
+    /// the campaign never leaves a fuzzer writing into a node that a resumed campaign is about
+    /// to restart.
     pub fn spawn(
         name: String,
-        command: &NodeCommand,
+        program: &Path,
+        config: &FuzzConfig,
+        config_file: &Path,
+        log: &Path,
         earlier_secs: f64,
     ) -> Result<NodeProcess, Diagnostic> {
-        let log = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&command.log)
-            .map_err(|e| Diagnostic::error(format!("cannot open: {e}")).in_file(&command.log))?;
-        let mut cmd = Command::new(&command.program);
-        cmd.args(command.args())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log);
-        crate::parent_death::die_with_parent(&mut cmd);
-        let child = cmd.spawn().map_err(|e| {
-            Diagnostic::error(format!("cannot start the fuzzer for node {name}: {e}"))
-                .in_file(&command.program)
-        })?;
+        let child = crate::fuzz::spawn_child(
+            program,
+            config,
+            config_file,
+            log,
+            &format!("the fuzzer for node {name}"),
+        )?;
         Ok(NodeProcess {
             name,
-            dir: command.out.clone(),
+            dir: config.out.clone(),
             child,
             started: Instant::now(),
             earlier_secs,
-            cores: command
-                .cores
+            cores: config
+                .multi_core
                 .as_ref()
-                .map(|(cores, _)| cores.clone())
+                .map(|multi_core| multi_core.cores.clone())
                 .unwrap_or_default(),
         })
     }

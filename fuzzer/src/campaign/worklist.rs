@@ -8,13 +8,16 @@ use std::time::{Duration, Instant};
 use super::config::NodeBudget;
 use super::log::{CampaignLog, unix_now};
 use super::progress::NodeProgress;
-use super::runner::{NodeCommand, NodeProcess, read_summary};
+use super::runner::{NodeProcess, read_summary};
 use super::seed_merge;
 use super::signal;
 use super::state::{CampaignState, NodeStatus};
 use super::view::{LatticeView, RunningNode, human};
 use crate::diagnostic::Diagnostic;
+use crate::feedback::SaveCriteria;
+use crate::fuzz::{FuzzConfig, MultiCore, Network};
 use crate::lattice::{Lattice, Node};
+use crate::target::LinkedTarget;
 
 /// How often children are polled and the view redrawn.
 const POLL: Duration = Duration::from_millis(100);
@@ -28,7 +31,7 @@ const ATTEMPTS_PER_SESSION: u32 = 2;
 /// How long stopped children get to exit before they are killed.
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
-pub use crate::layout::{LOGS_DIR, NODES_DIR, SEEDS_DIR};
+pub use crate::layout::{CONFIGS_DIR, LOGS_DIR, NODES_DIR, SEEDS_DIR};
 
 /// How the work list ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +48,7 @@ pub struct WorkList<'a> {
     pub dir: &'a Path,
     pub state: CampaignState,
     pub lattice: Lattice,
+    pub target: LinkedTarget,
     pub program: PathBuf,
     pub jobs: usize,
     pub log: CampaignLog,
@@ -295,7 +299,7 @@ impl WorkList<'_> {
     /// The cores and broker port of a node that fuzzes with more than one core: the cores no
     /// running node uses, lowest first (shared again when the machine has too few), and a
     /// port the system has free now.
-    fn node_cores(&self, running: &[NodeProcess]) -> Result<Option<(Vec<usize>, u16)>, Diagnostic> {
+    fn node_cores(&self, running: &[NodeProcess]) -> Result<Option<MultiCore>, Diagnostic> {
         let k = self.state.cores_per_node;
         if k <= 1 {
             return Ok(None);
@@ -320,7 +324,13 @@ impl WorkList<'_> {
             .map_err(|e| {
                 Diagnostic::error(format!("cannot find a free port for a node's broker: {e}"))
             })?;
-        Ok(Some((cores, port)))
+        Ok(Some(MultiCore {
+            cores,
+            network: Network {
+                broker_port: port,
+                connect: None,
+            },
+        }))
     }
 
     /// Merges the predecessors' queues into the node's seeds, records the node as running
@@ -368,23 +378,27 @@ impl WorkList<'_> {
             budget.saturate_time = None;
             budget.saturate_execs = None;
         }
-        let command = NodeCommand {
-            program: self.program.clone(),
-            target: self.state.target.clone(),
-            grammar: self.state.grammar.clone(),
-            bounds: node.bounds.to_string(),
-            valid_only: record.valid_only,
-            save_on: self.state.save_on,
-            trim_tests: self.state.trim_tests,
-            grammar_feedback: self.state.grammar_feedback,
-            seeds: seeds_dir,
-            out,
-            seed: self.state.seed.wrapping_add(index),
-            timeout_ms: self.state.timeout_ms,
-            budget,
-            log: self.dir.join(LOGS_DIR).join(format!("{name}.log")),
-            cores: self.node_cores(running)?,
+        let mut config = FuzzConfig::new(self.target, self.state.grammar.clone(), node.bounds, out);
+        config.criteria = if record.valid_only {
+            SaveCriteria::ValidOnly
+        } else {
+            SaveCriteria::Zest
         };
+        config.grain = self.state.save_on;
+        config.trim_tests = self.state.trim_tests;
+        config.grammar_feedback = self.state.grammar_feedback;
+        config.seeds = seeds_dir.into_iter().collect();
+        config.seed = self.state.seed.wrapping_add(index);
+        config.timeout = Duration::from_millis(self.state.timeout_ms);
+        config.stop = budget.stop_condition();
+        // Faults are reduced once per bucket for the whole lattice when it is done, not by
+        // every node that meets them (`cli::campaign`).
+        config.reduce_crash_tests = 0;
+        // A node grows a concise corpus: inputs kept for their slowness alone are long.
+        config.keep_slow = false;
+        // Status lines in the node's log.
+        config.show_status = true;
+        config.multi_core = self.node_cores(running)?;
         {
             let shared = self.state.budget_secs.is_some();
             let entry = self.state.node_mut(&name).expect("lattice nodes exist");
@@ -399,7 +413,14 @@ impl WorkList<'_> {
         // Recorded before the child exists: a campaign killed right now finds it running and
         // puts it back to waiting.
         self.save()?;
-        let process = NodeProcess::spawn(name.clone(), &command, record.elapsed_secs)?;
+        let process = NodeProcess::spawn(
+            name.clone(),
+            &self.program,
+            &config,
+            &self.dir.join(CONFIGS_DIR).join(format!("{name}.json")),
+            &self.dir.join(LOGS_DIR).join(format!("{name}.log")),
+            record.elapsed_secs,
+        )?;
         let message = if record.attempts > 0 {
             format!(
                 "node {name} resumed (attempt {}, pid {}): its queue plus {seed_count} merged seeds, {} left",

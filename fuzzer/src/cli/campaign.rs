@@ -134,17 +134,23 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
     }
     let program = std::env::current_exe()
         .map_err(|e| Diagnostic::error(format!("cannot find the running executable: {e}")))?;
-    let (out, mode) = match (args.resume, args.out) {
-        (Some(dir), _) => (dir, CampaignMode::Resume { jobs: args.jobs }),
+    let (out, mode, target) = match (args.resume, args.out) {
+        (Some(dir), _) => {
+            let Some(target) = linked else {
+                // Not handed to the target's binary: its campaign.json did not read that far.
+                let state = crate::campaign::load_state(&dir)?;
+                return Err(Diagnostic::error(format!(
+                    "target '{}' is not linked into this binary",
+                    state.target
+                ))
+                .into());
+            };
+            (dir, CampaignMode::Resume { jobs: args.jobs }, target)
+        }
         (None, Some(out)) => {
             let target = args.target.expect("clap requires --target");
             let grammar = args.grammar.expect("clap requires --grammar");
-            if linked.is_none_or(|t| t.name != target) {
-                return Err(Diagnostic::error(format!(
-                    "target '{target}' is not linked into this binary"
-                ))
-                .into());
-            }
+            let linked_target = super::plugin::linked_named(linked, &target)?;
             crate::target::require_instrumented(&target)?;
             crate::target::warn_if_only_the_harness_is_counted();
             if args.timeout_ms == 0 {
@@ -189,13 +195,14 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                 grammar_feedback: args.grammar_feedback,
                 seeds: args.seeds,
             };
-            (out, CampaignMode::New(Box::new(new)))
+            (out, CampaignMode::New(Box::new(new)), linked_target)
         }
         (None, None) => unreachable!("clap requires --out or --resume"),
     };
     let summary = crate::campaign::run(CampaignConfig {
         out: out.clone(),
         mode,
+        target,
         program,
         show_progress: true,
     })?;

@@ -7,7 +7,9 @@ use clap::Args;
 use super::{Failure, LinkedTarget};
 use crate::diagnostic::Diagnostic;
 use crate::feedback::{CoverageGrain, SaveCriteria};
-use crate::fuzz::{FuzzConfig, Saturation, StopCondition, parse_duration};
+use crate::fuzz::{
+    FuzzConfig, MultiCore, Network, Saturation, StopCondition, Summary, parse_duration,
+};
 use crate::sampler::Bounds;
 use crate::schedule::{ChildrenRule, SchedulerKind};
 
@@ -158,7 +160,6 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         crate::target::warn_if_only_the_harness_is_counted();
     }
-    crate::target::set_target_stack(args.stack)?;
     if args.timeout_ms == 0 {
         return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
     }
@@ -212,50 +213,39 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.measure_overhead_after = args.measure_overhead_after;
     config.reduce_crash_tests = args.reduce_crashes;
     config.trim_tests = args.trim_tests;
-    if let Some(role) = crate::fuzz::ClientRole::from_env() {
-        // A client of a multi-core run: its coordinator shows the status, writes the summary
-        // and reduces the crashes.
-        let role = role?;
-        config.client = Some(role);
-        config.show_status = false;
-        config.stop.time = role.time_left;
-        config.stop.execs = config
-            .stop
-            .execs
-            .map(|n| n.div_ceil(role.count as u64).max(1));
-        config.measure_overhead = None;
-        config.seed = role.seed(config.seed);
-        crate::fuzz::run(config)?;
-        return Ok(());
-    }
+    config.stack = args.stack;
     let cores = match (&args.cores, &args.connect) {
         (Some(cores), _) => Some(cores.0.clone()),
         (None, Some(_)) => Some(vec![0]),
         (None, None) => None,
     };
-    let summary = match cores {
-        Some(cores) => {
-            if config.measure_overhead.is_some() {
-                return Err(Diagnostic::error(
-                    "--measure-overhead needs a single core: leave out --cores",
-                )
-                .into());
-            }
-            let network = crate::fuzz::Network {
-                broker_port: args.broker_port,
-                connect: args.connect.clone(),
-            };
-            crate::fuzz::run_clients(config, &cores, &network)?
-        }
-        None => crate::fuzz::run(config)?,
-    };
+    config.multi_core = cores.map(|cores| MultiCore {
+        cores,
+        network: Network {
+            broker_port: args.broker_port,
+            connect: args.connect.clone(),
+        },
+    });
+    if config.multi_core.is_some() && config.measure_overhead.is_some() {
+        return Err(
+            Diagnostic::error("--measure-overhead needs a single core: leave out --cores").into(),
+        );
+    }
+    let summary = crate::fuzz::run(config)?;
+    print_summary(&summary, args.json);
+    Ok(())
+}
+
+/// The end of a run for whoever started it: the summary as one line of JSON on stdout with
+/// `json`, or in words on stderr.
+pub(super) fn print_summary(summary: &Summary, json: bool) {
     if let Some(o) = &summary.overhead {
         eprintln!(
             "overhead over {} inputs: fuzzer {:.0} execs/s, bare loop {:.0} execs/s, ratio {:.3}",
             o.inputs, o.fuzz_execs_per_sec, o.bare_execs_per_sec, o.ratio
         );
     }
-    if args.json {
+    if json {
         println!(
             "{}",
             serde_json::to_string(&summary).expect("plain data serializes")
@@ -276,7 +266,6 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
             summary.out.display()
         );
     }
-    Ok(())
 }
 
 /// A list of cores as `taskset` and LibAFL take it: `all`, `3`, `0-3`, `0,2,5-7`. Each must

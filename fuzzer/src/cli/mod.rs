@@ -8,6 +8,7 @@ mod covers;
 mod export;
 mod faults;
 mod fuzz;
+mod fuzz_child;
 mod generate;
 mod grammar_check;
 mod grammar_convert;
@@ -75,6 +76,10 @@ enum Command {
     Negative(negative::NegativeArgs),
     /// Fuzz an instrumented target with inputs from a grammar, within bounds.
     Fuzz(fuzz::FuzzArgs),
+    /// A fuzzing run its parent process configured (a campaign's node, a multi-core run's
+    /// client); not for users.
+    #[command(name = crate::fuzz::CHILD_COMMAND, hide = true)]
+    FuzzChild(fuzz_child::FuzzChildArgs),
     /// Run the Bonsai lattice of fuzzers: every F(m,n,d,v) up to max bounds, seeded by its
     /// predecessors; resumable with --resume.
     Campaign(campaign::CampaignArgs),
@@ -236,6 +241,7 @@ pub fn run_with(linked: Option<LinkedTarget>, extra: &[ExtraCommand]) -> ExitCod
         Command::Cover(args) => cover::run(args),
         Command::Negative(args) => negative::run(args, linked),
         Command::Fuzz(args) => fuzz::run(args, linked),
+        Command::FuzzChild(args) => fuzz_child::run(args, linked),
         Command::Campaign(args) => campaign::run(args, linked),
         Command::Replay(args) => replay::run(args, linked),
         Command::Faults(args) => faults::run(args),
@@ -272,7 +278,8 @@ mod tests {
             with_guide(Cli::command().subcommand(clap::Command::new("baseline-nautilus")));
         let mut pages = Vec::new();
         fn collect(command: &clap::Command, pages: &mut Vec<String>) {
-            for sub in command.get_subcommands() {
+            // A hidden command is no user's, and has no page.
+            for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
                 if sub.has_subcommands() {
                     collect(sub, pages);
                 } else {

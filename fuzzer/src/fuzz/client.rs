@@ -1,20 +1,19 @@
 //! A fuzzing process's place among the clients of a multi-core run.
 //!
-//! The coordinator (`fuzz::coordinator`) starts each client as a fresh `bonsai fuzz` with the
-//! user's own arguments and this role in the environment, as LibAFL's launcher does when it
-//! does not fork: every client then builds its grammar, target and loop exactly as a
-//! single-core run does, in a process that holds no thread or lock of the coordinator's.
+//! The coordinator (`fuzz::coordinator`) starts each client as a process of its own on the
+//! run's configuration with this role in it ([`ClientRole::config`]), as LibAFL's launcher
+//! does when it does not fork: every client then builds its grammar, target and loop exactly
+//! as a single-core run does, in a process that holds no thread or lock of the coordinator's.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::diagnostic::Diagnostic;
+use serde::{Deserialize, Serialize};
+
+use super::config::FuzzConfig;
 use crate::layout::CLIENTS_DIR;
 
-/// The environment variable that carries a client's role.
-pub const CLIENT_ROLE_VAR: &str = "BONSAI_FUZZ_CLIENT";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClientRole {
     /// 0-based; also names the client's directory `OUT/clients/<index>`.
     pub index: usize,
@@ -30,63 +29,22 @@ pub struct ClientRole {
     /// Queue entries numbered from here on were written by this run's clients: a client that
     /// starts later receives them over LLMP and does not load them as seeds.
     pub queue_below: u32,
-    /// What is left of `--time` when the client starts (a restarted client gets less).
-    pub time_left: Option<Duration>,
 }
 
 impl ClientRole {
-    /// The role in the environment, if this process is a client; a malformed one is an error.
-    pub fn from_env() -> Option<Result<Self, Diagnostic>> {
-        let text = std::env::var(CLIENT_ROLE_VAR).ok()?;
-        Some(
-            Self::parse(&text)
-                .ok_or_else(|| Diagnostic::error(format!("malformed {CLIENT_ROLE_VAR}: `{text}`"))),
-        )
-    }
-
-    fn parse(text: &str) -> Option<Self> {
-        let mut role = ClientRole {
-            index: 0,
-            count: 1,
-            core: 0,
-            broker_port: 0,
-            resumed: false,
-            queue_below: 0,
-            time_left: None,
-        };
-        for field in text.split(';').filter(|f| !f.is_empty()) {
-            let (key, value) = field.split_once('=')?;
-            match key {
-                "index" => role.index = value.parse().ok()?,
-                "count" => role.count = value.parse().ok()?,
-                "core" => role.core = value.parse().ok()?,
-                "port" => role.broker_port = value.parse().ok()?,
-                "resumed" => role.resumed = value == "1",
-                "queue_below" => role.queue_below = value.parse().ok()?,
-                "time_left_ms" => {
-                    role.time_left = Some(Duration::from_millis(value.parse().ok()?));
-                }
-                _ => return None,
-            }
-        }
-        (role.index < role.count && role.broker_port != 0).then_some(role)
-    }
-
-    /// The value of [`CLIENT_ROLE_VAR`] that hands this role over.
-    pub fn to_env(self) -> String {
-        let mut text = format!(
-            "index={};count={};core={};port={};resumed={};queue_below={}",
-            self.index,
-            self.count,
-            self.core,
-            self.broker_port,
-            u8::from(self.resumed),
-            self.queue_below
-        );
-        if let Some(t) = self.time_left {
-            text.push_str(&format!(";time_left_ms={}", t.as_millis()));
-        }
-        text
+    /// What the client in this role runs: the whole run's configuration, as one of `count`
+    /// processes sharing it, with `time_left` of its time (a restarted client gets less). The
+    /// coordinator shows the status, writes the run's summary and reduces the crashes.
+    pub fn config(&self, run: &FuzzConfig, time_left: Option<Duration>) -> FuzzConfig {
+        let mut config = run.clone();
+        config.client = Some(*self);
+        config.multi_core = None;
+        config.show_status = false;
+        config.stop.time = time_left;
+        config.stop.execs = run.stop.execs.map(|n| n.div_ceil(self.count as u64).max(1));
+        config.measure_overhead = None;
+        config.seed = self.seed(run.seed);
+        config
     }
 
     /// The client's own random seed from the run's `--seed`: clients that drew the same
@@ -109,7 +67,8 @@ impl ClientRole {
         std::hash::Hasher::finish(&hasher)
     }
 
-    /// `OUT/clients/<index>`: the client's log, pid, coverage.csv and summary.json.
+    /// `OUT/clients/<index>`: the client's configuration, log, pid, coverage.csv and
+    /// summary.json.
     pub fn dir(&self, out: &Path) -> PathBuf {
         out.join(CLIENTS_DIR).join(self.index.to_string())
     }
@@ -119,54 +78,44 @@ impl ClientRole {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_role_survives_the_environment() {
-        let role = ClientRole {
-            index: 1,
-            count: 2,
-            core: 3,
-            broker_port: 4242,
-            resumed: true,
-            queue_below: 17,
-            time_left: Some(Duration::from_millis(12_345)),
-        };
-        assert_eq!(ClientRole::parse(&role.to_env()), Some(role));
-        let fresh = ClientRole {
-            resumed: false,
-            time_left: None,
-            ..role
-        };
-        assert_eq!(ClientRole::parse(&fresh.to_env()), Some(fresh));
-    }
-
-    #[test]
-    fn clients_draw_different_decisions() {
-        let role = |index, broker_port| ClientRole {
+    fn role(index: usize, broker_port: u16) -> ClientRole {
+        ClientRole {
             index,
             count: 2,
             core: 0,
             broker_port,
             resumed: false,
             queue_below: 0,
-            time_left: None,
-        };
+        }
+    }
+
+    #[test]
+    fn clients_draw_different_decisions() {
         assert_ne!(role(0, 1337).seed(7), role(1, 1337).seed(7));
         assert_ne!(role(0, 1337).seed(7), role(0, 1338).seed(7));
         assert_ne!(role(0, 1337).seed(7), role(0, 1337).seed(8));
         assert_eq!(role(1, 1337).seed(7), role(1, 1337).seed(7));
     }
 
+    /// Each client runs its share of the executions, with its own seed and without the
+    /// status line or the overhead measurement that belong to the whole run.
     #[test]
-    fn malformed_roles_are_refused() {
-        for text in [
-            "",
-            "index=2;count=2;port=1",
-            "index=0;count=1;port=0",
-            "index=x;count=1;port=1",
-            "index=0;count=1;port=1;colour=blue",
-            "index",
-        ] {
-            assert_eq!(ClientRole::parse(text), None, "{text}");
-        }
+    fn a_client_runs_its_share_of_the_run() {
+        let target = crate::target::LinkedTarget {
+            name: "planted",
+            make: || unreachable!("not run"),
+        };
+        let bounds = crate::sampler::Bounds::new(1, 1, 1).unwrap();
+        let mut run = FuzzConfig::new(target, "g".into(), bounds, "out".into());
+        run.stop.execs = Some(5);
+        run.show_status = true;
+        run.measure_overhead = Some(10);
+        let client = role(1, 1337).config(&run, Some(Duration::from_secs(3)));
+        assert_eq!(client.client, Some(role(1, 1337)));
+        assert_eq!(client.stop.execs, Some(3));
+        assert_eq!(client.stop.time, Some(Duration::from_secs(3)));
+        assert!(!client.show_status);
+        assert_eq!(client.measure_overhead, None);
+        assert_eq!(client.seed, role(1, 1337).seed(run.seed));
     }
 }

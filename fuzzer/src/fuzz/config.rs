@@ -1,9 +1,16 @@
-//! Everything one fuzzing run needs to know.
+//! Everything one fuzzing run needs to know, and its one written form: a parent process that
+//! starts a run in a process of its own (a campaign's node, a multi-core run's client) writes
+//! the whole configuration to a file, and the child reads the same `FuzzConfig` back, so a
+//! new setting reaches every child by being a field here.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
+use super::coordinator::MultiCore;
 use super::stop::StopCondition;
+use crate::diagnostic::Diagnostic;
 use crate::feedback::{CoverageGrain, SaveCriteria};
 use crate::sampler::Bounds;
 use crate::schedule::{ChildrenRule, SchedulerKind};
@@ -22,9 +29,12 @@ pub const DEFAULT_MEMORY_LIMIT: usize = 2 << 30;
 /// Fresh inputs generated before mutation starts, when there are no seeds.
 pub const DEFAULT_INITIAL_INPUTS: usize = 32;
 
-/// One run of the fuzzer: the CLI builds it from flags, the lattice from its node.
-#[derive(Clone)]
+/// One run of the fuzzer: the CLI builds it from flags, the lattice from its node, a
+/// multi-core run's coordinator from its own for each client.
+#[derive(Clone, Serialize, Deserialize)]
 pub struct FuzzConfig {
+    /// Written as its name: only the binary it is linked into can run it.
+    #[serde(with = "target_by_name")]
     pub target: LinkedTarget,
     pub grammar: PathBuf,
     pub bounds: Bounds,
@@ -35,6 +45,7 @@ pub struct FuzzConfig {
     pub seeds: Vec<PathBuf>,
     /// Also seed from the cover suite of this grammar coverage criterion (`bonsai cover`),
     /// built under the run's bounds.
+    #[serde(with = "criterion_by_name")]
     pub seed_cover: Option<crate::coverage::Criterion>,
     /// Also keep inputs that derive a k-path of the grammar no execution derived before, with
     /// this k (`--grammar-feedback kpath:K`).
@@ -77,6 +88,10 @@ pub struct FuzzConfig {
     /// Runs of the target each new entry may spend on being trimmed (`trim`); 0 keeps
     /// entries as they were found.
     pub trim_tests: u64,
+    /// The stack the target runs on, in bytes (`--stack`; see `target::set_target_stack`).
+    pub stack: usize,
+    /// Set for a run over several cores: its coordinator starts one client per core.
+    pub multi_core: Option<MultiCore>,
     /// Set in the clients of a multi-core run (see `fuzz::coordinator`).
     pub client: Option<super::ClientRole>,
 }
@@ -110,7 +125,140 @@ impl FuzzConfig {
             measure_overhead_after: 0,
             reduce_crash_tests: crate::triage::DEFAULT_CRASH_TESTS,
             trim_tests: 0,
+            stack: crate::target::DEFAULT_TARGET_STACK,
+            multi_core: None,
             client: None,
         }
+    }
+
+    /// Writes the configuration for a child process, which reads it with [`FuzzConfig::read`].
+    pub fn write(&self, path: &Path) -> Result<(), Diagnostic> {
+        let json = serde_json::to_string_pretty(self).expect("plain data serializes");
+        crate::write_atomic(path, format!("{json}\n").as_bytes())
+    }
+
+    /// The configuration a parent process wrote with [`FuzzConfig::write`]. The file names its
+    /// target, which must be the one `linked` into this binary.
+    pub fn read(path: &Path, linked: Option<LinkedTarget>) -> Result<Self, Diagnostic> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(path))?;
+        let mut config: FuzzConfig = serde_json::from_str(&text).map_err(|e| {
+            Diagnostic::error(format!("not a fuzzing configuration: {e}")).in_file(path)
+        })?;
+        let named = config.target.name;
+        config.target = linked.filter(|t| t.name == named).ok_or_else(|| {
+            Diagnostic::error(format!("target '{named}' is not linked into this binary"))
+                .in_file(path)
+        })?;
+        Ok(config)
+    }
+}
+
+/// A target as its name. Reading gives a stand-in that only names it, which
+/// [`FuzzConfig::read`] replaces by the linked target before anyone can make one.
+mod target_by_name {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::target::{LinkedTarget, Target};
+
+    pub fn serialize<S: Serializer>(target: &LinkedTarget, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(target.name)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<LinkedTarget, D::Error> {
+        let name = String::deserialize(d)?;
+        Ok(LinkedTarget {
+            name: Box::leak(name.into_boxed_str()),
+            make: not_linked,
+        })
+    }
+
+    fn not_linked() -> Box<dyn Target> {
+        unreachable!("FuzzConfig::read links the target a configuration file names")
+    }
+}
+
+/// A grammar coverage criterion as `--seed-cover` takes it (`kpath:3`).
+mod criterion_by_name {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::coverage::Criterion;
+
+    pub fn serialize<S: Serializer>(
+        criterion: &Option<Criterion>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match criterion {
+            Some(c) => s.serialize_some(&c.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Criterion>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|name| name.parse().map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn linked() -> LinkedTarget {
+        LinkedTarget {
+            name: "planted",
+            make: || unreachable!("not run"),
+        }
+    }
+
+    /// What a child reads back is what its parent wrote, setting for setting.
+    #[test]
+    fn a_configuration_survives_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let mut config = FuzzConfig::new(
+            linked(),
+            PathBuf::from("g.ebnf"),
+            Bounds::new(2, 3, 4).unwrap(),
+            dir.path().join("out"),
+        );
+        config.seed_cover = Some(crate::coverage::Criterion::KPath(3));
+        config.stop.time = Some(Duration::from_millis(1500));
+        config.mutators = Some(vec!["havoc".into()]);
+        config.multi_core = Some(MultiCore {
+            cores: vec![0, 2],
+            network: super::super::Network {
+                broker_port: 4242,
+                connect: Some("host:1".into()),
+            },
+        });
+        config.write(&path).unwrap();
+        let back = FuzzConfig::read(&path, Some(linked())).unwrap();
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            serde_json::to_value(&config).unwrap()
+        );
+        assert_eq!(back.seed_cover, config.seed_cover);
+    }
+
+    #[test]
+    fn a_configuration_for_another_target_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let config = FuzzConfig::new(
+            linked(),
+            "g".into(),
+            Bounds::new(1, 1, 1).unwrap(),
+            "o".into(),
+        );
+        config.write(&path).unwrap();
+        let other = LinkedTarget {
+            name: "other",
+            make: || unreachable!("not run"),
+        };
+        let refused = FuzzConfig::read(&path, Some(other)).err().unwrap();
+        assert!(refused.message.contains("'planted'"), "{refused}");
+        assert!(FuzzConfig::read(&path, None).is_err());
     }
 }

@@ -2,7 +2,8 @@
 //! LLMP, with one output directory, one status line, one `coverage.csv` and one summary.
 //!
 //! The coordinator owns the output directory (its lock, its repair on resume), runs the LLMP
-//! broker, and starts each client as a `bonsai fuzz` of its own ([`ClientRole`]). A client is
+//! broker, and starts each client as a process of its own on the run's configuration in the
+//! client's role ([`ClientRole::config`], handed over as a file: `fuzz::child`). A client is
 //! a complete single-core run (supervisor, restarting fuzzing process, seeds, trimming) whose
 //! event manager is LibAFL's LLMP restarting manager instead of the simple one: its new queue
 //! entries reach every other client through the broker, and the broker reaches other
@@ -15,7 +16,7 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use libafl::events::StdLlmpEventHook;
@@ -23,9 +24,10 @@ use libafl::monitors::NopMonitor;
 use libafl_bolts::llmp::LlmpBroker;
 use libafl_bolts::shmem::ShMemProvider;
 use libafl_bolts::tuples::tuple_list;
+use serde::{Deserialize, Serialize};
 
 use super::broker_links::{BrokerLinks, LinkChanges};
-use super::client::{CLIENT_ROLE_VAR, ClientRole};
+use super::client::ClientRole;
 use super::config::FuzzConfig;
 use super::coverage_log::{CoveragePoint, last_coverage_point, resume_offset};
 use super::shmem::RunShMemProvider;
@@ -35,17 +37,25 @@ use crate::corpus::{OutDir, SUMMARY, complete_entries, next_free_number, repair}
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::dir_lock::DirLock;
 use crate::feedback::SaveCriteria;
-use crate::layout::{CLIENT_LOG, CLIENTS_DIR, COVERAGE_CSV, QUEUE_DIR};
+use crate::layout::{CLIENT_LOG, CLIENTS_DIR, COVERAGE_CSV, FUZZ_CONFIG_JSON, QUEUE_DIR};
 
 /// The port LibAFL's own examples use for their broker.
 pub const DEFAULT_BROKER_PORT: u16 = 1337;
 
 /// How the run's broker meets the others: its port, and the broker of another machine's run
 /// it connects to (`--connect HOST:PORT`), if any.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Network {
     pub broker_port: u16,
     pub connect: Option<String>,
+}
+
+/// A run over several cores (`--cores`): the cores its clients run on, one client each, and
+/// its broker's network.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MultiCore {
+    pub cores: Vec<usize>,
+    pub network: Network,
 }
 
 type Broker = LlmpBroker<
@@ -71,23 +81,23 @@ struct ClientProcess {
     failed: Option<String>,
 }
 
-/// Runs one fuzzing client per core in `cores` until every client stops, and returns the
+/// Runs one fuzzing client per core of `multi_core` until every client stops, and returns the
 /// summary of the whole run.
-pub fn run_clients(
+pub(super) fn run_clients(
     config: FuzzConfig,
-    cores: &[usize],
-    network: &Network,
+    multi_core: &MultiCore,
 ) -> Result<Summary, Diagnostics> {
+    let MultiCore { cores, network } = multi_core;
     let started = Instant::now();
     let map_size = crate::target::require_instrumented(config.target.name)?;
-    let (grammar, _, manifest) = super::run::checked_manifest(&config)?;
+    let (grammar, _, manifest) = super::prepared::checked_manifest(&config)?;
     crate::create_dir(&config.out)?;
     let _lock = DirLock::acquire(&config.out, "bonsai fuzz")?;
     let out = OutDir::prepare(&config.out, &manifest)?;
     if out.resumed {
         await_clients_of_an_earlier_run(&config.out);
         let repaired = repair(&out.root, grammar, config.bounds);
-        super::run::report_repairs(&repaired);
+        super::prepared::report_repairs(&repaired);
     }
     let queue_below = next_free_number(&out.root.join(QUEUE_DIR));
     let kpaths = config
@@ -106,12 +116,11 @@ pub fn run_clients(
             broker_port: network.broker_port,
             resumed: out.resumed,
             queue_below,
-            time_left: config.stop.time,
         };
         let dir = role.dir(&out.root);
         crate::create_dir(&dir)?;
         let execs_before = last_point(&dir).map_or(0, |p| p.execs);
-        let child = spawn(&role, &out.root)?;
+        let child = spawn(&role.config(&config, config.stop.time), &dir)?;
         clients.push(ClientProcess {
             role,
             child: Some(child),
@@ -260,30 +269,21 @@ fn resolve(remote: &str) -> Result<SocketAddr, Diagnostics> {
         })
 }
 
-/// Starts a client: this very executable with the user's arguments, the role in its
-/// environment, its standard error in `clients/<k>/log`, and the kernel's promise that it
-/// dies when the coordinator does (so that a killed run leaves nobody writing into the
-/// directory it is resumed in).
-fn spawn(role: &ClientRole, out: &Path) -> Result<Child, Diagnostics> {
+/// Starts a client on `config`: this very executable, with its configuration, log and
+/// standard error in its directory `dir` (`clients/<k>/`), dying when the coordinator does (so
+/// that a killed run leaves nobody writing into the directory it is resumed in).
+fn spawn(config: &FuzzConfig, dir: &Path) -> Result<Child, Diagnostics> {
     let exe = std::env::current_exe()
         .map_err(|e| Diagnostic::error(format!("cannot find this executable: {e}")))?;
-    let log_path = role.dir(out).join(CLIENT_LOG);
-    let log = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)
-        .map_err(|e| Diagnostic::error(format!("cannot write: {e}")).in_file(&log_path))?;
-    let mut command = Command::new(exe);
-    command
-        .args(std::env::args_os().skip(1))
-        .env(CLIENT_ROLE_VAR, role.to_env())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log);
-    crate::parent_death::die_with_parent(&mut command);
-    command
-        .spawn()
-        .map_err(|e| Diagnostic::error(format!("cannot start a fuzzing client: {e}")).into())
+    let config_file = dir.join(FUZZ_CONFIG_JSON);
+    let log = dir.join(CLIENT_LOG);
+    Ok(super::child::spawn(
+        &exe,
+        config,
+        &config_file,
+        &log,
+        "a fuzzing client",
+    )?)
 }
 
 /// Reaps clients that ended. One that stopped as asked is done; one that failed with a
@@ -321,12 +321,14 @@ fn supervise(clients: &mut [ClientProcess], config: &FuzzConfig, out: &Path, sta
         client.restarts += 1;
         client.role.resumed = true;
         client.role.queue_below = next_free_number(&out.join(QUEUE_DIR));
-        client.role.time_left = time_left;
         tracing::warn!(
             "client {index} was lost ({status}); starting it again from the shared queue ({} of at most {MAX_CLIENT_RESTARTS} times)",
             client.restarts
         );
-        match spawn(&client.role, out) {
+        match spawn(
+            &client.role.config(config, time_left),
+            &client.role.dir(out),
+        ) {
             Ok(child) => client.child = Some(child),
             Err(e) => tracing::warn!("client {index}: {e}"),
         }

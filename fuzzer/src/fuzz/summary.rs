@@ -2,7 +2,18 @@
 
 use std::path::PathBuf;
 
+use libafl::HasMetadata;
+use libafl::corpus::Corpus;
+use libafl::state::{HasCorpus, HasExecutions};
 use serde::{Deserialize, Serialize};
+
+use super::executed_events::Received;
+use super::fuzz_loop::{RunProgress, State};
+use super::prepared::Prepared;
+use super::trim::TrimStats;
+use crate::corpus::valid_entries;
+use crate::feedback::{CoverageHistory, SaveCriteria, SeenFaults};
+use crate::schedule::Ownership;
 
 /// One line of JSON at the end of a run. Counts of faults are taken from the output
 /// directory, so a resumed campaign reports everything it has found, not just this run.
@@ -75,4 +86,71 @@ pub struct Summary {
     /// The clients of a multi-core run (`--cores`); absent for one core.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clients: Option<usize>,
+}
+
+/// The run's summary from its state at the end, with the fault counts of its output directory.
+pub(super) fn summarize(prepared: &Prepared, state: &State, stop: &str) -> Summary {
+    let config = &prepared.config;
+    let elapsed = prepared.started.elapsed();
+    let execs = *state.executions();
+    let history = state.metadata::<CoverageHistory>().ok();
+    let corpus = state.corpus();
+    let valid = valid_entries(corpus);
+    let faults = prepared.out.fault_counts();
+    let progress = state.metadata::<RunProgress>().cloned().unwrap_or_default();
+    Summary {
+        target: config.target.name.to_string(),
+        bounds: config.bounds.to_string(),
+        valid_only: config.criteria == SaveCriteria::ValidOnly,
+        execs,
+        execs_per_sec: execs as f64 / elapsed.as_secs_f64().max(1e-9),
+        elapsed_secs: elapsed.as_secs_f64(),
+        edges: history.map_or(0, |h| h.corpus_edges(config.criteria)),
+        edges_valid: history.map_or(0, |h| h.valid_edges),
+        map_size: prepared.map_size,
+        corpus: corpus.count(),
+        valid_share: valid as f64 / corpus.count().max(1) as f64,
+        exec_valid_share: history
+            .map_or(0.0, |h| h.valid_execs as f64 / h.judged_execs.max(1) as f64),
+        favored: state
+            .metadata::<Ownership>()
+            .map_or(0, Ownership::favored_count),
+        crashes: faults.crashes,
+        hangs: faults.hangs,
+        ooms: faults.ooms,
+        wrong_answers: faults.wrong_answers,
+        fault_executions: state.metadata::<SeenFaults>().map_or(0, |s| s.occurrences),
+        too_long: history.map_or(0, |h| h.too_long),
+        slow_kept: state
+            .metadata::<crate::feedback::SlowPaths>()
+            .map_or(0, |s| s.kept),
+        restarts: progress.restarts,
+        seeds_loaded: prepared.seeds.len(),
+        seeds_skipped: prepared.seeds_skipped,
+        stop: stop.to_string(),
+        out: prepared.out.root.clone(),
+        overhead: None,
+        received: config
+            .client
+            .map(|_| state.metadata::<Received>().map_or(0, |r| r.entries)),
+        receive_secs: config
+            .client
+            .map(|_| state.metadata::<Received>().map_or(0.0, |r| r.seconds)),
+        received_unrun: config
+            .client
+            .map(|_| state.metadata::<Received>().map_or(0, |r| r.skipped)),
+        clients: None,
+        reduce_secs: None,
+        kpaths: Some(
+            state
+                .metadata::<crate::feedback::QueuePaths>()
+                .map_or(0, crate::feedback::QueuePaths::len),
+        ),
+        trim: (config.trim_tests > 0).then(|| TrimStats {
+            timeouts: state
+                .metadata::<crate::feedback::SlowTrimCandidates>()
+                .map_or(0, |slow| slow.count),
+            ..state.metadata::<TrimStats>().cloned().unwrap_or_default()
+        }),
+    }
 }

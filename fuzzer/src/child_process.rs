@@ -1,4 +1,4 @@
-//! A child process that dies with its parent.
+//! A child process that dies with its parent, and the one way Bonsai starts one.
 //!
 //! Bonsai's processes form a tree: a campaign starts nodes, a node's supervisor forks its
 //! fuzzing process, a coordinator starts clients. A process whose parent is gone has nobody to
@@ -6,14 +6,46 @@
 //! directory that a resumed run is writing into too. Linux ends such orphans when asked
 //! (`PR_SET_PDEATHSIG`); the ask is made in the child, and a parent that died before it was
 //! made would be missed, so the child also checks that its parent is still the one it had.
-//! The three places that start processes once set this up each their own way, one of them
-//! without the check; they now share this.
+//! Campaign nodes and a multi-core run's clients are started by [`spawn_logged`]; a
+//! supervisor's fuzzing process, which LibAFL forks without `exec`, calls [`die_with`].
 
-use std::process::Command;
+use std::ffi::OsStr;
+use std::fs::OpenOptions;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use crate::diagnostic::Diagnostic;
+
+/// Starts `program` with `args` as a child that dies with this process. Nobody reads what a
+/// background child prints as it runs: its standard input and output are closed and its
+/// standard error (warnings, status lines, the error it stopped on) is appended to `log`,
+/// where the parent points the user. `what` names the child in an error.
+pub fn spawn_logged(
+    program: &Path,
+    args: &[&OsStr],
+    log: &Path,
+    what: &str,
+) -> Result<Child, Diagnostic> {
+    let log_file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| Diagnostic::error(format!("cannot open: {e}")).in_file(log))?;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log_file);
+    die_with_parent(&mut command);
+    command
+        .spawn()
+        .map_err(|e| Diagnostic::error(format!("cannot start {what}: {e}")).in_file(program))
+}
 
 /// Makes the process `command` starts receive SIGTERM when this process dies.
 #[cfg(target_os = "linux")]
-pub fn die_with_parent(command: &mut Command) {
+fn die_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id();
     // SAFETY: only async-signal-safe calls between fork and exec, no memory of the parent.
@@ -31,7 +63,7 @@ pub fn die_with_parent(command: &mut Command) {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn die_with_parent(_command: &mut Command) {}
+fn die_with_parent(_command: &mut Command) {}
 
 /// In a forked child (no exec): receive SIGTERM when `parent` dies, and end now if it already
 /// has.
@@ -53,7 +85,6 @@ pub fn die_with(_parent: u32) {}
 mod tests {
     use super::*;
     use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     use std::time::{Duration, Instant};
 
     const INTERMEDIATE: &str = "BONSAI_PARENT_DEATH_INTERMEDIATE";
@@ -65,10 +96,9 @@ mod tests {
         if std::env::var_os(INTERMEDIATE).is_none() {
             return;
         }
-        let mut command = Command::new("sleep");
-        command.arg("60").stdout(Stdio::null());
-        die_with_parent(&mut command);
-        let child = command.spawn().unwrap();
+        let log = std::env::temp_dir().join(format!("bonsai-sleep-{}.log", std::process::id()));
+        let child = spawn_logged(Path::new("sleep"), &[OsStr::new("60")], &log, "sleep").unwrap();
+        let _ = std::fs::remove_file(&log);
         println!("PID {}", child.id());
         std::process::exit(0);
     }
@@ -79,7 +109,7 @@ mod tests {
         let mut parent = Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "parent_death::tests::intermediate",
+                "child_process::tests::intermediate",
                 "--nocapture",
             ])
             .env(INTERMEDIATE, "1")
