@@ -47,12 +47,12 @@ pub fn user_seeds(
             match SavedChoices::from_bytes(&bytes) {
                 Ok(saved) if expected.is_some_and(|e| OtherGrammar::check(&saved, e).is_ok()) => {
                     seeds.push(UserSeed {
-                    bounds: saved.bounds,
-                    seed: MergedSeed {
-                        text,
-                        choices: bytes,
-                        source: path,
-                    },
+                        bounds: saved.bounds,
+                        seed: MergedSeed {
+                            text,
+                            choices: bytes,
+                            source: path,
+                        },
                     })
                 }
                 Ok(_) => {

@@ -129,11 +129,12 @@ mod tests {
             .collect();
         assert_eq!(names, ["000002", "999999", "1000000", "notes"]);
         let numbered: Vec<_> = entries.numbered().iter().map(|e| e.number()).collect();
-        assert_eq!(
-            numbered,
-            [Some(2), Some(3), Some(999_999), Some(1_000_000)]
-        );
+        assert_eq!(numbered, [Some(2), Some(3), Some(999_999), Some(1_000_000)]);
         assert_eq!(entries.next_free_number(), 1_000_001);
-        assert!(EntryDir::new(dir.path().join("missing")).complete().is_empty());
+        assert!(
+            EntryDir::new(dir.path().join("missing"))
+                .complete()
+                .is_empty()
+        );
     }
 }

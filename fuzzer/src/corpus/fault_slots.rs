@@ -119,10 +119,11 @@ mod tests {
 
         let entry = EntryDir::new(&crashes).entry(2);
         std::fs::write(entry.choices_path(), "old").unwrap();
+        let line = meta(2, FaultKind::Crash, 1);
         let content = EntryContent {
             choices: None,
             text: b"ab",
-            meta: Some(meta(2, FaultKind::Crash, 1).as_bytes()),
+            meta: Some(line.as_bytes()),
         };
         entry.replace(content, Durability::Synced).unwrap();
         assert!(!entry.choices_path().exists(), "no stale choices");

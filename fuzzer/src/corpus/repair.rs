@@ -8,7 +8,7 @@
 //! again on every resume: temporary files are removed (the caller holds the directory's lock,
 //! so no write is in progress), a missing text is rendered from the choices, missing choices
 //! are parsed back from the text, and a missing or unreadable `.meta` (see
-//! `entry::meta_is_readable`) is written again when the resumed run replays the entry
+//! `StoredEntry::meta_is_readable`) is written again when the resumed run replays the entry
 //! (`Seed::needs_meta`).
 
 use std::path::{Path, PathBuf};

@@ -169,6 +169,7 @@ fn is_import_report(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::choice::SavedChoices;
     use crate::choice::ChoiceSequence;
 
     #[test]

@@ -71,7 +71,12 @@ impl DiskCorpus {
         };
         let next = directories
             .iter()
-            .map(|d| (d.to_string(), EntryDir::new(root.join(d)).next_free_number()))
+            .map(|d| {
+                (
+                    d.to_string(),
+                    EntryDir::new(root.join(d)).next_free_number(),
+                )
+            })
             .collect();
         let slots = match role {
             Role::Queue => FaultSlots::default(),
@@ -362,7 +367,11 @@ impl DiskCorpus {
         }
         if !entry.meta_is_readable() {
             entry
-                .write(EntryFile::Meta, info.to_text().as_bytes(), Durability::Unsynced)
+                .write(
+                    EntryFile::Meta,
+                    info.to_text().as_bytes(),
+                    Durability::Unsynced,
+                )
                 .map_err(io)?;
         }
         Ok(())
