@@ -169,8 +169,8 @@ fn is_import_report(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::choice::SavedChoices;
     use crate::choice::ChoiceSequence;
+    use crate::choice::SavedChoices;
 
     #[test]
     fn replays_strictly_and_reports_what_it_skips() {
