@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::choice::SavedChoices;
-use crate::corpus::{
-    Durability, EntryContent, EntryDir, EntryFile, OtherGrammar, StoredEntry, input_directory,
-};
+use crate::corpus::{Durability, EntryContent, EntryDir, EntryFile, StoredEntry, input_directory};
 use crate::diagnostic::Diagnostic;
 use crate::layout::QUEUE_DIR;
 use crate::sampler::Bounds;
@@ -45,16 +43,15 @@ pub fn user_seeds(
                 continue;
             };
             match SavedChoices::from_bytes(&bytes) {
-                Ok(saved) if expected.is_some_and(|e| OtherGrammar::check(&saved, e).is_ok()) => {
-                    seeds.push(UserSeed {
+                Ok(saved) if expected.is_some_and(|e| saved.check_grammar(e).is_ok()) => seeds
+                    .push(UserSeed {
                         bounds: saved.bounds,
                         seed: MergedSeed {
                             text,
                             choices: bytes,
                             source: path,
                         },
-                    })
-                }
+                    }),
                 Ok(_) => {
                     unusable.push(format!("{}: recorded with another grammar", path.display()))
                 }

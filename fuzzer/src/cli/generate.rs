@@ -9,7 +9,7 @@ use libafl_bolts::rands::StdRand;
 use super::Failure;
 use super::load::load_grammar;
 use crate::choice::{Replay, SavedChoices};
-use crate::corpus::{Durability, EntryFile, OtherGrammar, StoredEntry};
+use crate::corpus::{Durability, EntryFile, StoredEntry};
 use crate::coverage::Criterion;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
@@ -191,7 +191,7 @@ fn by_coverage(
 
 fn replay(grammar: &Grammar, path: &Path, args: &GenerateArgs) -> Result<(), Failure> {
     let saved = SavedChoices::read(path)?;
-    if OtherGrammar::check(&saved, grammar.fingerprint()).is_err() {
+    if saved.check_grammar(grammar.fingerprint()).is_err() {
         tracing::warn!(
             "{} was recorded with a different grammar than {}; its replay may not be the input it was",
             path.display(),

@@ -10,7 +10,7 @@ use super::load::load_grammar;
 use super::seed::{Fidelity, read_seed};
 use super::{Failure, LinkedTarget};
 use crate::choice::SavedChoices;
-use crate::corpus::{EntryFile, OtherGrammar};
+use crate::corpus::EntryFile;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::parse::with_large_stack;
@@ -259,7 +259,7 @@ fn reduce(
             (text.len(), Some(seed.saved), seed.text)
         }
         Input::Choices(saved) => {
-            if OtherGrammar::check(&saved, grammar.fingerprint()).is_err() {
+            if saved.check_grammar(grammar.fingerprint()).is_err() {
                 tracing::warn!(
                     "{} was recorded with a different grammar than {}; its replay may not be the \
                      input it was",

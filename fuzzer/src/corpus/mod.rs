@@ -2,8 +2,7 @@
 //! entry `NNNNNN.txt` (the input), `NNNNNN.choices` (its choice sequence) and `NNNNNN.meta`
 //! (one line about it). `stored_entry` names, reads and writes one entry's files, `entry_dir`
 //! lists a directory of them (every command that reads or writes entries goes through these
-//! two), `other_grammar` is the one check that a choice sequence belongs to the grammar in
-//! use, `entry` is the metadata line, `store` writes entries as LibAFL adds them,
+//! two), `entry` is the metadata line, `store` writes entries as LibAFL adds them,
 //! `fault_slots` says which entry holds each fault bucket (one per bug, the smallest input),
 //! `seeds` reads choice sequences back (strictly), `out_dir` owns the directory tree, `repair`
 //! makes whole what an interrupted run left half-written.
@@ -11,7 +10,6 @@
 mod entry;
 mod entry_dir;
 mod fault_slots;
-mod other_grammar;
 mod out_dir;
 mod repair;
 mod seeds;
@@ -21,7 +19,6 @@ mod stored_entry;
 pub use entry::{EntryInfo, FaultRecord, MetaRecord, ParsedMeta, valid_entries};
 pub use entry_dir::EntryDir;
 pub use fault_slots::{FaultSlots, Slot, read_slot};
-pub use other_grammar::OtherGrammar;
 pub use out_dir::{DIRECTORIES, FaultCounts, MANIFEST, Manifest, OutDir, SUMMARY};
 pub use repair::{Repaired, repair};
 pub use seeds::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT, Seed, Seeds, Skipped, input_directory};

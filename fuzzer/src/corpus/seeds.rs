@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use libafl_bolts::rands::StdRand;
 
 use super::entry_dir::EntryDir;
-use super::other_grammar::OtherGrammar;
 use super::stored_entry::{EntryFile, StoredEntry};
 use crate::choice::{ChoiceInput, Replay};
 use crate::diagnostic::Diagnostic;
@@ -107,7 +106,7 @@ impl Seeds {
                     continue;
                 }
             };
-            if let Err(other) = OtherGrammar::check(&saved, fingerprint) {
+            if let Err(other) = saved.check_grammar(fingerprint) {
                 seeds.skipped.push(skip(format!(
                     "{other} (fingerprint {:016x}, expected {:016x})",
                     other.recorded, other.expected

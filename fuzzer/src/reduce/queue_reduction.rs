@@ -12,8 +12,7 @@ use serde::Serialize;
 use super::{Hdd, Judge, SameCoverage, Strategy, reduce_recorded};
 use crate::choice::SavedChoices;
 use crate::corpus::{
-    Durability, EntryContent, EntryDir, EntryFile, EntryInfo, MANIFEST, Manifest, OtherGrammar,
-    StoredEntry,
+    Durability, EntryContent, EntryDir, EntryFile, EntryInfo, MANIFEST, Manifest, StoredEntry,
 };
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
@@ -288,7 +287,7 @@ fn read_queue(grammar: &Grammar, queue: &Path) -> Result<Vec<Original>, Diagnost
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let saved = SavedChoices::read(&path)?;
-        if let Err(other) = OtherGrammar::check(&saved, grammar.fingerprint()) {
+        if let Err(other) = saved.check_grammar(grammar.fingerprint()) {
             return Err(
                 Diagnostic::error(format!("{other} than the fuzzing output's own")).in_file(&path),
             );

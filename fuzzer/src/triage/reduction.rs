@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::bucket_list::{FaultBucket, FaultList};
-use crate::corpus::{MetaRecord, OtherGrammar, StoredEntry};
+use crate::corpus::{MetaRecord, StoredEntry};
 use crate::fault::FaultKind;
 use crate::grammar::Grammar;
 use crate::parse::{Parser, with_large_stack};
@@ -174,7 +174,9 @@ fn reduce_one(
     let other = Failure::Other;
     let entry = StoredEntry::of_file(&bucket.entry);
     let saved = entry.read_choices().map_err(|d| other(d.message))?;
-    OtherGrammar::check(&saved, grammar.fingerprint()).map_err(|e| other(e.to_string()))?;
+    saved
+        .check_grammar(grammar.fingerprint())
+        .map_err(|e| other(e.to_string()))?;
     let original = Hdd::new(grammar, saved.bounds)
         .map_err(|d| other(d.message))?
         .replay(saved.choices.as_slice())
