@@ -71,7 +71,7 @@ pub struct MergedSeed {
     pub source: PathBuf,
 }
 
-/// Complete entries (those with a `.meta`, which the store writes last) of `queue`, in file
+/// Complete entries (those with a `.meta`, which the store writes last) of `queue`, in number
 /// order. A missing queue (a predecessor that kept nothing) has none.
 fn queue_entries(queue: &Path) -> Result<Vec<MergedSeed>, Diagnostic> {
     let entries = EntryDir::new(queue).complete();
