@@ -42,6 +42,17 @@ pub const COVERAGE_CSV: &str = "coverage.csv";
 /// Each fault bucket a fuzzing process saw: how often, when first and last (one file per
 /// fuzzing process's directory: the output directory, or a client's own directory).
 pub const FAULTS_JSON: &str = "faults.json";
+/// The extension of an entry's input as it was run: `NNNNNN.txt`. Every directory of entries
+/// (`queue/`, `crashes/`, `hangs/`, a campaign's `seeds/<node>/`, an import, an exported
+/// corpus) names an entry's files with these three, and only `corpus::StoredEntry` joins them
+/// to a number.
+pub const ENTRY_TEXT: &str = "txt";
+/// The extension of an entry's choice sequence, from which the rest can be rebuilt:
+/// `NNNNNN.choices`.
+pub const ENTRY_CHOICES: &str = "choices";
+/// The extension of an entry's one line of metadata, written last, so that its presence marks
+/// the entry complete: `NNNNNN.meta`.
+pub const ENTRY_META: &str = "meta";
 /// The extensions of a fault's reduced reproducer: `NNNNNN.min.txt`, and `NNNNNN.min.choices`
 /// while it is a sentence of the grammar.
 pub const REDUCED_TXT: &str = "min.txt";

@@ -19,7 +19,7 @@ use libafl::generators::NautilusContext;
 use libafl::inputs::NautilusInput;
 use libafl_bolts::{Error, Named};
 
-use bonsai::corpus::{EntryInfo, FaultSlots, Slot, next_free_number, replace_entry};
+use bonsai::corpus::{Durability, EntryContent, EntryDir, EntryInfo, FaultSlots, Slot};
 use bonsai::feedback::{Fault, FaultKind, SeenFaults, Sighting, note_fault};
 use bonsai::layout::{CRASHES_DIR, FAULTS_JSON, HANGS_DIR};
 
@@ -48,8 +48,8 @@ impl FaultStore {
             root: root.to_path_buf(),
             context,
             started,
-            next_crash: next_free_number(&root.join(CRASHES_DIR)),
-            next_hang: next_free_number(&root.join(HANGS_DIR)),
+            next_crash: EntryDir::new(root.join(CRASHES_DIR)).next_free_number(),
+            next_hang: EntryDir::new(root.join(HANGS_DIR)).next_free_number(),
             slots: FaultSlots::scan(root),
             pending: None,
             text: Vec::new(),
@@ -74,10 +74,7 @@ impl FaultStore {
                 *next - 1
             }
         };
-        let base = self
-            .root
-            .join(fault.kind.directory())
-            .join(format!("{number:06}"));
+        let entry = EntryDir::new(self.root.join(fault.kind.directory())).entry(number);
         let info = EntryInfo {
             number: Some(number),
             text: String::from_utf8_lossy(&self.text).into_owned(),
@@ -87,7 +84,14 @@ impl FaultStore {
             ..EntryInfo::default()
         };
         // The `.meta` last: an entry whose metadata exists is complete.
-        replace_entry(&base, None, &self.text, info.to_text().as_bytes(), true)
+        let meta = info.to_text();
+        let content = EntryContent {
+            choices: None,
+            text: &self.text,
+            meta: Some(meta.as_bytes()),
+        };
+        entry
+            .replace(content, Durability::Synced)
             .map_err(|d| d.to_string())?;
         self.slots.offer(
             key,

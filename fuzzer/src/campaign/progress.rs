@@ -75,7 +75,7 @@ fn last_line(path: &Path) -> Option<String> {
 }
 
 pub fn count_entries(dir: &Path) -> usize {
-    crate::corpus::complete_entries(dir).len()
+    crate::corpus::EntryDir::new(dir).complete().len()
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::choice::SavedChoices;
+use crate::corpus::{Durability, EntryContent, EntryDir, EntryFile, StoredEntry, input_directory};
 use crate::diagnostic::Diagnostic;
 use crate::layout::QUEUE_DIR;
 use crate::sampler::Bounds;
@@ -26,35 +27,31 @@ pub fn user_seeds(
 ) -> Result<(Vec<UserSeed>, Vec<String>), Diagnostic> {
     let mut seeds = Vec::new();
     let mut unusable = Vec::new();
+    // The fingerprint as `campaign.json` holds it: 16 hex digits, as `{:016x}` writes them.
+    let expected = u64::from_str_radix(fingerprint, 16).ok();
     for dir in dirs {
-        let dir = crate::corpus::input_directory(dir);
-        let entries = std::fs::read_dir(&dir).map_err(|e| {
-            Diagnostic::error(format!("cannot read the seed directory: {e}")).in_file(&dir)
-        })?;
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "choices"))
-            .collect();
-        paths.sort();
+        let dir = input_directory(dir);
+        let paths = EntryDir::new(&dir)
+            .files_of(EntryFile::Choices)
+            .map_err(|e| {
+                Diagnostic::error(format!("cannot read the seed directory: {e}")).in_file(&dir)
+            })?;
         for path in paths {
-            let text = std::fs::read_to_string(path.with_extension("txt"));
-            let bytes = std::fs::read(&path);
-            let (Ok(text), Ok(bytes)) = (text, bytes) else {
+            let entry = StoredEntry::of_file(&path);
+            let (Ok(text), Ok(bytes)) = (entry.read_text(), entry.read(EntryFile::Choices)) else {
                 unusable.push(format!("{}: no readable .txt beside it", path.display()));
                 continue;
             };
             match SavedChoices::from_bytes(&bytes) {
-                Ok(saved) if format!("{:016x}", saved.grammar) == fingerprint => {
-                    seeds.push(UserSeed {
+                Ok(saved) if expected.is_some_and(|e| saved.check_grammar(e).is_ok()) => seeds
+                    .push(UserSeed {
                         bounds: saved.bounds,
                         seed: MergedSeed {
                             text,
                             choices: bytes,
                             source: path,
                         },
-                    })
-                }
+                    }),
                 Ok(_) => {
                     unusable.push(format!("{}: recorded with another grammar", path.display()))
                 }
@@ -74,23 +71,18 @@ pub struct MergedSeed {
     pub source: PathBuf,
 }
 
-/// Complete entries (those with a `.meta`, which the store writes last) of `queue`, in file
+/// Complete entries (those with a `.meta`, which the store writes last) of `queue`, in number
 /// order. A missing queue (a predecessor that kept nothing) has none.
 fn queue_entries(queue: &Path) -> Result<Vec<MergedSeed>, Diagnostic> {
-    let metas = crate::corpus::complete_entries(queue);
-    let mut out = Vec::with_capacity(metas.len());
-    for meta in metas {
-        let txt = meta.with_extension("txt");
-        let choices = meta.with_extension("choices");
-        let read_err = |path: &Path, e: std::io::Error| {
-            Diagnostic::error(format!("cannot read: {e}")).in_file(path)
-        };
-        let text = std::fs::read(&txt).map_err(|e| read_err(&txt, e))?;
-        let bytes = std::fs::read(&choices).map_err(|e| read_err(&choices, e))?;
+    let entries = EntryDir::new(queue).complete();
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let text = entry.read(EntryFile::Text)?;
+        let bytes = entry.read(EntryFile::Choices)?;
         out.push(MergedSeed {
             text: String::from_utf8_lossy(&text).into_owned(),
             choices: bytes,
-            source: choices,
+            source: entry.choices_path(),
         });
     }
     Ok(out)
@@ -136,10 +128,16 @@ pub fn write(dir: &Path, seeds: &[MergedSeed]) -> Result<(), Diagnostic> {
         })?;
     }
     crate::create_dir(dir)?;
-    for (number, seed) in seeds.iter().enumerate() {
-        let base = dir.join(format!("{number:06}"));
-        crate::write_atomic_unsynced(&base.with_extension("txt"), seed.text.as_bytes())?;
-        crate::write_atomic_unsynced(&base.with_extension("choices"), &seed.choices)?;
+    let entries = EntryDir::new(dir);
+    for (number, seed) in (0..).zip(seeds) {
+        let content = EntryContent {
+            choices: Some(&seed.choices),
+            text: seed.text.as_bytes(),
+            meta: None,
+        };
+        entries
+            .entry(number)
+            .write_all(content, Durability::Unsynced)?;
     }
     Ok(())
 }

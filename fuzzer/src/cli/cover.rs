@@ -9,6 +9,7 @@ use super::Failure;
 use super::load::load_grammar;
 use crate::bounds::{Bounds, MAX_BOUND};
 use crate::choice::SavedChoices;
+use crate::corpus::{Durability, EntryContent, StoredEntry};
 use crate::cover::cover;
 use crate::coverage::{Criterion, Requirements};
 use crate::diagnostic::Diagnostic;
@@ -52,15 +53,20 @@ pub fn run(args: CoverArgs) -> Result<(), Failure> {
     let fingerprint = grammar.fingerprint();
     let mut characters = 0;
     for (i, word) in suite.words.iter().enumerate() {
-        let stem = args.out.join(format!("{:04}", i + 1));
-        crate::write_atomic(&stem.with_extension("txt"), word.text.as_bytes())?;
-        SavedChoices {
+        let choices = SavedChoices {
             grammar: fingerprint,
             bounds: word.bounds,
             choices: word.choices.clone(),
             words: Default::default(),
         }
-        .write(&stem.with_extension("choices"))?;
+        .to_bytes();
+        let content = EntryContent {
+            choices: Some(&choices),
+            text: word.text.as_bytes(),
+            meta: None,
+        };
+        StoredEntry::named(&args.out, &format!("{:04}", i + 1))
+            .write_all(content, Durability::Synced)?;
         characters += word.text.chars().count();
     }
     let total = (suite.required as u128).saturating_add(suite.unlisted);

@@ -9,6 +9,7 @@ use libafl_bolts::rands::StdRand;
 use super::Failure;
 use super::load::load_grammar;
 use crate::choice::{Replay, SavedChoices};
+use crate::corpus::{Durability, EntryFile, StoredEntry};
 use crate::coverage::Criterion;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
@@ -147,7 +148,8 @@ fn emit(
     if args.save_choices
         && let Some(dir) = &args.out
     {
-        saved().write(&dir.join(format!("{i:06}.choices")))?;
+        let entry = StoredEntry::named(dir, &format!("{i:06}"));
+        entry.write(EntryFile::Choices, &saved().to_bytes(), Durability::Synced)?;
     }
     Ok(())
 }
@@ -189,7 +191,7 @@ fn by_coverage(
 
 fn replay(grammar: &Grammar, path: &Path, args: &GenerateArgs) -> Result<(), Failure> {
     let saved = SavedChoices::read(path)?;
-    if saved.grammar != grammar.fingerprint() {
+    if saved.check_grammar(grammar.fingerprint()).is_err() {
         tracing::warn!(
             "{} was recorded with a different grammar than {}; its replay may not be the input it was",
             path.display(),
@@ -244,7 +246,11 @@ impl Sink {
 
     fn write(&mut self, index: u64, text: &str) -> Result<(), Diagnostic> {
         match &self.dir {
-            Some(dir) => crate::write_atomic(&dir.join(format!("{index:06}.txt")), text.as_bytes()),
+            Some(dir) => StoredEntry::named(dir, &format!("{index:06}")).write(
+                EntryFile::Text,
+                text.as_bytes(),
+                Durability::Synced,
+            ),
             None => {
                 let written = self
                     .stdout

@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::Failure;
 use super::load::load_imported;
 use super::seed::{PoolWordsArg, own_words_note, read_seed};
-use crate::corpus::{IMPORT_REPORT_JSON, IMPORT_REPORT_TXT};
+use crate::corpus::{Durability, EntryContent, IMPORT_REPORT_JSON, IMPORT_REPORT_TXT, StoredEntry};
 use crate::diagnostic::Diagnostic;
 use crate::parse::Parser;
 use crate::parse::with_large_stack;
@@ -123,9 +123,14 @@ pub fn run(args: ImportArgs) -> Result<(), Failure> {
                     Ok(seed) => {
                         let entry = format!("{next_entry:06}");
                         next_entry += 1;
-                        let base = args.out.join(&entry);
-                        crate::write_atomic(&base.with_extension("txt"), seed.text.as_bytes())?;
-                        seed.saved.write(&base.with_extension("choices"))?;
+                        let choices = seed.saved.to_bytes();
+                        let content = EntryContent {
+                            choices: Some(&choices),
+                            text: seed.text.as_bytes(),
+                            meta: None,
+                        };
+                        StoredEntry::named(&args.out, &entry)
+                            .write_all(content, Durability::Synced)?;
                         FileReport {
                             path: path.display().to_string(),
                             status: "accepted",

@@ -104,9 +104,10 @@ fn parse_file(
     }
     if args.to_choices {
         let name = format!(
-            "{}.choices",
+            "{}.{}",
             file.file_name()
-                .map_or_else(|| "input".to_string(), |n| n.to_string_lossy().into_owned())
+                .map_or_else(|| "input".to_string(), |n| n.to_string_lossy().into_owned()),
+            crate::layout::ENTRY_CHOICES
         );
         let path = match &args.out {
             Some(dir) => dir.join(name),

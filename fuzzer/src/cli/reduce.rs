@@ -10,6 +10,7 @@ use super::load::load_grammar;
 use super::seed::{Fidelity, read_seed};
 use super::{Failure, LinkedTarget};
 use crate::choice::SavedChoices;
+use crate::corpus::EntryFile;
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::parse::with_large_stack;
@@ -258,7 +259,7 @@ fn reduce(
             (text.len(), Some(seed.saved), seed.text)
         }
         Input::Choices(saved) => {
-            if saved.grammar != grammar.fingerprint() {
+            if saved.check_grammar(grammar.fingerprint()).is_err() {
                 tracing::warn!(
                     "{} was recorded with a different grammar than {}; its replay may not be the \
                      input it was",
@@ -329,7 +330,7 @@ fn reduce(
 }
 
 fn read_input(path: &Path) -> Result<Input, Diagnostic> {
-    if path.extension().is_some_and(|e| e == "choices") {
+    if EntryFile::of(path) == Some(EntryFile::Choices) {
         return SavedChoices::read(path).map(Input::Choices);
     }
     let bytes = std::fs::read(path)

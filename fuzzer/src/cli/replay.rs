@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::load::load_grammar;
 use super::{Failure, LinkedTarget};
-use crate::corpus::{MANIFEST, Manifest, input_directory};
+use crate::corpus::{EntryFile, MANIFEST, Manifest, input_directory};
 use crate::diagnostic::Diagnostic;
 use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 use crate::regression::{CORPUS_MANIFEST, CorpusManifest};
@@ -158,7 +158,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
     };
     if inputs
         .iter()
-        .any(|p| p.extension().is_some_and(|e| e == "choices"))
+        .any(|p| EntryFile::of(p) == Some(EntryFile::Choices))
         && grammar.is_none()
     {
         return Err(Diagnostic::error(

@@ -180,17 +180,6 @@ pub struct FaultRecord {
     pub flaky: bool,
 }
 
-/// Whether the metadata file at `path` can be read back: text whose first line has the `valid`
-/// and `edges` fields that a resumed run, `replay` and the reports take from it. A missing
-/// file, or one a crash or a stray write left truncated or overwritten, is written again
-/// when a resumed run replays its entry (see `corpus::repair`).
-pub fn meta_is_readable(path: &std::path::Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|text| {
-        let meta = EntryInfo::parse_line(&text);
-        meta.valid.is_some() && meta.edges.is_some()
-    })
-}
-
 /// The fields of a metadata line that other commands read back.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ParsedMeta {

@@ -8,8 +8,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::entry::EntryInfo;
-use super::store::complete_entries;
-use crate::diagnostic::Diagnostic;
+use super::entry_dir::EntryDir;
+use super::stored_entry::{EntryFile, StoredEntry};
 use crate::fault::{BucketKey, FaultKind};
 use crate::layout::{CRASHES_DIR, HANGS_DIR};
 
@@ -35,8 +35,8 @@ impl FaultSlots {
     pub fn scan(root: &Path) -> FaultSlots {
         let mut slots = FaultSlots::default();
         for dir in [CRASHES_DIR, HANGS_DIR] {
-            for meta in complete_entries(&root.join(dir)) {
-                let Some((key, slot)) = read_slot(&meta) else {
+            for entry in EntryDir::new(root.join(dir)).complete() {
+                let Some((key, slot)) = read_slot(&entry) else {
                     continue;
                 };
                 slots.offer(key, slot);
@@ -64,58 +64,23 @@ impl FaultSlots {
     }
 }
 
-/// The bucket and slot of the entry whose metadata is `meta` (`NNNNNN.meta`).
-pub fn read_slot(meta: &Path) -> Option<(BucketKey, Slot)> {
-    let number = meta.file_stem()?.to_str()?.parse().ok()?;
-    let parsed = EntryInfo::parse_line(&std::fs::read_to_string(meta).ok()?);
+/// The bucket and slot of `entry`, from its metadata; `None` for an entry that is not a
+/// fault's or whose metadata does not read.
+pub fn read_slot(entry: &StoredEntry) -> Option<(BucketKey, Slot)> {
+    let number = entry.number()?;
+    let parsed = EntryInfo::parse_line(&entry.read_meta().ok()?);
     let kind = FaultKind::parse(parsed.kind.as_deref()?)?;
     let size = match parsed.size {
         Some(size) => size,
-        None => std::fs::metadata(meta.with_extension("txt")).ok()?.len() as usize,
+        None => std::fs::metadata(entry.path(EntryFile::Text)).ok()?.len() as usize,
     };
     Some(((kind, parsed.signature?), Slot { number, size }))
-}
-
-/// Replaces the files of the entry `base` (`DIR/NNNNNN`) with another input: the metadata and
-/// the text go first, then the choices (or none, for an input without), text and metadata are
-/// written again, so that, cut short anywhere, the entry never has a text that its choices do
-/// not replay to, and at worst lacks text or metadata, which a resume rebuilds
-/// (`corpus::repair`).
-pub fn replace_entry(
-    base: &Path,
-    choices: Option<&[u8]>,
-    text: &[u8],
-    meta: &[u8],
-    sync: bool,
-) -> Result<(), Diagnostic> {
-    let write = if sync {
-        crate::write_atomic
-    } else {
-        crate::write_atomic_unsynced
-    };
-    let mut old = vec![base.with_extension("meta"), base.with_extension("txt")];
-    if choices.is_none() {
-        old.push(base.with_extension("choices"));
-    }
-    for path in old {
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(Diagnostic::error(format!("cannot replace: {e}")).in_file(&path));
-            }
-        }
-    }
-    if let Some(choices) = choices {
-        write(&base.with_extension("choices"), choices)?;
-    }
-    write(&base.with_extension("txt"), text)?;
-    write(&base.with_extension("meta"), meta)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::{Durability, EntryContent};
     use crate::fault::Fault;
 
     fn meta(size: usize, kind: FaultKind, signature: u64) -> String {
@@ -152,22 +117,18 @@ mod tests {
         assert_eq!(slots.get((FaultKind::Crash, 1)).map(|s| s.number), Some(2));
         assert_eq!(slots.iter().count(), 2);
 
-        let base = crashes.join("000002");
-        std::fs::write(base.with_extension("choices"), "old").unwrap();
-        replace_entry(
-            &base,
-            None,
-            b"ab",
-            meta(2, FaultKind::Crash, 1).as_bytes(),
-            true,
-        )
-        .unwrap();
-        assert!(!base.with_extension("choices").exists(), "no stale choices");
-        assert_eq!(
-            std::fs::read_to_string(base.with_extension("txt")).unwrap(),
-            "ab"
-        );
-        let (_, slot) = read_slot(&base.with_extension("meta")).unwrap();
+        let entry = EntryDir::new(&crashes).entry(2);
+        std::fs::write(entry.choices_path(), "old").unwrap();
+        let line = meta(2, FaultKind::Crash, 1);
+        let content = EntryContent {
+            choices: None,
+            text: b"ab",
+            meta: Some(line.as_bytes()),
+        };
+        entry.replace(content, Durability::Synced).unwrap();
+        assert!(!entry.choices_path().exists(), "no stale choices");
+        assert_eq!(entry.read_text().unwrap(), "ab");
+        let (_, slot) = read_slot(&entry).unwrap();
         assert_eq!(slot.size, 2);
     }
 }

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::EntryDir;
 use super::EntryInfo;
 use super::FaultSlots;
 use super::MetaRecord;
@@ -111,9 +112,9 @@ impl OutDir {
         for (key, slot) in FaultSlots::scan(&self.root).iter() {
             seen.know(key, slot.size, now);
             if matches!(key.0, FaultKind::StackOverflow | FaultKind::Timeout) {
-                let meta =
-                    (self.root.join(key.0.directory())).join(format!("{:06}.meta", slot.number));
-                let saved = std::fs::read_to_string(&meta)
+                let entry = EntryDir::new(self.root.join(key.0.directory())).entry(slot.number);
+                let saved = entry
+                    .read_meta()
                     .ok()
                     .and_then(|text| MetaRecord::read(&text).ok()?.fault);
                 if let Some(saved) = saved {
@@ -144,19 +145,13 @@ impl OutDir {
             hangs: self.count(HANGS_DIR),
             ..FaultCounts::default()
         };
-        if let Ok(entries) = std::fs::read_dir(self.root.join(CRASHES_DIR)) {
-            for entry in entries.filter_map(Result::ok) {
-                let path = entry.path();
-                if path.extension().and_then(|e| e.to_str()) != Some("meta") {
-                    continue;
-                }
-                let text = std::fs::read_to_string(&path).unwrap_or_default();
-                let kind = EntryInfo::parse_line(&text).kind;
-                match kind.as_deref().and_then(crate::fault::FaultKind::parse) {
-                    Some(crate::fault::FaultKind::OutOfMemory) => counts.ooms += 1,
-                    Some(k) if k.is_wrong_answer() => counts.wrong_answers += 1,
-                    _ => counts.crashes += 1,
-                }
+        for entry in EntryDir::new(self.root.join(CRASHES_DIR)).complete() {
+            let text = entry.read_meta().unwrap_or_default();
+            let kind = EntryInfo::parse_line(&text).kind;
+            match kind.as_deref().and_then(crate::fault::FaultKind::parse) {
+                Some(crate::fault::FaultKind::OutOfMemory) => counts.ooms += 1,
+                Some(k) if k.is_wrong_answer() => counts.wrong_answers += 1,
+                _ => counts.crashes += 1,
             }
         }
         counts
@@ -165,12 +160,7 @@ impl OutDir {
     /// Number of complete entries (those with a `.meta` file) in the subdirectory `dir`; an entry
     /// whose write was cut short is not counted. 0 when the directory cannot be read.
     pub fn count(&self, dir: &str) -> usize {
-        std::fs::read_dir(self.root.join(dir)).map_or(0, |entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| e.path().extension().and_then(|x| x.to_str()) == Some("meta"))
-                .count()
-        })
+        EntryDir::new(self.root.join(dir)).complete().len()
     }
 }
 

@@ -8,7 +8,7 @@
 //! again on every resume: temporary files are removed (the caller holds the directory's lock,
 //! so no write is in progress), a missing text is rendered from the choices, missing choices
 //! are parsed back from the text, and a missing or unreadable `.meta` (see
-//! `entry::meta_is_readable`) is written again when the resumed run replays the entry
+//! `StoredEntry::meta_is_readable`) is written again when the resumed run replays the entry
 //! (`Seed::needs_meta`).
 
 use std::path::{Path, PathBuf};
@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use libafl_bolts::rands::StdRand;
 
 use super::DIRECTORIES;
+use super::entry_dir::EntryDir;
+use super::stored_entry::{Durability, EntryFile, StoredEntry};
 use crate::choice::{Replay, SavedChoices};
 use crate::grammar::Grammar;
 use crate::layout::QUEUE_DIR;
@@ -45,27 +47,23 @@ pub fn repair(root: &Path, grammar: &Grammar, bounds: Bounds) -> Repaired {
     for dir in DIRECTORIES {
         repaired.temporaries += crate::fs_util::remove_temporaries(&root.join(dir));
     }
-    let queue = root.join(QUEUE_DIR);
-    let Ok(listing) = std::fs::read_dir(&queue) else {
+    let Ok(paths) = EntryDir::new(root.join(QUEUE_DIR)).files() else {
         return repaired;
     };
-    let mut paths: Vec<PathBuf> = listing.filter_map(Result::ok).map(|e| e.path()).collect();
-    paths.sort();
-    let numbered = |path: &Path| {
-        path.file_stem()
-            .and_then(|s| s.to_str())
-            .is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-    };
     let mut parser = None;
-    for path in paths.iter().filter(|p| numbered(p)) {
-        let (text, choices) = (path.with_extension("txt"), path.with_extension("choices"));
-        let result = match path.extension().and_then(|e| e.to_str()) {
-            Some("choices") if !text.exists() => {
-                render_text(path, grammar).map(|()| repaired.texts.push(text))
+    for path in &paths {
+        let entry = StoredEntry::of_file(path);
+        if entry.number().is_none() {
+            continue;
+        }
+        let result = match EntryFile::of(path) {
+            Some(EntryFile::Choices) if !entry.has(EntryFile::Text) => {
+                render_text(&entry, grammar).map(|()| repaired.texts.push(entry.text_path()))
             }
-            Some("txt") if !choices.exists() => {
+            Some(EntryFile::Text) if !entry.has(EntryFile::Choices) => {
                 let parser = parser.get_or_insert_with(|| Parser::new(grammar));
-                parse_choices(path, parser, bounds).map(|()| repaired.choices.push(choices))
+                parse_choices(&entry, parser, bounds)
+                    .map(|()| repaired.choices.push(entry.choices_path()))
             }
             _ => Ok(()),
         };
@@ -76,22 +74,23 @@ pub fn repair(root: &Path, grammar: &Grammar, bounds: Bounds) -> Repaired {
     repaired
 }
 
-/// Writes `NNNNNN.txt` beside `choices`: the text its strict replay renders.
-fn render_text(choices: &Path, grammar: &Grammar) -> Result<(), String> {
-    let saved = SavedChoices::read(choices).map_err(|d| d.message)?;
+/// Writes the entry's text from its choices: the text their strict replay renders.
+fn render_text(entry: &StoredEntry, grammar: &Grammar) -> Result<(), String> {
+    let saved = entry.read_choices().map_err(|d| d.message)?;
     let text = replay_saved(grammar, &saved).map_err(|e| match e {
         SavedReplayError::OtherGrammar => "recorded with a different grammar".to_string(),
         SavedReplayError::Bounds(m) | SavedReplayError::Replay(m) => m,
     })?;
-    crate::write_atomic_unsynced(&choices.with_extension("txt"), text.as_bytes())
+    entry
+        .write(EntryFile::Text, text.as_bytes(), Durability::Unsynced)
         .map_err(|d| d.message)
 }
 
-/// Writes `NNNNNN.choices` beside `text`: the choices that replay, strictly and within the
-/// run's bounds, to exactly that text, as the fuzzer would have written them.
-fn parse_choices(text_path: &Path, parser: &Parser<'_>, bounds: Bounds) -> Result<(), String> {
+/// Writes the entry's choices from its text: the choices that replay, strictly and within
+/// the run's bounds, to exactly that text, as the fuzzer would have written them.
+fn parse_choices(entry: &StoredEntry, parser: &Parser<'_>, bounds: Bounds) -> Result<(), String> {
     let grammar = parser.grammar();
-    let text = std::fs::read_to_string(text_path).map_err(|e| format!("cannot read: {e}"))?;
+    let text = entry.read_text().map_err(|d| d.message)?;
     // Extraction recurses as deep as the text nests.
     // An imported seed's own words parse back as words of its own.
     let parsed = with_large_stack(|| parser.parse_with(&text, ParseOptions::keeping_words()))
@@ -122,7 +121,8 @@ fn parse_choices(text_path: &Path, parser: &Parser<'_>, bounds: Bounds) -> Resul
         choices: sample.choices,
         words: parsed.words,
     };
-    crate::write_atomic_unsynced(&text_path.with_extension("choices"), &saved.to_bytes())
+    entry
+        .write(EntryFile::Choices, &saved.to_bytes(), Durability::Unsynced)
         .map_err(|d| d.message)
 }
 

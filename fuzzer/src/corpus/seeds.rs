@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use libafl_bolts::rands::StdRand;
 
-use crate::choice::{ChoiceInput, Replay, SavedChoices};
+use super::entry_dir::EntryDir;
+use super::stored_entry::{EntryFile, StoredEntry};
+use crate::choice::{ChoiceInput, Replay};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::layout::QUEUE_DIR;
@@ -71,22 +73,20 @@ impl Seeds {
         own: bool,
     ) -> Result<Seeds, Diagnostic> {
         let dir = input_directory(dir);
-        let entries = std::fs::read_dir(&dir).map_err(|e| {
+        let paths = EntryDir::new(&dir).files().map_err(|e| {
             Diagnostic::error(format!("cannot read seed directory: {e}")).in_file(&dir)
         })?;
-        let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        paths.sort();
         let fingerprint = grammar.fingerprint();
         let mut sampler = Sampler::new(grammar, bounds)?;
         let mut rng = StdRand::with_seed(0);
         let mut sample = Sample::default();
         let mut seeds = Seeds::default();
         for path in &paths {
-            let extension = path.extension().and_then(|e| e.to_str());
-            match extension {
-                Some("choices") => {}
-                Some("txt") if is_import_report(path) => continue,
-                Some("txt") if !path.with_extension("choices").exists() => {
+            let entry = StoredEntry::of_file(path);
+            match EntryFile::of(path) {
+                Some(EntryFile::Choices) => {}
+                Some(EntryFile::Text) if is_import_report(path) => continue,
+                Some(EntryFile::Text) if !entry.has(EntryFile::Choices) => {
                     seeds.skipped.push(Skipped {
                         path: path.clone(),
                         reason: "a text file without a .choices file: turn text seeds into choice sequences with `bonsai import` first".into(),
@@ -99,17 +99,17 @@ impl Seeds {
                 path: path.clone(),
                 reason,
             };
-            let saved = match SavedChoices::read(path) {
+            let saved = match entry.read_choices() {
                 Ok(saved) => saved,
                 Err(e) => {
                     seeds.skipped.push(skip(e.message));
                     continue;
                 }
             };
-            if saved.grammar != fingerprint {
+            if let Err(other) = saved.check_grammar(fingerprint) {
                 seeds.skipped.push(skip(format!(
-                    "recorded with a different grammar (fingerprint {:016x}, expected {fingerprint:016x})",
-                    saved.grammar
+                    "{other} (fingerprint {:016x}, expected {:016x})",
+                    other.recorded, other.expected
                 )));
                 continue;
             }
@@ -134,17 +134,14 @@ impl Seeds {
             }
             let mut text = String::new();
             crate::text::render_words_into(grammar, &sample.tree, &saved.words, &mut text);
-            let existing = own
-                .then(|| path.file_stem()?.to_str()?.parse::<u32>().ok())
-                .flatten();
+            let existing = own.then(|| entry.number()).flatten();
             seeds.seeds.push(Seed {
                 input: ChoiceInput::new(sample.choices.clone(), bounds)
                     .with_words(saved.words.clone()),
                 path: path.clone(),
                 size: text.len(),
                 existing,
-                needs_meta: existing.is_some()
-                    && !super::entry::meta_is_readable(&path.with_extension("meta")),
+                needs_meta: existing.is_some() && !entry.meta_is_readable(),
             });
         }
         seeds
@@ -172,6 +169,7 @@ fn is_import_report(path: &Path) -> bool {
 mod tests {
     use super::*;
     use crate::choice::ChoiceSequence;
+    use crate::choice::SavedChoices;
 
     #[test]
     fn replays_strictly_and_reports_what_it_skips() {

@@ -10,7 +10,9 @@ use libafl_bolts::Error;
 use serde::{Deserialize, Serialize};
 
 use super::EntryInfo;
-use super::fault_slots::{FaultSlots, Slot, read_slot, replace_entry};
+use super::entry_dir::EntryDir;
+use super::fault_slots::{FaultSlots, Slot, read_slot};
+use super::stored_entry::{Durability, EntryContent, EntryFile, StoredEntry};
 use crate::choice::{ChoiceInput, SavedChoices};
 use crate::diagnostic::Diagnostic;
 use crate::fault::{BucketKey, FaultKind};
@@ -69,7 +71,12 @@ impl DiskCorpus {
         };
         let next = directories
             .iter()
-            .map(|d| (d.to_string(), next_free_number(&root.join(d))))
+            .map(|d| {
+                (
+                    d.to_string(),
+                    EntryDir::new(root.join(d)).next_free_number(),
+                )
+            })
             .collect();
         let slots = match role {
             Role::Queue => FaultSlots::default(),
@@ -140,7 +147,7 @@ impl DiskCorpus {
             *next += 1;
             return *next - 1;
         }
-        let first = next_free_number(&self.root.join(directory));
+        let first = EntryDir::new(self.root.join(directory)).next_free_number();
         self.next.push((directory.to_string(), first + 1));
         first
     }
@@ -192,29 +199,37 @@ impl DiskCorpus {
         // the reason (`fuzz::fatal`).
         let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
         // Faults are rare and precious: synced. Queue entries come by the thousand early in a
-        // campaign: renamed into place without a sync (see `write_atomic_unsynced`).
-        let sync = self.role == Role::Faults;
-        let write = if sync {
-            crate::write_atomic
-        } else {
-            crate::write_atomic_unsynced
+        // campaign: renamed into place without a sync.
+        let durability = match self.role {
+            Role::Faults => Durability::Synced,
+            Role::Queue => Durability::Unsynced,
         };
-        let (number, base) = loop {
+        let entries = EntryDir::new(self.root.join(directory));
+        let (number, entry) = loop {
             let number = self.take_number(directory);
-            let base = self.root.join(directory).join(format!("{number:06}"));
+            let entry = entries.entry(number);
             if !self.shared {
-                write(&base.with_extension("choices"), &bytes).map_err(io)?;
-                break (number, base);
+                entry
+                    .write(EntryFile::Choices, &bytes, durability)
+                    .map_err(io)?;
+                break (number, entry);
             }
             // Another client took this number first: the next one, until one is free.
-            if crate::write_new(&base.with_extension("choices"), &bytes, sync).map_err(io)? {
-                break (number, base);
+            if entry
+                .write_new(EntryFile::Choices, &bytes, durability)
+                .map_err(io)?
+            {
+                break (number, entry);
             }
         };
-        write(&base.with_extension("txt"), info.text.as_bytes()).map_err(io)?;
+        entry
+            .write(EntryFile::Text, info.text.as_bytes(), durability)
+            .map_err(io)?;
         let mut info = info;
         info.number = Some(number);
-        write(&base.with_extension("meta"), info.to_text().as_bytes()).map_err(io)?;
+        entry
+            .write(EntryFile::Meta, info.to_text().as_bytes(), durability)
+            .map_err(io)?;
         if let Some((kind, signature)) = bucket {
             let size = info.text.len();
             self.slots.offer((kind, signature), Slot { number, size });
@@ -254,11 +269,8 @@ impl DiskCorpus {
         let Ok(number) = number.trim().parse::<u32>() else {
             return Ok(None);
         };
-        let meta = self
-            .root
-            .join(key.0.directory())
-            .join(format!("{number:06}.meta"));
-        Ok(read_slot(&meta).map(|(_, slot)| slot))
+        let entry = StoredEntry::numbered(&self.root.join(key.0.directory()), number);
+        Ok(read_slot(&entry).map(|(_, slot)| slot))
     }
 
     /// Writes a known bucket's smaller reproducer over its entry (nothing for one no smaller;
@@ -290,19 +302,15 @@ impl DiskCorpus {
         } else {
             None
         };
-        let base = self
-            .root
-            .join(key.0.directory())
-            .join(format!("{:06}", slot.number));
+        let entry = StoredEntry::numbered(&self.root.join(key.0.directory()), slot.number);
         info.number = Some(slot.number);
-        replace_entry(
-            &base,
-            Some(bytes),
-            info.text.as_bytes(),
-            info.to_text().as_bytes(),
-            true,
-        )
-        .map_err(io)?;
+        let meta = info.to_text();
+        let content = EntryContent {
+            choices: Some(bytes),
+            text: info.text.as_bytes(),
+            meta: Some(meta.as_bytes()),
+        };
+        entry.replace(content, Durability::Synced).map_err(io)?;
         self.slots.offer(
             key,
             Slot {
@@ -331,29 +339,16 @@ impl DiskCorpus {
             .input()
             .as_ref()
             .ok_or_else(|| Error::illegal_state("corpus entry without input"))?;
-        let saved = self.saved(input)?;
-        let base = self
-            .root
-            .join(self.directory(info))
-            .join(format!("{number:06}"));
+        let choices = self.saved(input)?.to_bytes();
+        let entry = StoredEntry::numbered(&self.root.join(self.directory(info)), number);
         let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
-        for old in [base.with_extension("meta"), base.with_extension("txt")] {
-            match std::fs::remove_file(&old) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(io(
-                        Diagnostic::error(format!("cannot replace: {e}")).in_file(&old)
-                    ));
-                }
-            }
-        }
-        crate::write_atomic_unsynced(&base.with_extension("choices"), &saved.to_bytes())
-            .map_err(io)?;
-        crate::write_atomic_unsynced(&base.with_extension("txt"), info.text.as_bytes())
-            .map_err(io)?;
-        crate::write_atomic_unsynced(&base.with_extension("meta"), info.to_text().as_bytes())
-            .map_err(io)
+        let meta = info.to_text();
+        let content = EntryContent {
+            choices: Some(&choices),
+            text: info.text.as_bytes(),
+            meta: Some(meta.as_bytes()),
+        };
+        entry.replace(content, Durability::Unsynced).map_err(io)
     }
 
     /// Writes the text and the metadata of an entry of this directory that a resume replayed
@@ -363,18 +358,21 @@ impl DiskCorpus {
         let Some(number) = info.number else {
             return Ok(());
         };
-        let base = self
-            .root
-            .join(self.directory(info))
-            .join(format!("{number:06}"));
+        let entry = StoredEntry::numbered(&self.root.join(self.directory(info)), number);
         let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
-        let text = base.with_extension("txt");
-        if !text.exists() {
-            crate::write_atomic_unsynced(&text, info.text.as_bytes()).map_err(io)?;
+        if !entry.has(EntryFile::Text) {
+            entry
+                .write(EntryFile::Text, info.text.as_bytes(), Durability::Unsynced)
+                .map_err(io)?;
         }
-        let meta = base.with_extension("meta");
-        if !super::entry::meta_is_readable(&meta) {
-            crate::write_atomic_unsynced(&meta, info.to_text().as_bytes()).map_err(io)?;
+        if !entry.meta_is_readable() {
+            entry
+                .write(
+                    EntryFile::Meta,
+                    info.to_text().as_bytes(),
+                    Durability::Unsynced,
+                )
+                .map_err(io)?;
         }
         Ok(())
     }
@@ -405,41 +403,6 @@ impl Drop for ClaimLock {
         // SAFETY: unlocking our own descriptor.
         unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
     }
-}
-
-/// The `.meta` files of `dir` in file order: its complete entries, since the store writes an
-/// entry's `.meta` last. A missing directory (a run that kept nothing) has none.
-pub fn complete_entries(dir: &Path) -> Vec<PathBuf> {
-    let mut metas: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "meta"))
-        .collect();
-    metas.sort();
-    metas
-}
-
-/// One more than the highest number among the files of `dir` (0 for an empty or missing
-/// directory). Names have at least six digits and grow a seventh past 999999, so a name of
-/// any length counts: counting only six-digit names would hand out 1000000 again on every
-/// resume, over the entry already there.
-pub fn next_free_number(dir: &Path) -> u32 {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            let stem = name.split('.').next()?;
-            (!stem.is_empty() && stem.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| stem.parse::<u32>().ok())
-                .flatten()
-        })
-        .max()
-        .map_or(0, |n| n + 1)
 }
 
 impl Corpus<ChoiceInput> for DiskCorpus {
@@ -654,7 +617,7 @@ mod tests {
         // Not entries: a temporary file and a name that is not a number.
         std::fs::write(queue.join(".2000000.txt.tmp17"), "").unwrap();
         std::fs::write(queue.join("notes.txt"), "").unwrap();
-        assert_eq!(next_free_number(&queue), 1_000_001);
+        assert_eq!(EntryDir::new(&queue).next_free_number(), 1_000_001);
         let mut store = DiskCorpus::new(dir.path(), Role::Queue, 7);
         store.add(entry("print 1;", vec![1, 0, 2], None)).unwrap();
         assert_eq!(

@@ -33,7 +33,7 @@ use super::coverage_log::{CoveragePoint, last_coverage_point, resume_offset};
 use super::shmem::RunShMemProvider;
 use super::summary::Summary;
 use crate::choice::ChoiceInput;
-use crate::corpus::{OutDir, SUMMARY, complete_entries, next_free_number, repair};
+use crate::corpus::{EntryDir, OutDir, SUMMARY, repair};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::dir_lock::DirLock;
 use crate::feedback::SaveCriteria;
@@ -99,7 +99,7 @@ pub(super) fn run_clients(
         let repaired = repair(&out.root, grammar, config.bounds);
         super::prepared::report_repairs(&repaired);
     }
-    let queue_below = next_free_number(&out.root.join(QUEUE_DIR));
+    let queue_below = EntryDir::new(out.root.join(QUEUE_DIR)).next_free_number();
     let kpaths = config
         .grammar_feedback
         .unwrap_or(crate::feedback::DEFAULT_QUEUE_PATHS_K);
@@ -320,7 +320,7 @@ fn supervise(clients: &mut [ClientProcess], config: &FuzzConfig, out: &Path, sta
         }
         client.restarts += 1;
         client.role.resumed = true;
-        client.role.queue_below = next_free_number(&out.join(QUEUE_DIR));
+        client.role.queue_below = EntryDir::new(out.join(QUEUE_DIR)).next_free_number();
         tracing::warn!(
             "client {index} was lost ({status}); starting it again from the shared queue ({} of at most {MAX_CLIENT_RESTARTS} times)",
             client.restarts
@@ -434,7 +434,7 @@ fn summarize(
         edges: best.edges,
         edges_valid: parts.iter().map(|s| s.edges_valid).max().unwrap_or(0),
         map_size,
-        corpus: complete_entries(&out.join(QUEUE_DIR)).len(),
+        corpus: EntryDir::new(out.join(QUEUE_DIR)).complete().len(),
         valid_share: best.valid_share,
         exec_valid_share: best.exec_valid_share,
         favored: best.favored,

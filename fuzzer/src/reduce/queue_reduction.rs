@@ -2,7 +2,7 @@
 //! "reduce" half of the fuzz-then-reduce baseline that Bonsai fuzzing is compared with.
 
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ahash::AHashSet;
@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use super::{Hdd, Judge, SameCoverage, Strategy, reduce_recorded};
 use crate::choice::SavedChoices;
-use crate::corpus::{EntryInfo, MANIFEST, Manifest};
+use crate::corpus::{
+    Durability, EntryContent, EntryDir, EntryFile, EntryInfo, MANIFEST, Manifest, StoredEntry,
+};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::layout::QUEUE_DIR;
@@ -216,12 +218,15 @@ pub fn reduce_corpus(
             found_at: started.elapsed().as_secs_f64(),
             ..EntryInfo::default()
         };
-        let base = out_queue.join(&original.number);
-        crate::write_atomic_unsynced(&base.with_extension("txt"), text.as_bytes())?;
-        if let Some(choices) = choices {
-            crate::write_atomic_unsynced(&base.with_extension("choices"), &choices.to_bytes())?;
-        }
-        crate::write_atomic_unsynced(&base.with_extension("meta"), info.to_text().as_bytes())?;
+        let choices = choices.map(|c| c.to_bytes());
+        let meta = info.to_text();
+        let content = EntryContent {
+            choices: choices.as_deref(),
+            text: text.as_bytes(),
+            meta: Some(meta.as_bytes()),
+        };
+        StoredEntry::named(&out_queue, &original.number)
+            .write_all(content, Durability::Unsynced)?;
         summary.bytes_after += text.len();
         summary.written += 1;
         if summary.sample_every > 1 {
@@ -272,14 +277,9 @@ fn cpu_seconds() -> f64 {
 
 /// The queue's inputs in file order, replayed strictly under their recorded bounds.
 fn read_queue(grammar: &Grammar, queue: &Path) -> Result<Vec<Original>, Diagnostic> {
-    let entries = std::fs::read_dir(queue)
+    let paths = EntryDir::new(queue)
+        .files_of(EntryFile::Choices)
         .map_err(|e| Diagnostic::error(format!("cannot read the queue: {e}")).in_file(queue))?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "choices"))
-        .collect();
-    paths.sort();
     let mut originals = Vec::with_capacity(paths.len());
     for path in paths {
         let number = path
@@ -287,11 +287,10 @@ fn read_queue(grammar: &Grammar, queue: &Path) -> Result<Vec<Original>, Diagnost
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let saved = SavedChoices::read(&path)?;
-        if saved.grammar != grammar.fingerprint() {
-            return Err(Diagnostic::error(
-                "recorded with a different grammar than the fuzzing output's own",
-            )
-            .in_file(&path));
+        if let Err(other) = saved.check_grammar(grammar.fingerprint()) {
+            return Err(
+                Diagnostic::error(format!("{other} than the fuzzing output's own")).in_file(&path),
+            );
         }
         let text = Hdd::new(grammar, saved.bounds)?
             .replay(saved.choices.as_slice())

@@ -10,7 +10,7 @@ use super::source::Source;
 use crate::corpus::Manifest;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::grammar::Grammar;
-use crate::layout::QUEUE_DIR;
+use crate::layout::{ENTRY_CHOICES, QUEUE_DIR};
 use crate::replay::{Execution, ForkedRunner};
 use crate::target::LinkedTarget;
 
@@ -237,7 +237,7 @@ fn write_inputs(
         crate::write_atomic_unsynced(&out.join(&file), entry.text.as_bytes())?;
         let choices = match &entry.choices {
             Some(bytes) => {
-                let name = format!("{:0width$}.choices", i + 1);
+                let name = format!("{:0width$}.{ENTRY_CHOICES}", i + 1);
                 crate::write_atomic_unsynced(&out.join(&name), bytes)?;
                 written.insert(name.clone());
                 Some(name)

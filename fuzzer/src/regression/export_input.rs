@@ -9,10 +9,10 @@
 //! it can be and listed in the notes; an entry with neither a readable text nor usable
 //! choices is listed as not exported.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::choice::SavedChoices;
+use crate::corpus::{EntryDir, EntryFile, StoredEntry};
 use crate::grammar::Grammar;
 use crate::text::{SavedReplayError, replay_saved};
 
@@ -33,20 +33,6 @@ pub fn read_inputs(
     queue: &Path,
     grammar: Result<&Grammar, &str>,
 ) -> (Vec<ExportInput>, Vec<String>) {
-    let mut stems = BTreeSet::new();
-    if let Ok(listing) = std::fs::read_dir(queue) {
-        for entry in listing.filter_map(Result::ok) {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Some((stem, extension)) = name.split_once('.') else {
-                continue;
-            };
-            let numbered = !stem.is_empty() && stem.bytes().all(|b| b.is_ascii_digit());
-            if numbered && matches!(extension, "txt" | "choices" | "meta") {
-                // Numbers as numbers: 1000000 comes after 999999.
-                stems.insert((stem.len(), stem.to_string()));
-            }
-        }
-    }
     let mut inputs = Vec::new();
     let mut notes = Vec::new();
     if let Err(why) = grammar {
@@ -55,15 +41,14 @@ pub fn read_inputs(
              pass --grammar to include them"
         ));
     }
-    for (_, stem) in stems {
-        let base = queue.join(&stem);
-        let text_path = base.with_extension("txt");
-        let choices_path = base.with_extension("choices");
-        let text = std::fs::read_to_string(&text_path).map_err(|e| format!("cannot read: {e}"));
-        let choices = match (choices_path.exists(), grammar) {
+    for entry in EntryDir::new(queue).numbered() {
+        let text_path = entry.text_path();
+        let choices_path = entry.choices_path();
+        let text = entry.read_text().map_err(|d| d.message);
+        let choices = match (entry.has(EntryFile::Choices), grammar) {
             // A complete entry (its `.meta` is written last) without choices was written so
             // on purpose: `reduce-corpus` keeps choices only while the input is a sentence.
-            (false, _) if base.with_extension("meta").exists() => Err(String::new()),
+            (false, _) if entry.has(EntryFile::Meta) => Err(String::new()),
             (false, _) => Err("there is no .choices file".to_string()),
             (true, Err(_)) => Err(String::new()),
             (true, Ok(grammar)) => replay(&choices_path, grammar),
@@ -114,7 +99,7 @@ pub fn read_inputs(
                 };
                 notes.push(format!(
                     "{}: not exported: the text {text_error}, and {why}",
-                    base.display()
+                    entry.base().display()
                 ));
             }
         }
@@ -147,7 +132,7 @@ pub fn fault_inputs(
             continue;
         };
         let choices_path = if path == bucket.entry {
-            path.with_extension("choices")
+            StoredEntry::of_file(path).choices_path()
         } else {
             bucket
                 .reduced

@@ -62,17 +62,17 @@ impl NodeSource {
         })
     }
 
-    /// Complete queue entries in file order; unreadable ones are skipped.
+    /// Complete queue entries in number order; unreadable ones are skipped.
     pub fn queue(&self) -> Vec<QueueEntry> {
-        crate::corpus::complete_entries(&self.dir.join(QUEUE_DIR))
+        crate::corpus::EntryDir::new(self.dir.join(QUEUE_DIR))
+            .complete()
             .into_iter()
-            .filter_map(|meta_path| {
-                let meta = EntryInfo::parse_line(&std::fs::read_to_string(&meta_path).ok()?);
-                let text_path = meta_path.with_extension("txt");
-                let text = std::fs::read_to_string(&text_path).ok()?;
+            .filter_map(|entry| {
+                let meta = EntryInfo::parse_line(&entry.read_meta().ok()?);
+                let text = entry.read_text().ok()?;
                 Some(QueueEntry {
-                    choices_path: meta_path.with_extension("choices"),
-                    text_path,
+                    choices_path: entry.choices_path(),
+                    text_path: entry.text_path(),
                     text,
                     meta,
                 })

@@ -2,25 +2,21 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::choice::SavedChoices;
+use crate::corpus::{EntryDir, EntryFile, StoredEntry};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 use crate::text::{SavedReplayError, replay_saved};
 
 /// `.choices` files, and `.txt` files that have no `.choices` beside them, in name order.
 pub fn list_inputs(dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
-    let entries = std::fs::read_dir(dir)
+    let mut paths = EntryDir::new(dir)
+        .files()
         .map_err(|e| Diagnostic::error(format!("cannot read directory: {e}")).in_file(dir))?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| match p.extension().and_then(|e| e.to_str()) {
-            Some("choices") => true,
-            Some("txt") => !p.with_extension("choices").exists(),
-            _ => false,
-        })
-        .collect();
-    paths.sort();
+    paths.retain(|p| match EntryFile::of(p) {
+        Some(EntryFile::Choices) => true,
+        Some(EntryFile::Text) => !StoredEntry::of_file(p).has(EntryFile::Choices),
+        _ => false,
+    });
     Ok(paths)
 }
 
@@ -57,11 +53,13 @@ impl std::error::Error for InputError {}
 /// The text of a `.txt` file, or the text a `.choices` file replays to (strictly, under its
 /// recorded bounds). The error says why the input cannot be run.
 pub fn input_text(path: &Path, grammar: Option<&Grammar>) -> Result<String, InputError> {
-    if path.extension().is_none_or(|e| e != "choices") {
+    if EntryFile::of(path) != Some(EntryFile::Choices) {
         return std::fs::read_to_string(path).map_err(|e| InputError::CannotRead(e.to_string()));
     }
     let grammar = grammar.ok_or(InputError::NoGrammar)?;
-    let saved = SavedChoices::read(path).map_err(|d| InputError::Choices(d.message))?;
+    let saved = StoredEntry::of_file(path)
+        .read_choices()
+        .map_err(|d| InputError::Choices(d.message))?;
     replay_saved(grammar, &saved).map_err(|e| match e {
         SavedReplayError::OtherGrammar => InputError::OtherGrammar,
         SavedReplayError::Bounds(m) | SavedReplayError::Replay(m) => InputError::DoesNotReplay(m),

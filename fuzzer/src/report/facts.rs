@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::analysis::Analysis;
-use crate::corpus::OutDir;
+use crate::corpus::{EntryFile, OutDir};
 use crate::coverage::{Criterion, CriterionReport, Requirements, collect_inputs, tally_files};
 use crate::diagnostic::Diagnostics;
 use crate::fuzz::{COVERAGE_CSV, CoveragePoint, read_coverage};
@@ -142,7 +142,7 @@ fn grammar_coverage(dir: &Path, grammar: &str, inputs: &Path) -> Result<GrammarC
     let analysis = Analysis::new(&grammar);
     let mut files = Vec::new();
     collect_inputs(inputs, &mut files).map_err(|e| e.to_string())?;
-    files.retain(|f| f.extension().is_some_and(|e| e == "choices"));
+    files.retain(|f| EntryFile::of(f) == Some(EntryFile::Choices));
     let (tally, refused) = tally_files(&grammar, &files, &REPORTED);
     let requirements = Requirements::new(&grammar, &analysis);
     Ok(GrammarCoverage {

@@ -8,12 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::corpus::{MetaRecord, complete_entries};
+use crate::corpus::{EntryDir, MetaRecord, StoredEntry};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::fault::{BucketKey, BucketStats, Fault, FaultKind, FaultLog, one_recursion};
 use crate::layout::{
     CAMPAIGN_JSON, CLIENTS_DIR, CRASHES_DIR, FAULTS_JSON, FUZZ_JSON, HANGS_DIR, NODES_DIR,
-    REDUCED_CHOICES, REDUCED_TXT,
 };
 
 /// One bug: everything known of one bucket across the run.
@@ -271,8 +270,8 @@ fn merge(parts: &[Part]) -> FaultList {
             }
         }
         for dir in [CRASHES_DIR, HANGS_DIR] {
-            for meta in complete_entries(&part.dir.join(dir)) {
-                match read_entry(&meta) {
+            for entry in EntryDir::new(part.dir.join(dir)).complete() {
+                match read_entry(&entry) {
                     Ok(found) => add_entry(&mut buckets, found, &part.name),
                     Err(problem) => list.problems.push(problem),
                 }
@@ -329,9 +328,9 @@ struct Found {
     reduced: Option<Reproducer>,
 }
 
-fn read_entry(meta: &Path) -> Result<Found, Diagnostic> {
-    let text = std::fs::read_to_string(meta)
-        .map_err(|e| Diagnostic::error(format!("cannot read: {e}")).in_file(meta))?;
+fn read_entry(entry: &StoredEntry) -> Result<Found, Diagnostic> {
+    let meta = &entry.meta_path();
+    let text = entry.read_meta()?;
     let record = MetaRecord::read(&text).map_err(|e| {
         Diagnostic::error(format!("damaged fault record: {e}")).at(Location {
             path: meta.to_path_buf(),
@@ -357,15 +356,15 @@ fn read_entry(meta: &Path) -> Result<Found, Diagnostic> {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0.0, |d| d.as_secs_f64());
-    let reduced_path = meta.with_extension(REDUCED_TXT);
+    let reduced_path = entry.reduced_text_path();
     let reduced = std::fs::metadata(&reduced_path).ok().map(|m| Reproducer {
         size: m.len() as usize,
-        choices: Some(meta.with_extension(REDUCED_CHOICES)).filter(|p| p.is_file()),
+        choices: Some(entry.reduced_choices_path()).filter(|p| p.is_file()),
         path: reduced_path,
     });
     Ok(Found {
         key: (kind, signature),
-        text: meta.with_extension("txt"),
+        text: entry.text_path(),
         record,
         written,
         reduced,

@@ -15,11 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::bucket_list::{FaultBucket, FaultList};
-use crate::choice::SavedChoices;
-use crate::corpus::MetaRecord;
+use crate::corpus::{MetaRecord, StoredEntry};
 use crate::fault::FaultKind;
 use crate::grammar::Grammar;
-use crate::layout::{REDUCED_CHOICES, REDUCED_TXT};
 use crate::parse::{Parser, with_large_stack};
 use crate::reduce::{Hdd, Judge, SameCrash, Strategy, reduce_recorded};
 use crate::replay::{ForkedRunner, Outcome};
@@ -143,8 +141,10 @@ fn recheck_hang(
 
 /// Marks the bucket's entry flaky in its `.meta` (kept, as every saved input is).
 fn mark_flaky(bucket: &FaultBucket, why: &str, triaged: &mut Triaged) {
-    let meta = bucket.entry.with_extension("meta");
-    let marked = std::fs::read_to_string(&meta)
+    let entry = StoredEntry::of_file(&bucket.entry);
+    let meta = entry.meta_path();
+    let marked = entry
+        .read_meta()
         .ok()
         .and_then(|text| MetaRecord::read(&text).ok())
         .and_then(|mut record| {
@@ -172,12 +172,11 @@ fn reduce_one(
     parser: &Parser<'_>,
 ) -> Result<CrashReduced, Failure> {
     let other = Failure::Other;
-    let stem = bucket.entry.with_extension("");
-    let saved =
-        SavedChoices::read(&stem.with_extension("choices")).map_err(|d| other(d.message))?;
-    if saved.grammar != grammar.fingerprint() {
-        return Err(other("recorded with a different grammar".into()));
-    }
+    let entry = StoredEntry::of_file(&bucket.entry);
+    let saved = entry.read_choices().map_err(|d| other(d.message))?;
+    saved
+        .check_grammar(grammar.fingerprint())
+        .map_err(|e| other(e.to_string()))?;
     let original = Hdd::new(grammar, saved.bounds)
         .map_err(|d| other(d.message))?
         .replay(saved.choices.as_slice())
@@ -203,8 +202,8 @@ fn reduce_one(
         Some(parser),
     )
     .map_err(|e| other(e.to_string()))?;
-    let path = stem.with_extension(REDUCED_TXT);
-    let choices = stem.with_extension(REDUCED_CHOICES);
+    let path = entry.reduced_text_path();
+    let choices = entry.reduced_choices_path();
     match &reduced.choices {
         Some(saved) => saved.write(&choices).map_err(|d| other(d.message))?,
         None => {

@@ -11,5 +11,5 @@ pub use cursor::{
     Allowed, ChoiceCursor, Rejected, Replay, UNBOUNDED, UNIFORM_COUNTS, count_from_raw,
 };
 pub use own_words::{OwnWord, OwnWords};
-pub use saved::{ChoicesFileError, SavedChoices};
+pub use saved::{ChoicesFileError, OtherGrammar, SavedChoices};
 pub use sequence::ChoiceSequence;

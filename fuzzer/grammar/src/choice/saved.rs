@@ -42,6 +42,27 @@ impl std::fmt::Display for ChoicesFileError {
 
 impl std::error::Error for ChoicesFileError {}
 
+/// A sequence recorded with another grammar than the one in use. Its choices index that
+/// grammar's alternatives, so replaying it under this one gives some other input, or none:
+/// seeds skip it, reductions refuse it, `replay` and `generate` warn. Every such decision goes
+/// through [`SavedChoices::check_grammar`], so that all of them agree on what "another
+/// grammar" is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OtherGrammar {
+    /// The fingerprint in the file.
+    pub recorded: u64,
+    /// The fingerprint of the grammar in use.
+    pub expected: u64,
+}
+
+impl std::fmt::Display for OtherGrammar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "recorded with a different grammar")
+    }
+}
+
+impl std::error::Error for OtherGrammar {}
+
 /// The contents of a `.choices` file: enough to replay an input exactly, and to refuse doing so
 /// under a different grammar.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +86,19 @@ struct Body<'a> {
 }
 
 impl SavedChoices {
+    /// `Err` when the sequence was recorded with a grammar whose fingerprint
+    /// ([`crate::grammar::Grammar::fingerprint`]) is not `expected`.
+    pub fn check_grammar(&self, expected: u64) -> Result<(), OtherGrammar> {
+        if self.grammar == expected {
+            Ok(())
+        } else {
+            Err(OtherGrammar {
+                recorded: self.grammar,
+                expected,
+            })
+        }
+    }
+
     /// The file's bytes: the magic number, then the postcard encoding. Infallible.
     pub fn to_bytes(&self) -> Vec<u8> {
         let encoded = if self.words.is_empty() {
@@ -123,6 +157,20 @@ impl SavedChoices {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_recording_grammars_fingerprint_passes_the_check() {
+        let saved = SavedChoices {
+            grammar: 7,
+            bounds: Bounds::new(1, 1, 1).unwrap(),
+            choices: ChoiceSequence::default(),
+            words: OwnWords::default(),
+        };
+        assert_eq!(saved.check_grammar(7), Ok(()));
+        let other = saved.check_grammar(8).unwrap_err();
+        assert_eq!((other.recorded, other.expected), (7, 8));
+        assert_eq!(other.to_string(), "recorded with a different grammar");
+    }
 
     #[test]
     fn round_trips_and_rejects_damage() {

@@ -38,7 +38,7 @@ pub fn derivation(
 ) -> Result<DerivationTree, Diagnostic> {
     if file.extension().is_some_and(|e| e == "choices") {
         let saved = crate::choice::SavedChoices::read(file)?;
-        if saved.grammar != grammar.fingerprint() {
+        if saved.check_grammar(grammar.fingerprint()).is_err() {
             return Err(
                 Diagnostic::error("made with another grammar (its fingerprint differs)")
                     .in_file(file),

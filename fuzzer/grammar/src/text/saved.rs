@@ -20,9 +20,9 @@ pub enum SavedReplayError {
 
 /// The text `saved` replays to under `grammar`, strictly and under its recorded bounds.
 pub fn replay_saved(grammar: &Grammar, saved: &SavedChoices) -> Result<String, SavedReplayError> {
-    if saved.grammar != grammar.fingerprint() {
-        return Err(SavedReplayError::OtherGrammar);
-    }
+    saved
+        .check_grammar(grammar.fingerprint())
+        .map_err(|_| SavedReplayError::OtherGrammar)?;
     let sample =
         replay_strict(grammar, saved.bounds, saved.choices.as_slice()).map_err(|e| match e {
             StrictReplayError::Sampler(message) => SavedReplayError::Bounds(message),
