@@ -21,29 +21,22 @@ pub struct FuzzArgs {
     /// The grammar inputs are generated from.
     #[arg(long, value_name = "FILE")]
     grammar: PathBuf,
-    /// Bounds M,N,D: distinct pool values, items per repetition, nesting depth. Without it,
-    /// bounds for finding bugs: 3 values per pool, lists up to 1000 items, and nesting limited
-    /// only by --max-len (deep inputs are where parsers overflow their stacks and evaluators
-    /// go super-linear). Give small bounds (3,3,3) for a concise corpus, as `campaign` does.
+    /// Bounds M,N,D: pool values, items per repetition, nesting depth (default: bounds for finding bugs).
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Option<Bounds>,
     /// Keep only inputs the target accepts (restricted mode).
     #[arg(long)]
     valid_only: bool,
-    /// What new coverage keeps an input: `counts` (a new edge, or a new hit-count class of a
-    /// known edge, as AFL and Zest do: more stepping stones for the search) or `edges` (a new
-    /// edge only: a corpus about a fifth the size, as in the Bonsai paper's runs).
+    /// What keeps an input: counts (a new edge or hit-count class) or edges (a new edge only).
     #[arg(long, value_name = "GRAIN", default_value = "counts")]
     save_on: CoverageGrain,
     /// Seed from the .choices files of this directory (or a fuzzing output); may be repeated.
     #[arg(long, value_name = "DIR")]
     seeds: Vec<PathBuf>,
-    /// Also seed from the cover suite of this grammar coverage criterion (any `bonsai cover`
-    /// takes), built under --bounds.
+    /// Also seed from the cover suite of this grammar coverage criterion, built under --bounds.
     #[arg(long, value_name = "CRITERION")]
     seed_cover: Option<crate::coverage::Criterion>,
-    /// Also keep an input whose derivation holds a path of K grammar symbols (kpath:K) that no
-    /// earlier execution derived: grammar coverage as a feedback beside edge coverage.
+    /// Also keep inputs whose derivation holds a new path of K grammar symbols (kpath:K).
     #[arg(long, value_name = "kpath:K", value_parser = parse_grammar_feedback)]
     grammar_feedback: Option<usize>,
     /// Stop after this long: 30s, 10m, 2h.
@@ -58,8 +51,7 @@ pub struct FuzzArgs {
     /// Stop when no new edge was found for this many executions.
     #[arg(long, value_name = "N")]
     saturate_execs: Option<u64>,
-    /// Output directory (queue/, crashes/, hangs/); an earlier output of the same campaign
-    /// is resumed.
+    /// Output directory (queue/, crashes/, hangs/); an earlier output of the same run is resumed.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Random seed.
@@ -68,56 +60,37 @@ pub struct FuzzArgs {
     /// Per-execution timeout in milliseconds; longer runs are saved in hangs/.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
-    /// Memory the target may allocate in one execution: 2G, 512M, 64K, or 0 for no limit.
-    /// Exceeding it is saved in crashes/ as kind=oom.
+    /// Memory the target may allocate per execution (2G, 512M, 0: no limit); more is an oom crash.
     #[arg(long, value_name = "SIZE", default_value = "2G", value_parser = parse_size)]
     mem_limit: usize,
-    /// Texts longer than this (bytes: 64K, 1M, ...) are not run, and counted as too_long in
-    /// the summary. Deep nesting renders to long texts that slow the whole loop.
+    /// Texts longer than this (64K, 1M, ...) are not run, and counted as too_long.
     #[arg(long, value_name = "SIZE", default_value = "64K", value_parser = parse_size)]
     max_len: usize,
-    /// The stack the target runs on (bytes: 8M, 64M, ...), as a user's main thread has it
-    /// (`ulimit -s`): a stack overflow is found at the nesting where a user would meet it.
-    /// The forked runs after the loop (triage, reduction) use it too.
+    /// The stack the target runs on (8M, 64M, ...), as a user's main thread has it.
     #[arg(long, value_name = "SIZE", default_value = "8M", value_parser = parse_size)]
     stack: usize,
-    /// Also keep inputs whose run takes much longer than their size predicts (each a new
-    /// record of time per byte, over a millisecond and under a quarter of the timeout):
-    /// the stepping stones to super-linear hangs, which hit no new edge on the way. Off by
-    /// default: in issue 30's comparison (docs/results/issue-30-deep-inputs.md) it kept 2-8 entries per run and 1 of
-    /// 70 hangs descended from one, while an entry both kept for its time and saved as a hang
-    /// (its time near the timeout on a loaded machine) is one input in two places.
+    /// Also keep inputs that set a new record of time per byte.
     #[arg(long, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
     keep_slow: bool,
-    /// Check the target's answers with its oracles (a round trip through its printer, a second
-    /// implementation; see `Target::check`), saving each violation as a `roundtrip` or
-    /// `differential` fault. `false` runs the target alone: what the oracles cost, or crashes
-    /// only.
+    /// Check the target's answers with its oracles.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     oracles: bool,
-    /// The mutators to use, comma-separated (default: all): havoc, regenerate, splice,
-    /// delete-item, duplicate-item, shrink, recursion. For ablations.
+    /// The mutators to use, comma-separated (default: all); for ablations.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mutator)]
     mutators: Option<Vec<String>>,
     /// Scheduler: zest (cycling queue, favored entries, energy) or minimizer (LibAFL's).
     #[arg(long, default_value = "zest")]
     scheduler: SchedulerKind,
-    /// With the zest scheduler, the children of a parent per pick: zest (Zest's energy:
-    /// coverage, favored, smallness), spread:N (those energies scaled so that a pass over the
-    /// queue costs N children per entry on average) or flat:N (N for every parent, as
-    /// Nautilus's queue gives). For ablations: docs/results/issue-30-deep-inputs.md.
+    /// With zest: children per pick, zest (Zest's energy), spread:N or flat:N; for ablations.
     #[arg(long, value_name = "RULE", default_value = "zest")]
     children: ChildrenRule,
-    /// With the zest scheduler, the share of picks (0 to 1) that take the newest entry never
-    /// picked; the others continue Zest's cycle. For ablations: docs/results/issue-30-deep-inputs.md.
+    /// With zest: the share of picks (0 to 1) that take the newest entry never picked.
     #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
     newest_first: f64,
-    /// Record the first N executions and, at the end, replay them through a bare loop (sample,
-    /// render, run) in the same process; the summary then reports the engine's overhead.
+    /// Record the first N executions, then replay them through a bare loop to measure overhead.
     #[arg(long, value_name = "N")]
     measure_overhead: Option<usize>,
-    /// With --measure-overhead: start recording after this many executions, to measure the
-    /// steady state rather than the start of the run, where most inputs are saved.
+    /// With --measure-overhead: start recording after this many executions.
     #[arg(
         long,
         value_name = "N",
@@ -125,28 +98,19 @@ pub struct FuzzArgs {
         requires = "measure_overhead"
     )]
     measure_overhead_after: usize,
-    /// Runs of the target each new crash may spend, after the run, on a reduced reproducer
-    /// crashes/NNNNNN.min.txt (HDD, then ddmin, keeping the crash's kind and signature);
-    /// 0 turns it off.
+    /// Runs of the target each new crash may spend on a reduced reproducer; 0 turns it off.
     #[arg(long, value_name = "N", default_value_t = crate::triage::DEFAULT_CRASH_TESTS)]
     reduce_crashes: u64,
-    /// Runs of the target each new queue entry may spend on being trimmed, right after it is
-    /// saved, to the smallest input that still brings the edges (and validity) it was saved
-    /// for; trimming takes at most half of the run's time. 0 (the default) keeps entries as
-    /// found; `bonsai campaign` trims with 100.
+    /// Runs of the target each new queue entry may spend on being trimmed; 0 keeps it as found.
     #[arg(long, value_name = "N", default_value_t = 0)]
     trim_tests: u64,
-    /// Fuzz with one client per core, sharing new entries over LibAFL's LLMP: `0-3`, `0,2`,
-    /// `all`. One output directory, status line, coverage.csv and summary for all of them.
+    /// Fuzz with one client per core (0-3, 0,2, all), sharing new entries over LLMP.
     #[arg(long, value_name = "LIST", value_parser = parse_cores)]
     cores: Option<CoreList>,
-    /// The TCP port of this run's LLMP broker (with --cores), which the clients and other
-    /// machines' runs connect to. It listens on every interface.
+    /// The TCP port of this run's LLMP broker (with --cores), on every interface.
     #[arg(long, value_name = "PORT", default_value_t = crate::fuzz::DEFAULT_BROKER_PORT)]
     broker_port: u16,
-    /// Join another machine's run: connect this run's broker to the broker at HOST:PORT, so
-    /// that each side's new entries reach the other's clients (implies --cores 0 if --cores
-    /// is not given).
+    /// Join another machine's run through its broker at HOST:PORT (implies --cores 0).
     #[arg(long, value_name = "HOST:PORT")]
     connect: Option<String>,
     /// Print the final summary as one line of JSON on stdout.
