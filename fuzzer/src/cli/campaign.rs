@@ -38,8 +38,7 @@ pub struct CampaignArgs {
     /// The grammar inputs are generated from.
     #[arg(long, value_name = "FILE", required_unless_present = "resume")]
     grammar: Option<PathBuf>,
-    /// The top of the lattice M,N,D: nodes F(m,n,d,v) for every m<=M, n<=N, d<=D, v in {r,u};
-    /// at most 2000 nodes (2*M*N*D).
+    /// The top of the lattice M,N,D: a node F(m,n,d,v) for every m<=M, n<=N, d<=D, v in {r,u}.
     #[arg(
         long,
         value_name = "M,N,D",
@@ -47,12 +46,10 @@ pub struct CampaignArgs {
         value_parser = crate::lattice::Lattice::parse_max_bounds
     )]
     max_bounds: Bounds,
-    /// Time budget of each node: 30s, 10m, 2h. With --budget, the most one node gets.
+    /// Time budget of each node (30s, 10m, 2h); with --budget, the most one node gets.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "60m")]
     node_time: Duration,
-    /// Node-time for the whole lattice (10m: ten minutes of one core, whatever --jobs is).
-    /// Each node, as it starts, gets an even share of what is left, so the time a saturated
-    /// node leaves (--saturate) goes to the nodes above it, the top node last.
+    /// Node-time for the whole lattice, shared out among the nodes as they start.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     budget: Option<Duration>,
     /// Stop a node early when it found no new edge for this long (saturation).
@@ -64,13 +61,10 @@ pub struct CampaignArgs {
     /// Stop each node after this many executions (reproducible campaigns).
     #[arg(long, value_name = "N")]
     node_execs: Option<u64>,
-    /// Nodes fuzzed at once (default: the number of cores divided by --cores-per-node). Also
-    /// accepted with --resume.
+    /// Nodes fuzzed at once (default: the cores divided by --cores-per-node); also with --resume.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// Cores each node fuzzes with (`bonsai fuzz --cores`, clients sharing entries over
-    /// LLMP); 1 runs single-core nodes side by side. See docs/book/src/many-cores.md for the
-    /// measured choice of the default.
+    /// Cores each node fuzzes with (`bonsai fuzz --cores`); 1 runs single-core nodes side by side.
     #[arg(long, value_name = "K", default_value_t = crate::campaign::DEFAULT_CORES_PER_NODE)]
     cores_per_node: usize,
     /// Random seed (each node derives its own from it).
@@ -79,37 +73,29 @@ pub struct CampaignArgs {
     /// Per-execution timeout in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
-    /// What new coverage keeps an input in a node: `edges` (a new edge; the paper's runs, and
-    /// a corpus of the inputs that brought coverage) or `counts` (also a new hit-count class
-    /// of a known edge, as `bonsai fuzz` does by default).
+    /// What keeps an input in a node: edges (a new edge) or counts (also a new hit-count class).
     #[arg(long, value_name = "GRAIN", default_value = "edges")]
     save_on: CoverageGrain,
-    /// Runs of the target each node may spend trimming a new entry to what it was saved for
-    /// (`bonsai fuzz --trim-tests`); 0 keeps entries as found.
+    /// Runs of the target each node may spend trimming a new entry; 0 keeps entries as found.
     #[arg(long, value_name = "N", default_value_t = crate::fuzz::DEFAULT_TRIM_TESTS)]
     trim_tests: u64,
-    /// Every node also keeps an input whose derivation holds a k-path of the grammar no
-    /// earlier execution of that node derived (`bonsai fuzz --grammar-feedback`).
+    /// Every node also keeps inputs that derive a k-path of the grammar it never derived (kpath:K).
     #[arg(long, value_name = "kpath:K", value_parser = super::fuzz::parse_grammar_feedback)]
     grammar_feedback: Option<usize>,
-    /// Seed directories (`bonsai import` output, or any queue): each seed enters the lattice at
-    /// every node whose bounds admit the bounds it was recorded under, and goes up from there
-    /// with the corpora; a seed no node admits is listed in campaign.log with the bounds it
-    /// needs.
+    /// Seed directories (`bonsai import` output, or any queue); each seed enters where its bounds
+    /// fit.
     #[arg(long, value_name = "DIR")]
     seeds: Vec<PathBuf>,
     /// The campaign directory: campaign.json, campaign.log, nodes/<node>/.
     #[arg(long, value_name = "DIR", required_unless_present = "resume")]
     out: Option<PathBuf>,
-    /// Continue the campaign in DIR after Ctrl-C, kill or a restart: finished nodes are kept,
-    /// interrupted ones restart from their saved queues.
+    /// Continue the campaign in DIR after Ctrl-C, kill or a restart.
     #[arg(long, value_name = "DIR", conflicts_with_all = NEW, conflicts_with = "out")]
     resume: Option<PathBuf>,
     /// Print the final summary as one line of JSON on stdout.
     #[arg(long)]
     json: bool,
-    /// Stop when the lattice is done, without exporting the corpus to DIR/corpus and writing
-    /// the report (both can be made later with `bonsai export` and `bonsai report`).
+    /// Stop when the lattice is done, without exporting the corpus and writing the report.
     #[arg(long)]
     no_report: bool,
 }
