@@ -27,32 +27,25 @@ use crate::target::require_instrumented;
 pub struct ReduceArgs {
     /// The grammar file.
     grammar: PathBuf,
-    /// The input: a `.choices` file (from `generate --save-choices`, `parse --to-choices` or a
-    /// corpus), or any other file, read as text and parsed with the grammar (ddmin alone needs
-    /// no parse).
+    /// The input: a `.choices` file, or any other file, read as text and parsed with the grammar.
     input: PathBuf,
-    /// Bounds M,N,D to replay and reduce the input under; by default the bounds it was
-    /// recorded with, or for text the smallest it fits. Reduction only removes, so larger
-    /// bounds matter only where hoisting needs a context that the depth bound forbids.
+    /// Bounds M,N,D to reduce under; by default the recorded ones, or for text the smallest it
+    /// fits.
     #[arg(long, value_name = "M,N,D")]
     bounds: Option<Bounds>,
     /// Keep only inputs that contain TEXT; repeat to require several.
     #[arg(long, value_name = "TEXT")]
     contains: Vec<String>,
-    /// Keep what the target does with the input: at least the same coverage, or the same
-    /// crash. Needs --target.
+    /// Keep the target's coverage (at least) or its crash; needs --target.
     #[arg(long, value_enum, requires = "target")]
     criterion: Option<TargetCriterion>,
-    /// The target that --criterion runs (the binary bonsai-TARGET). Each test is one run in
-    /// a forked child.
+    /// The target that --criterion runs (the binary bonsai-TARGET), one forked child per test.
     #[arg(long, value_name = "TARGET", requires = "criterion")]
     target: Option<String>,
-    /// Per-run timeout of the target in milliseconds (a hang being reduced costs this much per
-    /// test).
+    /// Per-run timeout of the target in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
-    /// hdd keeps a sentence of the grammar; ddmin (lines, then characters) and hdd+ddmin
-    /// find smaller texts that may lie outside it.
+    /// hdd keeps a sentence of the grammar; ddmin and hdd+ddmin may find smaller texts outside it.
     #[arg(long, default_value = "hdd", value_name = "hdd|ddmin|hdd+ddmin")]
     reducer: Strategy,
     /// Stop after this many runs of the criterion, keeping the smallest input found so far.
@@ -61,17 +54,18 @@ pub struct ReduceArgs {
     /// Write the reduced text here instead of to stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Also write the reduced choice sequence, which replays to the reduced text (only while
-    /// the result is a derivation of the grammar).
+    /// Also write the reduced choice sequence (while the result is a derivation of the grammar).
     #[arg(long, value_name = "FILE.choices")]
     save_choices: Option<PathBuf>,
 }
 
+// The values' descriptions are plain comments: as doc comments, clap would print them
+// under the option and turn all of --help into its long form. The book's page has them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum TargetCriterion {
-    /// The reduced input covers at least the edges the original covers.
+    // The reduced input covers at least the edges the original covers.
     Coverage,
-    /// The reduced input crashes the target with the same signature.
+    // The reduced input crashes the target with the same signature.
     Crash,
 }
 
