@@ -22,9 +22,8 @@ pub struct ReplayArgs {
     /// The target to run (runs the binary bonsai-TARGET).
     #[arg(long)]
     target: String,
-    /// The grammar of the .choices files; read from the fuzz.json of the fuzzing output PATH
-    /// is, or is in (its queue/, crashes/ or hangs/, or a file there), or from the manifest.json
-    /// of the exported corpus PATH is or is in.
+    /// The grammar of the .choices files; by default the one PATH's fuzz.json or manifest.json
+    /// names.
     #[arg(long, value_name = "FILE")]
     grammar: Option<PathBuf>,
     /// Per-input timeout in milliseconds.
@@ -33,26 +32,20 @@ pub struct ReplayArgs {
     /// One JSON object per input and a total, instead of a table.
     #[arg(long)]
     json: bool,
-    /// With --json, also each input's golden output (`Target::output`), as `output`: what
-    /// `export --golden` stores and scripts/mutation-score compares.
+    /// With --json, also each input's golden output (`Target::output`), as `output`.
     #[arg(long, requires = "json")]
     output: bool,
-    /// With --json, also each input's covered edges as `edge_ids` (indices into the target's
-    /// edge map, stable for one build of the target): what scripts/edge-diff compares to find
-    /// the edges one fuzzer's corpora cover and another's never do.
+    /// With --json, also each input's covered edges, as `edge_ids`.
     #[arg(long, requires = "json")]
     edge_ids: bool,
-    /// Run every input N times, each in its own child, and report the edges that not all of
-    /// the runs hit ("unstable"): a check that the target's coverage repeats. Exit 1 if any
-    /// input is unstable.
+    /// Run every input N times and report the edges not all runs hit (exit 1 if any).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
-    /// DIR is an exported corpus (`bonsai export`): compare every verdict, message and stored
-    /// output with its manifest; print each change; exit 1 if anything changed.
+    /// PATH is an exported corpus: compare it with its manifest; exit 1 if anything changed.
     #[arg(long, conflicts_with_all = ["grammar", "json"])]
     check: bool,
-    /// A queue directory, a crashes/ or hangs/ directory, a fuzzing output (its queue), one
-    /// input file (`.choices`, or text), or with --check an exported corpus.
+    /// A queue, crashes/ or hangs/ directory, a fuzzing output, an input file, or with --check a
+    /// corpus.
     #[arg(value_name = "PATH")]
     dir: PathBuf,
 }
