@@ -52,19 +52,15 @@ impl Strategy {
 pub struct GenerateArgs {
     /// The grammar file.
     grammar: PathBuf,
-    /// Bounds M,N,D: distinct pool values, items per repetition, nesting depth. With --replay
-    /// the recorded bounds are used when this is left out.
+    /// Bounds M,N,D: pool values, items per repetition, nesting depth (--replay: the recorded
+    /// ones).
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Option<Bounds>,
-    /// How many inputs to generate (10 by default; with `--strategy coverage` or `kpath:K`, at
-    /// most this many, else until everything is covered).
+    /// How many inputs to generate (default 10; with coverage or kpath:K, at most this many).
     #[arg(long)]
     count: Option<u64>,
-    /// How inputs are produced: `random`, the bounded sampler; `coverage`, words that each use
-    /// productions no earlier word used (with deep foresight), until all are covered;
-    /// `kpath:K`, words that steer toward k-paths no earlier word derived, until all are
-    /// covered. Both keep the pool and repetition bounds (depth is not bounded).
-    #[arg(long, value_name = "random|coverage|kpath:K", default_value = "random",
+    /// How inputs are produced: random (the bounded sampler), coverage or kpath:K.
+    #[arg(long, value_name = "STRATEGY", default_value = "random",
           value_parser = Strategy::parse_arg)]
     strategy: Strategy,
     /// Random seed; the same seed gives the same inputs.
