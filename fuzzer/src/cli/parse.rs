@@ -25,11 +25,7 @@ pub struct ParseArgs {
     /// Write the .choices files into this directory instead of next to each input.
     #[arg(long, value_name = "DIR", requires = "to_choices")]
     out: Option<PathBuf>,
-    /// Identifiers (words of a pool's language) that are not values of their pool: kept as
-    /// the seed's own words, which its choices carry so that the text replays unchanged (the
-    /// pool value each one stands in for counts toward the bound m); renamed consistently to
-    /// unused pool values, which changes the text (the report lists every renaming); or
-    /// rejected.
+    /// What to do with identifiers that are not pool values.
     #[arg(long, value_enum, default_value = "keep", value_name = "HOW")]
     pool_words: PoolWordsArg,
     /// The same as `--pool-words rename`.

@@ -30,15 +30,17 @@ impl Fidelity {
     }
 }
 
+// The values' descriptions are plain comments: as doc comments, clap would print them
+// under the option and turn all of --help into its long form. The book's page has them.
 /// `--pool-words`, shared by the commands that read seeds.
 #[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
 pub enum PoolWordsArg {
-    /// Keep them as the seed's own words: the text replays unchanged.
+    // Keep them as the seed's own words: the text replays unchanged.
     #[default]
     Keep,
-    /// Rename them consistently to unused pool values: the text changes.
+    // Rename them consistently to unused pool values: the text changes.
     Rename,
-    /// Reject the file at the first one.
+    // Reject the file at the first one.
     Reject,
 }
 
