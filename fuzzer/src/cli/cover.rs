@@ -22,8 +22,7 @@ pub struct CoverArgs {
     /// or pll.
     #[arg(long)]
     criterion: Criterion,
-    /// Bounds M,N,D every word stays within; by default one pool value (shortest derivations
-    /// use the first) and no limit on items or depth.
+    /// Bounds M,N,D every word stays within (default: one pool value, no limit on items or depth).
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Option<Bounds>,
     /// A new or empty directory for the words: NNNN.txt and NNNN.choices each.

@@ -15,12 +15,10 @@ use crate::diagnostic::Diagnostic;
 pub struct CoverageArgs {
     /// The grammar file (any format `bonsai import` reads).
     grammar: PathBuf,
-    /// Text files, `.choices` files, or directories of them (a fuzzing output, a campaign, an
-    /// exported corpus), searched recursively. A text file next to a `.choices` file of the same
-    /// name is read through its choices, which say exactly how it was derived.
+    /// Text files, `.choices` files, or directories of them, searched recursively.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Comma-separated criteria: symbol, rule, cdrc, cdrc2, kpath:K, kstep:K, pairs, pll.
+    /// Criteria: symbol, rule, cdrc, cdrc2, kpath:K, kstep:K, pairs, pll.
     #[arg(
         long,
         value_delimiter = ',',
@@ -30,8 +28,7 @@ pub struct CoverageArgs {
     /// Missing items shown per criterion (all of them with --json).
     #[arg(long, value_name = "N", default_value_t = 10)]
     show: usize,
-    /// One JSON object: the inputs read and refused, and per criterion the counts and every
-    /// missing item.
+    /// One JSON object: inputs read and refused, and per criterion the counts and missing items.
     #[arg(long)]
     json: bool,
 }

@@ -28,8 +28,7 @@ pub struct CoversArgs {
     original: PathBuf,
     /// The input to judge.
     candidate: PathBuf,
-    /// Per-run timeout of the target in milliseconds; a candidate that times out does not
-    /// keep the criterion.
+    /// Per-run timeout of the target in milliseconds; a candidate that times out fails.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
 }

@@ -10,8 +10,8 @@ use crate::target::require_instrumented;
 
 #[derive(Args)]
 pub struct ExportArgs {
-    /// The target the inputs are run through, for verdicts, coverage and golden output; by
-    /// default the one DIR's campaign.json (or fuzz.json) records.
+    /// The target the inputs are run through; by default the one DIR's campaign.json or fuzz.json
+    /// records.
     #[arg(long)]
     target: Option<String>,
     /// Where the corpus goes (new, empty, or an earlier export, which is replaced).
@@ -20,13 +20,11 @@ pub struct ExportArgs {
     /// Also store each input's output (`Target::output`), so the corpus serves as golden tests.
     #[arg(long)]
     golden: bool,
-    /// Keep only the inputs that carry the queue's coverage: per edge the smallest valid input
-    /// covering it (or the smallest at all), plus every fault.
+    /// Keep only the inputs that carry the queue's coverage, plus every fault.
     #[arg(long)]
     distill: bool,
-    /// The grammar the `.choices` files are checked against before they are copied (each must
-    /// replay to its entry's text); by default the one DIR's fuzz.json names. Without a grammar
-    /// that loads, the inputs are exported without their choices.
+    /// The grammar the `.choices` files are checked against; by default the one DIR's fuzz.json
+    /// names.
     #[arg(long, value_name = "FILE")]
     grammar: Option<PathBuf>,
     /// Per-input timeout in milliseconds.

@@ -12,20 +12,17 @@ use crate::triage::{FaultBucket, FaultList, export_tests, gather_runs, shorten_p
 
 #[derive(Args)]
 pub struct FaultsArgs {
-    /// A fuzzing output (`bonsai fuzz --out`, any number of cores) or a campaign directory;
-    /// several (the outputs of machines that fuzzed together with `--connect`) make one list.
+    /// Fuzzing outputs or campaign directories; several (machines fuzzing together) make one list.
     #[arg(required = true)]
     dirs: Vec<PathBuf>,
     /// Print the list as one JSON object.
     #[arg(long)]
     json: bool,
-    /// Write each bucket's minimal reproducer into OUT/bonsai_faults/ and, with --call,
-    /// OUT/bonsai_faults.rs: one #[test] per reproducer, failing while its bug is there. Made
-    /// to be dropped into a crate's tests/ (cargo bonsai fills in --call).
+    /// Write each bucket's minimal reproducer into OUT/, and with --call one #[test] per
+    /// reproducer.
     #[arg(long, value_name = "OUT")]
     export_tests: Option<PathBuf>,
-    /// The function the tests call on a reproducer, as `cargo bonsai init --call` names it
-    /// (`my_crate::check`, taking the input as &str).
+    /// The function the tests call on a reproducer (`my_crate::check`, taking the input as &str).
     #[arg(long, value_name = "PATH", requires = "export_tests")]
     call: Option<String>,
     /// The fuzzing timeout: a hang's test fails after ten times it (at least ten seconds).

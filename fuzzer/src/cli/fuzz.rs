@@ -21,7 +21,8 @@ pub struct FuzzArgs {
     /// The grammar inputs are generated from.
     #[arg(long, value_name = "FILE")]
     grammar: PathBuf,
-    /// Bounds M,N,D: pool values, items per repetition, nesting depth (default: bounds for finding bugs).
+    /// Bounds M,N,D: pool values, items per repetition, nesting depth (default: bounds for finding
+    /// bugs).
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Option<Bounds>,
     /// Keep only inputs the target accepts (restricted mode).

@@ -15,16 +15,18 @@ use crate::convert::{is_antlr_identifier, to_antlr, to_ebnf, to_fuzzingbook};
 use crate::diagnostic::Diagnostic;
 use crate::grammar::Grammar;
 
+// The values' descriptions are plain comments: as doc comments, clap would print them
+// under the option and turn all of --help into its long form. The book's page has them.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Target {
-    /// Bonsai's native EBNF (grammars/README.md).
+    // Bonsai's native EBNF (grammars/README.md).
     Ebnf,
-    /// An ANTLR4 combined grammar that accepts the texts Bonsai generates; grammars with
-    /// INDENT/DEDENT also get NAMEIndentation.py, their lexer's indentation for the Python 3
-    /// target, next to it.
+    // An ANTLR4 combined grammar that accepts the texts Bonsai generates; grammars with
+    // INDENT/DEDENT also get NAMEIndentation.py, their lexer's indentation for the Python 3
+    // target, next to it.
     Antlr,
-    /// The fuzzingbook's JSON grammar (`{"<start>": ["<expr>"], ...}`) whose expansions
-    /// concatenate to exactly the texts Bonsai renders, layout included.
+    // The fuzzingbook's JSON grammar (`{"<start>": ["<expr>"], ...}`) whose expansions
+    // concatenate to exactly the texts Bonsai renders, layout included.
     Fuzzingbook,
 }
 
@@ -35,13 +37,11 @@ pub struct ConvertArgs {
     /// The format to write.
     #[arg(long, value_enum)]
     to: Target,
-    /// Write here (atomically) instead of to stdout. An ANTLR grammar is named after its file,
-    /// so the file name must be NAME.g4 with NAME an ANTLR name.
+    /// Write here (atomically) instead of to stdout; an ANTLR grammar's file must be NAME.g4.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// For --to fuzzingbook: a pool offers its first M values (N and D do not apply: the
-    /// book's fuzzers control size on their own). Default 1,1,1, one value as `bonsai cover`
-    /// takes by default, so that a converted grammar and a cover suite speak of the same words.
+    /// For --to fuzzingbook: a pool offers its first M values (default 1,1,1; N and D do not
+    /// apply).
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Option<Bounds>,
 }

@@ -20,11 +20,9 @@ pub struct DuplicateArgs {
     file: PathBuf,
     /// The rule whose alternatives get contexts of their own, by its name in the grammar.
     symbol: String,
-    /// Only this alternative of it, as `bonsai coverage` spells it (`<integer> "." <integer>`);
-    /// all of them when left out.
+    /// Only this alternative of it, as `bonsai coverage` spells it; all of them when left out.
     expansion: Option<String>,
-    /// How many levels of named rules below are copied; unlimited when left out (a rule
-    /// already copied on the way down is not copied again, so recursion stops).
+    /// How many levels of named rules below are copied; unlimited when left out.
     #[arg(long, value_name = "D")]
     depth: Option<u32>,
     /// Write here (atomically) instead of to stdout.

@@ -34,8 +34,7 @@ pub struct NegativeArgs {
     /// Positive words to mutate: the cover suite of this criterion (symbol, rule, cdrc, ...).
     #[arg(long, value_name = "CRITERION")]
     cover: Option<Criterion>,
-    /// Operator families, comma-separated: word (token deletion, insertion, substitution,
-    /// transposition of the positive words), rule (symbol deletion and insertion in rules).
+    /// Operator families, comma-separated: word (token edits), rule (symbol edits in rules).
     #[arg(long, value_name = "OPS", default_value = "word,rule", value_parser = parse_ops)]
     ops: Operators,
     /// At most this many negatives, split evenly among the operators.
@@ -44,8 +43,7 @@ pub struct NegativeArgs {
     /// A new or empty directory for NNNN.txt and manifest.json.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Also run every negative through this target (its binary `bonsai-T`), each in its own
-    /// process, and report what it accepts, where it rejects, and its faults (`target.json`).
+    /// Also run every negative through this target, and report its verdicts and faults.
     #[arg(long)]
     target: Option<String>,
     /// Per-input timeout in milliseconds (CPU time) with --target; longer is a hang.

@@ -23,11 +23,10 @@ pub struct ReduceCorpusArgs {
     /// A `bonsai fuzz` output directory (its fuzz.json names the grammar; its queue/ is
     /// reduced).
     dir: PathBuf,
-    /// Where to write the reduced corpus: a new directory, laid out as a fuzzing output
-    /// (fuzz.json, queue/NNNNNN.txt/.choices/.meta) plus reduction.json.
+    /// Where to write the reduced corpus: a new directory, laid out as a fuzzing output.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// The grammar, when not the one fuzz.json names (a path relative to where fuzzing ran).
+    /// The grammar, when not the one fuzz.json names (relative to where fuzzing ran).
     #[arg(long, value_name = "FILE")]
     grammar: Option<PathBuf>,
     /// hdd keeps sentences of the grammar; ddmin and hdd+ddmin may leave it.
@@ -40,8 +39,6 @@ pub struct ReduceCorpusArgs {
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
     /// Reduce only every K-th input, to estimate a full reduction's sizes in 1/K of its time.
-    /// Every input is still replayed, so each sampled one keeps exactly what it contributed to
-    /// the whole queue; only the sample is written.
     #[arg(long, value_name = "K", default_value_t = 1)]
     sample_every: usize,
     /// Print the summary as one line of JSON on stdout.

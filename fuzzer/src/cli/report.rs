@@ -10,9 +10,8 @@ use crate::target::require_instrumented;
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// The target that exports DIR's corpus to DIR/corpus first when it has not been exported
-    /// yet, for the table of inputs by unique coverage; by default the one DIR's campaign.json
-    /// (or fuzz.json) records. Everything else comes from the files alone.
+    /// The target that exports DIR's corpus first if it was not exported; by default the one DIR
+    /// records.
     #[arg(long)]
     target: Option<String>,
     /// A campaign directory or a fuzzing output.

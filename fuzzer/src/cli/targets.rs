@@ -10,8 +10,7 @@ use crate::target::{
 
 #[derive(Args)]
 pub struct TargetsArgs {
-    /// Describe this target: its edge counters in total and per crate (its binary is run to
-    /// count them).
+    /// Describe this target: its edge counters in total and per crate.
     #[arg(long)]
     target: Option<String>,
 }

@@ -38,8 +38,8 @@ pub struct ValidityArgs {
     /// Also print the first input that caused each message shown.
     #[arg(long)]
     examples: bool,
-    /// Under each message shown, the grammar's rule alternatives found in most inputs refused
-    /// with it and in few accepted ones: where to edit the grammar.
+    /// Under each message shown, the rule alternatives common in inputs refused with it, rare in
+    /// accepted ones.
     #[arg(long)]
     explain: bool,
     /// Per-input timeout in milliseconds (CPU time); an input that runs longer is a fault.
