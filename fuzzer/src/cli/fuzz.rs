@@ -76,6 +76,9 @@ pub struct FuzzArgs {
     /// Check the target's answers with its oracles.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     oracles: bool,
+    /// With --cores: send each entry's coverage along, so clients run only what is news to them.
+    #[arg(long, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
+    share_coverage: bool,
     /// The mutators to use, comma-separated (default: all); for ablations.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mutator)]
     mutators: Option<Vec<String>>,
@@ -169,6 +172,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     config.max_len = args.max_len;
     config.keep_slow = args.keep_slow;
     config.oracles = args.oracles;
+    config.share_coverage = args.share_coverage;
     config.mutators = args.mutators;
     config.scheduler = args.scheduler;
     config.children = args.children;

@@ -66,6 +66,12 @@ pub struct FuzzConfig {
     /// Run the target's oracles (`Target::check`) after each verdict. On by default; off to
     /// measure what they cost, or to fuzz for crashes alone.
     pub oracles: bool,
+    /// With `--cores`: send each saved entry's coverage with it, so that other clients run
+    /// only entries that are news to them (`feedback::ShippedRun`). Off by default: the
+    /// larger messages made LLMP keep more shared-memory pages as traffic grew (issue 33's
+    /// results), and a long run must not grow its shared memory.
+    #[serde(default)]
+    pub share_coverage: bool,
     /// The mutators switched on (names of [`crate::mutators::MUTATOR_NAMES`]); `None`: all.
     pub mutators: Option<Vec<String>>,
     pub scheduler: SchedulerKind,
@@ -115,6 +121,7 @@ impl FuzzConfig {
             max_len: DEFAULT_MAX_LEN,
             keep_slow: false,
             oracles: true,
+            share_coverage: false,
             mutators: None,
             scheduler: SchedulerKind::Zest,
             children: ChildrenRule::Zest,

@@ -124,7 +124,7 @@ fn fuzz_in<EM: LoopManager>(
     // The ceiling: a quarter of the timeout. Slower inputs are nearly hangs, and each of
     // their mutants would cost as much.
     .with_slow_paths(config.keep_slow.then_some(config.timeout / 4))
-    .with_shipping(config.client.is_some());
+    .with_shipping(config.client.is_some() && config.share_coverage);
     let mut manager = SendsExecuted::new(
         manager,
         Rc::clone(&replay),

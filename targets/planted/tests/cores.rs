@@ -109,7 +109,21 @@ fn alive(pid: i32) -> bool {
 fn clients_share_entries_and_write_each_one_once() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let summary = finish(start_two_clients(&out, "12s"));
+    let summary = finish(start(
+        &out,
+        &[
+            "--bounds",
+            "3,3,3",
+            "--time",
+            "12s",
+            "--cores",
+            two_cores(),
+            "--broker-port",
+            &free_port(),
+            "--share-coverage",
+            "true",
+        ],
+    ));
     assert_eq!(summary["clients"], 2, "{summary}");
     let queue = entries(&out);
     assert_eq!(summary["corpus"].as_u64().unwrap() as usize, queue.len());
