@@ -112,13 +112,10 @@ impl Novelty {
                 continue;
             }
             novelty.new_class = true;
-            let before = seen.to_le_bytes();
-            for (byte, (old, new)) in before.iter().zip(word.classes.to_le_bytes()).enumerate() {
-                if *old == 0 && new != 0 {
-                    novelty.new_edges += 1;
-                    *edges += 1;
-                    found.push(word.index * 8 + byte as u32);
-                }
+            for byte in counters_first_hit(*seen, word.classes) {
+                novelty.new_edges += 1;
+                *edges += 1;
+                found.push(word.index * 8 + byte);
             }
             *seen |= word.classes;
         }
@@ -136,13 +133,16 @@ impl Novelty {
                 continue;
             }
             novelty.new_class = true;
-            let before = seen.to_le_bytes();
-            for (old, new) in before.iter().zip(word.classes.to_le_bytes()) {
-                novelty.new_edges += u32::from(*old == 0 && new != 0);
-            }
+            novelty.new_edges += counters_first_hit(*seen, word.classes).count() as u32;
         }
         novelty
     }
+}
+
+/// The counters of a word (0 to 7) that `classes` hits and `seen` never had: new edges.
+fn counters_first_hit(seen: u64, classes: u64) -> impl Iterator<Item = u32> {
+    let (old, new) = (seen.to_le_bytes(), classes.to_le_bytes());
+    (0..8u32).filter(move |&b| old[b as usize] == 0 && new[b as usize] != 0)
 }
 
 impl CoverageHistory {
