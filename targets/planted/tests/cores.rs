@@ -52,22 +52,57 @@ fn start(out: &Path, extra: &[&str]) -> Child {
         .unwrap()
 }
 
-/// Two clients (`two_cores`) on a broker port of their own, bounds 3,3,3, for `time`.
-fn start_two_clients(out: &Path, time: &str) -> Child {
+/// Two clients (`two_cores`) on a broker port of their own, bounds 3,3,3, for `time`, with
+/// `extra` arguments.
+fn start_two_clients(out: &Path, time: &str, extra: &[&str]) -> Child {
     let port = free_port();
-    start(
-        out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            time,
-            "--cores",
-            two_cores(),
-            "--broker-port",
-            &port,
-        ],
-    )
+    let args = [
+        "--bounds",
+        "3,3,3",
+        "--time",
+        time,
+        "--cores",
+        two_cores(),
+        "--broker-port",
+        &port,
+    ];
+    start(out, &[&args[..], extra].concat())
+}
+
+/// The arguments of one "machine" of the multi-machine tests: one client on `core`, its broker
+/// on `port`, linked to the broker at `connect` if given, bounds 3,3,3, for `time`.
+fn machine<'a>(
+    time: &'a str,
+    core: &'a str,
+    port: &'a str,
+    connect: Option<&'a str>,
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "--bounds",
+        "3,3,3",
+        "--time",
+        time,
+        "--cores",
+        core,
+        "--broker-port",
+        port,
+    ];
+    if let Some(remote) = connect {
+        args.extend(["--connect", remote]);
+    }
+    args
+}
+
+/// The entries of `receiver`'s queue that it received ("import") and `sender`'s queue holds.
+fn imports_from(receiver: &Path, sender: &Path) -> Vec<String> {
+    let sent: BTreeSet<Vec<u8>> = entries(sender).into_values().collect();
+    entries(receiver)
+        .into_iter()
+        .filter(|(stem, choices)| {
+            meta(receiver, stem)["mutator"] == "import" && sent.contains(choices)
+        })
+        .map(|(stem, _)| stem)
+        .collect()
 }
 
 fn finish(child: Child) -> serde_json::Value {
@@ -109,20 +144,10 @@ fn alive(pid: i32) -> bool {
 fn clients_share_entries_and_write_each_one_once() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let summary = finish(start(
+    let summary = finish(start_two_clients(
         &out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "12s",
-            "--cores",
-            two_cores(),
-            "--broker-port",
-            &free_port(),
-            "--share-coverage",
-            "true",
-        ],
+        "12s",
+        &["--share-coverage", "true"],
     ));
     assert_eq!(summary["clients"], 2, "{summary}");
     let queue = entries(&out);
@@ -212,7 +237,7 @@ fn kill_client(pid_file: &Path, parent: bool) -> i32 {
 fn killed_clients_are_started_again_and_nothing_saved_is_lost() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let run = start_two_clients(&out, "25s");
+    let run = start_two_clients(&out, "25s", &[]);
     pid_in(&out.join("clients/1/pid"), Duration::from_secs(20));
     std::thread::sleep(Duration::from_secs(5));
     let before = entries(&out);
@@ -264,7 +289,7 @@ fn killed_clients_are_started_again_and_nothing_saved_is_lost() {
 fn a_killed_run_resumes_with_every_saved_entry() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let mut run = start_two_clients(&out, "60s");
+    let mut run = start_two_clients(&out, "60s", &[]);
     let clients: Vec<i32> = (0..2)
         .map(|k| {
             pid_in(
@@ -287,7 +312,7 @@ fn a_killed_run_resumes_with_every_saved_entry() {
     }
     let before = entries(&out);
     assert!(!before.is_empty());
-    let summary = finish(start_two_clients(&out, "6s"));
+    let summary = finish(start_two_clients(&out, "6s", &[]));
     let after = entries(&out);
     for (stem, choices) in &before {
         assert_eq!(
@@ -406,7 +431,7 @@ fn a_killed_run_leaves_no_shared_memory_behind() {
     // A multi-core run: the broker's pages, each client's pages and restart state.
     let out = dir.path().join("cores");
     let before = segments_before();
-    let run = start_two_clients(&out, "60s");
+    let run = start_two_clients(&out, "60s", &[]);
     pid_in(&out.join("clients/1/pid"), Duration::from_secs(20));
     let left = segments_left_by_a_killed(run, Duration::from_secs(3), &before);
     assert!(left.is_empty(), "a killed --cores run left {left:?}");
@@ -468,52 +493,21 @@ fn two_machines_on_loopback_receive_each_others_entries() {
     let first_out = dir.path().join("first");
     let second_out = dir.path().join("second");
     let first_port = free_port();
-    let first = start(
-        &first_out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "14s",
-            "--cores",
-            "0",
-            "--broker-port",
-            &first_port,
-        ],
-    );
+    let first = start(&first_out, &machine("14s", "0", &first_port, None));
     std::thread::sleep(Duration::from_secs(2));
     let second_port = free_port();
     let connect = format!("127.0.0.1:{first_port}");
     let core = if two_cores() == "0,1" { "1" } else { "0" };
     let second = start(
         &second_out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "10s",
-            "--cores",
-            core,
-            "--broker-port",
-            &second_port,
-            "--connect",
-            &connect,
-        ],
+        &machine("10s", core, &second_port, Some(&connect)),
     );
     finish(second);
     finish(first);
     let first_entries = entries(&first_out);
     let second_entries = entries(&second_out);
-    let found_by_first: BTreeSet<&Vec<u8>> = first_entries.values().collect();
-    let received: Vec<&String> = second_entries
-        .iter()
-        .filter(|(stem, choices)| {
-            meta(&second_out, stem)["mutator"] == "import" && found_by_first.contains(choices)
-        })
-        .map(|(stem, _)| stem)
-        .collect();
     assert!(
-        !received.is_empty(),
+        !imports_from(&second_out, &first_out).is_empty(),
         "no entry of the first machine reached the second's queue ({} and {} entries)",
         first_entries.len(),
         second_entries.len()
@@ -543,59 +537,24 @@ fn a_run_whose_linked_broker_dies_goes_on_alone_says_so_and_takes_a_new_link() {
     );
     let core = if two_cores() == "0,1" { "1" } else { "0" };
     let first_port = free_port();
-    let mut first = start(
-        &first_out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "60s",
-            "--cores",
-            "0",
-            "--broker-port",
-            &first_port,
-        ],
-    );
+    let mut first = start(&first_out, &machine("60s", "0", &first_port, None));
     std::thread::sleep(Duration::from_secs(2));
     let second_port = free_port();
-    let second = fuzz_command(
-        &second_out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "24s",
-            "--cores",
-            core,
-            "--broker-port",
-            &second_port,
-            "--connect",
-            &format!("127.0.0.1:{first_port}"),
-        ],
-    )
-    .env("BONSAI_LOG", "info")
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
+    let hub = format!("127.0.0.1:{first_port}");
+    let second = fuzz_command(&second_out, &machine("24s", core, &second_port, Some(&hub)))
+        .env("BONSAI_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     std::thread::sleep(Duration::from_secs(6));
     first.kill().unwrap();
     first.wait().unwrap();
     std::thread::sleep(Duration::from_secs(4));
+    let (third_port, survivor) = (free_port(), format!("127.0.0.1:{second_port}"));
     let third = start(
         &third_out,
-        &[
-            "--bounds",
-            "3,3,3",
-            "--time",
-            "10s",
-            "--cores",
-            "0",
-            "--broker-port",
-            &free_port(),
-            "--connect",
-            &format!("127.0.0.1:{second_port}"),
-        ],
+        &machine("10s", "0", &third_port, Some(&survivor)),
     );
     finish(third);
     let output = second.wait_with_output().unwrap();
@@ -615,12 +574,8 @@ fn a_run_whose_linked_broker_dies_goes_on_alone_says_so_and_takes_a_new_link() {
         .map(|i| i + lost);
     assert!(linked.is_some(), "the new link was not reported:\n{log}");
     // The third run's finds reached the second run's queue after the first was gone.
-    let found_by_third: BTreeSet<Vec<u8>> = entries(&third_out).into_values().collect();
-    let second_entries = entries(&second_out);
     assert!(
-        second_entries.iter().any(|(stem, choices)| {
-            meta(&second_out, stem)["mutator"] == "import" && found_by_third.contains(choices)
-        }),
+        !imports_from(&second_out, &third_out).is_empty(),
         "no entry of the third run reached the second's queue"
     );
 }
