@@ -11,23 +11,27 @@
 //! The sampler asks at every node, so each cached S (a *slot*) also keeps what the sampler
 //! needs ready-made: per rule, the completable alternatives and the lowest of them, and per
 //! named rule, the slot of S plus that rule. After warm-up a decision allocates and hashes
-//! nothing.
-
-use std::collections::HashMap;
+//! nothing. The slots are kept within a budget ([`SaturatedCache`]).
 
 use fixedbitset::FixedBitSet;
 
+use super::saturated_cache::{HeapSize, SaturatedCache, nested_vec_bytes};
 use crate::analysis::{Heights, UNREACHABLE_HEIGHT};
 use crate::grammar::{Grammar, Symbol};
 
 /// A slot that has not been computed yet.
 const UNKNOWN: u32 = u32::MAX;
 
+/// Bytes of slots a sampler keeps. A slot is 7 KB (starlark), 13 KB (WGSL) or 18 KB
+/// (JavaScript), so this is one to three thousand slots; fuzzing's replays of mutants meet a
+/// few new sets per sample at most (`tests/sampler_cache.rs`), and a fuzzing process has two
+/// samplers (the harness's and the mutators').
+pub const FEASIBILITY_BUDGET: usize = 24 << 20;
+
 /// Per set of saturated rules, the heights and completable alternatives of every rule; computed
 /// on first use and cached, since the sampler meets the same few sets at almost every node.
 pub struct Feasibility {
-    by_saturated: HashMap<FixedBitSet, usize>,
-    slots: Vec<Slot>,
+    slots: SaturatedCache<Slot>,
 }
 
 struct Slot {
@@ -93,6 +97,17 @@ impl Slot {
     #[inline]
     fn range(&self, (start, end): (u32, u32)) -> &[u32] {
         &self.alternatives[start as usize..end as usize]
+    }
+}
+
+impl HeapSize for Slot {
+    fn heap_bytes(&self) -> usize {
+        self.heights.rule.len() * 4
+            + nested_vec_bytes(&self.heights.alternative)
+            + (self.feasible.len() + self.lowest.len()) * 8
+            + self.alternatives.len() * 4
+            + nested_vec_bytes(&self.sizes)
+            + self.saturating.len() * 4
     }
 }
 
@@ -171,13 +186,30 @@ fn least_sizes(grammar: &Grammar, heights: &Heights) -> Vec<Vec<u32>> {
 impl Feasibility {
     /// Only the slot of the empty saturated set (slot 0) is computed now; the others on demand.
     pub fn new(grammar: &Grammar) -> Self {
+        Self::with_budget(grammar, FEASIBILITY_BUDGET)
+    }
+
+    /// As [`Self::new`], keeping about `budget` bytes of slots.
+    pub fn with_budget(grammar: &Grammar, budget: usize) -> Self {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
-        let slots = vec![Slot::new(grammar, &empty)];
-        let mut by_saturated = HashMap::new();
-        by_saturated.insert(empty, 0);
+        let first = Slot::new(grammar, &empty);
         Self {
-            by_saturated,
-            slots,
+            slots: SaturatedCache::new(empty, first, budget),
+        }
+    }
+
+    /// To be called where a sample starts, when no slot but 0 is held: keeps the cache within
+    /// its budget, mending the links between the slots it keeps.
+    pub fn start_sample(&mut self) {
+        let Some(renumber) = self.slots.start_walk() else {
+            return;
+        };
+        for slot in 0..self.slots.len() {
+            for next in self.slots.get_mut(slot).saturating.iter_mut() {
+                if *next != UNKNOWN {
+                    *next = renumber[*next as usize].unwrap_or(UNKNOWN);
+                }
+            }
         }
     }
 
@@ -190,49 +222,49 @@ impl Feasibility {
         rule: usize,
         saturated: &FixedBitSet,
     ) -> usize {
-        let cached = self.slots[slot].saturating[rule];
+        let cached = self.slots.get(slot).saturating[rule];
         if cached != UNKNOWN {
+            self.slots.touch(cached as usize);
             return cached as usize;
         }
         let next = self.slot(grammar, saturated);
-        self.slots[slot].saturating[rule] = next as u32;
+        self.slots.get_mut(slot).saturating[rule] = next as u32;
         next
     }
 
     /// The slot of the heights computed with `saturated` forbidden.
     pub fn slot(&mut self, grammar: &Grammar, saturated: &FixedBitSet) -> usize {
-        if let Some(&slot) = self.by_saturated.get(saturated) {
-            return slot;
-        }
-        let slot = self.slots.len();
-        self.slots.push(Slot::new(grammar, saturated));
-        self.by_saturated.insert(saturated.clone(), slot);
-        slot
+        self.slots.slot(saturated, || Slot::new(grammar, saturated))
+    }
+
+    /// Slots cached and the bytes they hold.
+    pub fn cached(&self) -> (usize, usize) {
+        (self.slots.len(), self.slots.bytes())
     }
 
     /// Heights with the slot's saturated rules forbidden; slot 0 has none forbidden.
     #[inline]
     pub fn heights(&self, slot: usize) -> &Heights {
-        &self.slots[slot].heights
+        &self.slots.get(slot).heights
     }
 
     /// The alternatives of `rule` that can be completed; never empty for a productive rule.
     #[inline]
     pub fn feasible(&self, slot: usize, rule: usize) -> &[u32] {
-        let slot = &self.slots[slot];
+        let slot = self.slots.get(slot);
         slot.range(slot.feasible[rule])
     }
 
     /// The fewest nodes a subtree through `alternative` of `rule` can have.
     #[inline]
     pub fn size(&self, slot: usize, rule: usize, alternative: u32) -> u32 {
-        self.slots[slot].sizes[rule][alternative as usize]
+        self.slots.get(slot).sizes[rule][alternative as usize]
     }
 
     /// The feasible alternatives of `rule` of least height: the fastest way to close the tree.
     #[inline]
     pub fn lowest(&self, slot: usize, rule: usize) -> &[u32] {
-        let slot = &self.slots[slot];
+        let slot = self.slots.get(slot);
         slot.range(slot.lowest[rule])
     }
 }

@@ -24,6 +24,7 @@ use ahash::AHashMap;
 
 use fixedbitset::FixedBitSet;
 
+use super::saturated_cache::{HeapSize, SaturatedCache, nested_vec_bytes};
 use super::{Bounds, DepthTracker};
 use crate::analysis::{MinContext, MinYield, NO_YIELD};
 use crate::choice::UNBOUNDED;
@@ -44,20 +45,47 @@ pub struct MinimalDerivations<'g> {
     grammar: &'g Grammar,
     /// Pool values a derivation may use: indices below m.
     idents: u32,
-    yields: Vec<MinYield>,
-    /// Separator length counted per token in `yields`.
+    /// Per set of saturated rules, the least yields and their ranks.
+    slots: SaturatedCache<YieldSlot>,
+    /// Separator length counted per token in the yields.
     token_weight: u64,
-    /// Per slot of `yields`, per rule: the least height of a shortest derivation. Following the
-    /// first shortest alternative could go round a cycle of alternatives that add no text
-    /// (`a = b | "x" ; b = c? a`); choosing among the shortest by this rank cannot.
-    ranks: Vec<Vec<u32>>,
-    by_saturated: AHashMap<FixedBitSet, usize>,
     /// Shortest contexts, per hole rule, computed on first use.
     contexts: AHashMap<RuleId, MinContext>,
     /// Walk state: the depth bound along the current path, and the slot of `yields` that
     /// belongs to its saturated rules.
     depth: DepthTracker,
     slot: usize,
+}
+
+/// Bytes of slots a [`MinimalDerivations`] keeps: see [`SaturatedCache`].
+pub const MINIMAL_BUDGET: usize = 8 << 20;
+
+/// The least yields of the grammar without one set of saturated rules.
+struct YieldSlot {
+    yields: MinYield,
+    /// Per rule: the least height of a shortest derivation. Following the first shortest
+    /// alternative could go round a cycle of alternatives that add no text
+    /// (`a = b | "x" ; b = c? a`); choosing among the shortest by this rank cannot.
+    ranks: Vec<u32>,
+}
+
+impl YieldSlot {
+    fn new(grammar: &Grammar, saturated: &FixedBitSet, token_weight: u64) -> Self {
+        let yields = MinYield::compute_weighted(grammar, saturated, token_weight);
+        let ranks = shortest_ranks(grammar, &yields);
+        Self { yields, ranks }
+    }
+}
+
+impl HeapSize for YieldSlot {
+    fn heap_bytes(&self) -> usize {
+        let y = &self.yields;
+        y.rule.len() * 8
+            + nested_vec_bytes(&y.alternative)
+            + y.best_alternative.len() * size_of::<Option<usize>>()
+            + y.terminal.len() * 8
+            + self.ranks.len() * 4
+    }
 }
 
 impl<'g> MinimalDerivations<'g> {
@@ -82,21 +110,32 @@ impl<'g> MinimalDerivations<'g> {
             Separator::Auto => 1,
             Separator::Text(text) => text.chars().count() as u64,
         };
-        let mut by_saturated = AHashMap::new();
-        by_saturated.insert(empty.clone(), 0);
-        let mut this = Self {
+        let first = YieldSlot::new(grammar, &empty, token_weight);
+        Self {
             grammar,
             idents,
-            yields: vec![MinYield::compute_weighted(grammar, &empty, token_weight)],
+            slots: SaturatedCache::new(empty, first, MINIMAL_BUDGET),
             token_weight,
-            ranks: Vec::new(),
-            by_saturated,
             contexts: AHashMap::new(),
             depth: DepthTracker::new(grammar, depth),
             slot: 0,
-        };
-        this.ranks.push(shortest_ranks(grammar, &this.yields[0]));
-        this
+        }
+    }
+
+    /// Keeps about `bytes` of per-saturated-set yields instead of [`MINIMAL_BUDGET`]; the
+    /// derivations do not depend on it.
+    pub fn with_cache_budget(self, bytes: usize) -> Self {
+        let empty = FixedBitSet::with_capacity(self.grammar.rules.len());
+        let first = YieldSlot::new(self.grammar, &empty, self.token_weight);
+        Self {
+            slots: SaturatedCache::new(empty, first, bytes),
+            ..self
+        }
+    }
+
+    /// The per-saturated-set yields cached now: how many, and their bytes.
+    pub fn cached(&self) -> (usize, usize) {
+        (self.slots.len(), self.slots.bytes())
     }
 
     /// The choices of the shortest derivation of `rule` at a place below the named rules
@@ -145,7 +184,7 @@ impl<'g> MinimalDerivations<'g> {
         let context = self
             .contexts
             .remove(&hole)
-            .unwrap_or_else(|| MinContext::toward(grammar, &self.yields[0], hole));
+            .unwrap_or_else(|| MinContext::toward(grammar, &self.slots.get(0).yields, hole));
         self.enter(above);
         let marks = (before.len(), after.len());
         let mut inner = Vec::new();
@@ -210,7 +249,7 @@ impl<'g> MinimalDerivations<'g> {
         let result = self.within_rule(rule, |this| {
             let grammar = this.grammar;
             let a = alternative as usize;
-            if *this.yields[this.slot].alternative[rule.index()].get(a)? == NO_YIELD {
+            if *this.slots.get(this.slot).yields.alternative[rule.index()].get(a)? == NO_YIELD {
                 return None;
             }
             let alternatives = &grammar.rule(rule).alternatives;
@@ -244,7 +283,7 @@ impl<'g> MinimalDerivations<'g> {
         let (step, rest) = steps.split_first()?;
         let rule = self.grammar.rule(id);
         let a = step.alternative as usize;
-        if *self.yields[self.slot].alternative[id.index()].get(a)? == NO_YIELD {
+        if *self.slots.get(self.slot).yields.alternative[id.index()].get(a)? == NO_YIELD {
             return None;
         }
         if rule.alternatives.len() > 1 {
@@ -311,7 +350,7 @@ impl<'g> MinimalDerivations<'g> {
             let grammar = this.grammar;
             let rule = grammar.rule(at);
             let a = step.alternative as usize;
-            if this.yields[this.slot].alternative[at.index()][a] == NO_YIELD {
+            if this.slots.get(this.slot).yields.alternative[at.index()][a] == NO_YIELD {
                 return None;
             }
             if rule.alternatives.len() > 1 {
@@ -348,6 +387,9 @@ impl<'g> MinimalDerivations<'g> {
     }
 
     fn enter(&mut self, above: &[RuleId]) {
+        self.slot = 0;
+        // Slot numbers are held only within a walk, so nothing needs mending.
+        let _ = self.slots.start_walk();
         self.depth.reset();
         for rule in above {
             self.depth.enter(rule.index());
@@ -356,16 +398,11 @@ impl<'g> MinimalDerivations<'g> {
     }
 
     fn slot_for_saturated(&mut self) -> usize {
+        let (grammar, token_weight) = (self.grammar, self.token_weight);
         let saturated = self.depth.saturated();
-        if let Some(&slot) = self.by_saturated.get(saturated) {
-            return slot;
-        }
-        let slot = self.yields.len();
-        let yields = MinYield::compute_weighted(self.grammar, saturated, self.token_weight);
-        self.ranks.push(shortest_ranks(self.grammar, &yields));
-        self.yields.push(yields);
-        self.by_saturated.insert(saturated.clone(), slot);
-        slot
+        self.slots.slot(saturated, || {
+            YieldSlot::new(grammar, saturated, token_weight)
+        })
     }
 
     /// Runs `body` with `id` counted on the path, as the sampler does on entering a rule.
@@ -390,8 +427,8 @@ impl<'g> MinimalDerivations<'g> {
 
     fn expand(&mut self, id: RuleId, out: &mut Vec<u32>) -> Option<u64> {
         let rule = self.grammar.rule(id);
-        let yields = &self.yields[self.slot].alternative[id.index()];
-        let ranks = &self.ranks[self.slot];
+        let yields = &self.slots.get(self.slot).yields.alternative[id.index()];
+        let ranks = &self.slots.get(self.slot).ranks;
         // A finite yield is exactly the sampler's test for an allowed alternative. Among the
         // shortest, the first of least rank: the first shortest, unless that one only leads
         // round a cycle.
@@ -437,7 +474,7 @@ impl<'g> MinimalDerivations<'g> {
                     Some(shortest.chars().count() as u64)
                 }
                 Terminal::Literal(_) | Terminal::Layout(_) => {
-                    Some(self.yields[0].terminal[t.index()])
+                    Some(self.slots.get(0).yields.terminal[t.index()])
                 }
             },
             Symbol::Rule(body) => self.walk_rule(body, out),

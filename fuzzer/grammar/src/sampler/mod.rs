@@ -7,6 +7,7 @@ mod out_of_bounds;
 mod required;
 #[allow(clippy::module_inception)]
 mod sampler;
+mod saturated_cache;
 mod steps;
 mod strict;
 

@@ -104,6 +104,19 @@ impl<'g> Sampler<'g> {
         self
     }
 
+    /// Keeps about `bytes` of the per-saturated-set analyses (see `SaturatedCache`) instead of
+    /// [`super::feasibility::FEASIBILITY_BUDGET`]. What is sampled does not depend on it, only
+    /// how often an analysis is computed again.
+    pub fn with_cache_budget(mut self, bytes: usize) -> Self {
+        self.feasibility = Feasibility::with_budget(self.grammar, bytes);
+        self
+    }
+
+    /// The per-saturated-set analyses cached now: how many, and their bytes.
+    pub fn cached(&self) -> (usize, usize) {
+        self.feasibility.cached()
+    }
+
     /// The bounds every sample is kept within.
     pub fn bounds(&self) -> Bounds {
         self.bounds
@@ -134,6 +147,7 @@ impl<'g> Sampler<'g> {
         out.tree.clear();
         self.depth.reset();
         self.slot = 0;
+        self.feasibility.start_sample();
         self.levels = 0;
         let (low, high) = self.budget_range;
         let span = (high as f64 / low as f64).ln();
