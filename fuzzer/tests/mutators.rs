@@ -192,6 +192,38 @@ fn splice_keeps_the_rule_of_the_replaced_subtree() {
 }
 
 #[test]
+fn splices_donor_cache_stays_within_its_budget() {
+    let grammar = load("chocopy");
+    let parents = samples(grammar, 300, 11);
+    let largest = parents
+        .iter()
+        .map(|p| p.tree.len() * size_of::<bonsai::tree::Node>() + p.choices.len() * 4)
+        .max()
+        .unwrap();
+    let budget = 32 << 10;
+    let mut state = state_with(&parents);
+    let mut splice = SpliceMutator::new(ParentTrees::new(grammar, bounds()).unwrap().shared())
+        .with_donor_budget(budget);
+    let (mut most, mut dropped) = (0, 0);
+    for parent in parents.iter().cycle().take(3000) {
+        let before = splice.cached_donor_bytes();
+        let mut input = ChoiceInput::new(parent.choices.clone(), bounds());
+        splice.mutate(&mut state, &mut input).unwrap();
+        let after = splice.cached_donor_bytes();
+        most = most.max(after);
+        dropped += usize::from(after < before);
+    }
+    assert!(
+        dropped > 0,
+        "3,000 splices over 300 donors never filled {budget} bytes"
+    );
+    assert!(
+        most <= budget + largest,
+        "the donor cache held {most} bytes under a budget of {budget} (largest donor {largest})"
+    );
+}
+
+#[test]
 fn delete_and_duplicate_change_the_item_count_by_one() {
     for name in GRAMMARS {
         let grammar = load(name);

@@ -22,15 +22,26 @@ use crate::tree::NodeKind;
 /// derivation of R replays as a derivation of R anywhere R occurs; where the new position is
 /// deeper than the donor's, repairing replay closes it within the depth bound.
 ///
-/// Donor trees are kept per corpus entry (corpus entries never change), so a donor is replayed
-/// once, not once per splice.
+/// Donor trees are kept per corpus entry (corpus entries never change), so a donor is often
+/// replayed once rather than once per splice.
 pub struct SpliceMutator {
     trees: SharedTrees,
     donors: HashMap<CorpusId, Sample, ahash::RandomState>,
+    donor_bytes: usize,
+    budget: usize,
 }
 
-/// Donor trees kept at most; beyond that the cache starts over.
-const DONOR_CACHE: usize = 1024;
+/// Bytes of donor trees and choices kept at most; beyond that the cache starts over. Donors are
+/// drawn uniformly from the whole corpus, so the cache's hit rate is about its share of the
+/// corpus whatever its size, while its memory is every client's: 1,024 starlark donors held
+/// 30 MB of a 160 MB fuzzing process (a heap profile, `docs/results/issue-35-soak.md`). A
+/// replay costs tens of microseconds, and splice is one mutator in seven.
+const DONOR_CACHE_BYTES: usize = 4 << 20;
+
+/// Heap bytes a cached donor holds.
+fn donor_bytes(donor: &Sample) -> usize {
+    donor.tree.len() * size_of::<crate::tree::Node>() + donor.choices.len() * size_of::<u32>()
+}
 
 impl SpliceMutator {
     /// A splice mutator over the shared parent; donor trees are replayed lazily and cached.
@@ -38,7 +49,20 @@ impl SpliceMutator {
         Self {
             trees,
             donors: HashMap::default(),
+            donor_bytes: 0,
+            budget: DONOR_CACHE_BYTES,
         }
+    }
+
+    /// Keeps about `bytes` of donors instead of [`DONOR_CACHE_BYTES`].
+    pub fn with_donor_budget(mut self, bytes: usize) -> Self {
+        self.budget = bytes;
+        self
+    }
+
+    /// Heap bytes of the donors cached now.
+    pub fn cached_donor_bytes(&self) -> usize {
+        self.donor_bytes
     }
 }
 
@@ -58,8 +82,9 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
         // Entries are never removed from the in-memory corpus, so ids are 0..count.
         let donor_id = CorpusId(state.rand_mut().below_or_zero(count));
         let mut trees = self.trees.borrow_mut();
-        if self.donors.len() >= DONOR_CACHE {
-            self.donors.clear();
+        if self.donor_bytes >= self.budget {
+            self.donors = HashMap::default();
+            self.donor_bytes = 0;
         }
         let donor = match self.donors.entry(donor_id) {
             Entry::Occupied(cached) => cached.into_mut(),
@@ -67,6 +92,9 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
                 let choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
                 let mut donor = Sample::default();
                 trees.sample(choices.as_slice(), state.rand_mut(), &mut donor);
+                donor.tree.shrink_to_fit();
+                donor.choices.0.shrink_to_fit();
+                self.donor_bytes += donor_bytes(&donor);
                 slot.insert(donor)
             }
         };
