@@ -52,11 +52,11 @@ fn replay_all(sampler: &mut Sampler<'_>, sequences: &[Vec<u32>]) -> (Vec<Sample>
         .iter()
         .map(|recorded| {
             let mut out = Sample::default();
-            let before = sampler.cached().1;
+            let before = sampler.cached().bytes;
             sampler
                 .sample(recorded, Replay::Repair, &mut rng, &mut out)
                 .expect("repairing replay cannot fail");
-            let after = sampler.cached().1;
+            let after = sampler.cached().bytes;
             cache.largest = cache.largest.max(after);
             cache.largest_growth = cache.largest_growth.max(after.saturating_sub(before));
             out
@@ -79,9 +79,9 @@ fn a_sampler_samples_the_same_inputs_whatever_its_cache_budget() {
         let (expected, _) = replay_all(&mut unbounded, &sequences);
         let (got, _) = replay_all(&mut starved, &sequences);
         assert!(
-            unbounded.cached().0 > 10,
+            unbounded.cached().slots > 10,
             "{name}: the replays met {} sets: too few to test the budget",
-            unbounded.cached().0
+            unbounded.cached().slots
         );
         for (i, (e, g)) in expected.iter().zip(&got).enumerate() {
             assert_eq!(e, g, "{name}: sample {i} differs under a starved cache");
@@ -149,7 +149,7 @@ fn shortest_derivations_keep_their_cache_within_its_budget_and_their_answers() {
             .map(|(rule, above)| {
                 let mut out = Vec::new();
                 let length = minimal.rule(*rule, above, &mut out);
-                largest = largest.max(minimal.cached().1);
+                largest = largest.max(minimal.cached().bytes);
                 (length, out)
             })
             .collect();

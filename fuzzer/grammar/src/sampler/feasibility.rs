@@ -237,9 +237,9 @@ impl Feasibility {
         self.slots.slot(saturated, || Slot::new(grammar, saturated))
     }
 
-    /// Slots cached and the bytes they hold.
-    pub fn cached(&self) -> (usize, usize) {
-        (self.slots.len(), self.slots.bytes())
+    /// What the slot cache holds and has computed.
+    pub fn cached(&self) -> super::CacheStats {
+        self.slots.stats()
     }
 
     /// Heights with the slot's saturated rules forbidden; slot 0 has none forbidden.

@@ -133,9 +133,9 @@ impl<'g> MinimalDerivations<'g> {
         }
     }
 
-    /// The per-saturated-set yields cached now: how many, and their bytes.
-    pub fn cached(&self) -> (usize, usize) {
-        (self.slots.len(), self.slots.bytes())
+    /// What the cache of per-saturated-set yields holds and has computed.
+    pub fn cached(&self) -> super::CacheStats {
+        self.slots.stats()
     }
 
     /// The choices of the shortest derivation of `rule` at a place below the named rules

@@ -17,4 +17,5 @@ pub use feasibility::Feasibility;
 pub use minimal::{MinimalDerivations, Step};
 pub use out_of_bounds::{Bound, OutOfBounds};
 pub use sampler::{Sample, Sampler};
+pub use saturated_cache::CacheStats;
 pub use strict::{StrictReplayError, replay_strict};

@@ -112,8 +112,8 @@ impl<'g> Sampler<'g> {
         self
     }
 
-    /// The per-saturated-set analyses cached now: how many, and their bytes.
-    pub fn cached(&self) -> (usize, usize) {
+    /// What the cache of per-saturated-set analyses holds and has computed.
+    pub fn cached(&self) -> super::CacheStats {
         self.feasibility.cached()
     }
 

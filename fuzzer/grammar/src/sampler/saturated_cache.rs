@@ -27,6 +27,17 @@ pub fn nested_vec_bytes<T>(vecs: &[Vec<T>]) -> usize {
         .sum()
 }
 
+/// What a cache holds and has done, for benchmarks and tests of the budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Slots held now.
+    pub slots: usize,
+    /// Their bytes, by [`HeapSize`].
+    pub bytes: usize,
+    /// Slots computed so far: the first meeting of each set, and each return of a dropped one.
+    pub computed: u64,
+}
+
 /// Values per set of saturated rules, numbered by slot.
 pub struct SaturatedCache<T> {
     by_set: AHashMap<FixedBitSet, usize>,
@@ -35,6 +46,7 @@ pub struct SaturatedCache<T> {
     budget: usize,
     /// Walks started; a slot's `used` is the walk that used it last.
     clock: u64,
+    computed: u64,
 }
 
 struct Slot<T> {
@@ -53,6 +65,7 @@ impl<T: HeapSize> SaturatedCache<T> {
             bytes: 0,
             budget,
             clock: 0,
+            computed: 0,
         };
         cache.insert(empty, value);
         cache
@@ -62,7 +75,10 @@ impl<T: HeapSize> SaturatedCache<T> {
     pub fn slot(&mut self, set: &FixedBitSet, make: impl FnOnce() -> T) -> usize {
         let slot = match self.by_set.get(set) {
             Some(&slot) => slot,
-            None => self.insert(set.clone(), make()),
+            None => {
+                self.computed += 1;
+                self.insert(set.clone(), make())
+            }
         };
         self.touch(slot);
         slot
@@ -90,9 +106,13 @@ impl<T: HeapSize> SaturatedCache<T> {
         self.slots.len()
     }
 
-    /// Bytes the cached slots hold, by [`HeapSize`].
-    pub fn bytes(&self) -> usize {
-        self.bytes
+    /// What the cache holds and has computed.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            slots: self.slots.len(),
+            bytes: self.bytes,
+            computed: self.computed,
+        }
     }
 
     /// To be called where a walk starts and no slot number but 0 is held. Over the budget, keeps
@@ -193,7 +213,7 @@ mod tests {
         // and keeps 4 when pruned.
         let mut cache = SaturatedCache::new(set(&[]), blob(0), 1000);
         for walk in 1..=20usize {
-            assert!(cache.start_walk().is_none() || cache.bytes() <= 500);
+            assert!(cache.start_walk().is_none() || cache.stats().bytes <= 500);
             cache.slot(&set(&[walk]), || blob(walk as u8));
             // Slot of set {1} is used by every walk: it must survive every pruning.
             cache.slot(&set(&[1]), || blob(1));
@@ -202,7 +222,11 @@ mod tests {
             cache.len() < 21,
             "20 slots of 100 bytes exceed a budget of 1,000"
         );
-        assert!(cache.bytes() <= 1000 + 116, "{} bytes", cache.bytes());
+        assert!(
+            cache.stats().bytes <= 1000 + 116,
+            "{} bytes",
+            cache.stats().bytes
+        );
         assert_eq!(cache.get(0).0[0], 0, "slot 0 is still the empty set's");
         let recent = cache.slot(&set(&[20]), || unreachable!("the last set used is kept"));
         assert_eq!(cache.get(recent).0[0], 20);
