@@ -31,7 +31,7 @@ struct BaselineArgs {
     /// The grammar, converted to Nautilus rules.
     #[arg(long, value_name = "FILE")]
     grammar: PathBuf,
-    /// Only M applies (pools offer their first M values); N and D have no Nautilus equivalent.
+    /// Bounds M,N,D, of which only M applies: each pool offers its first M values.
     #[arg(long, value_name = "M,N,D", value_parser = Bounds::parse_arg)]
     bounds: Bounds,
     /// Stop after this long: 30s, 10m, 2h.
@@ -40,13 +40,13 @@ struct BaselineArgs {
     /// Stop after this many executions.
     #[arg(long, value_name = "N")]
     execs: Option<u64>,
-    /// Output directory (new or empty): the corpus as text in DIR/queue, each distinct fault
-    /// in DIR/crashes or DIR/hangs (NNNNNN.txt + .meta), coverage over time in
-    /// DIR/coverage.csv.
+    /// Output directory, new or empty (queue/, crashes/, hangs/, coverage.csv).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Random seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Per-execution timeout in milliseconds; longer runs are saved in hangs/.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     timeout_ms: u64,
     /// Nautilus's tree size for generation.

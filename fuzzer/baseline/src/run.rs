@@ -17,13 +17,14 @@ use libafl::executors::inprocess::HasInProcessHooks;
 use libafl::executors::{ExitKind, InProcessExecutor};
 use libafl::feedback_or;
 use libafl::feedbacks::nautilus::{NautilusChunksMetadata, NautilusFeedback};
-use libafl::feedbacks::{MapFeedbackMetadata, MaxMapFeedback};
+use libafl::feedbacks::{MapFeedbackMetadata, MaxMapFeedback, StateInitializer};
 use libafl::fuzzer::{Fuzzer, StdFuzzer};
 use libafl::generators::{NautilusContext, NautilusGenerator};
 use libafl::inputs::NautilusInput;
 use libafl::monitors::NopMonitor;
 use libafl::mutators::{
-    HavocScheduledMutator, NautilusRandomMutator, NautilusRecursionMutator, NautilusSpliceMutator,
+    HavocScheduledMutator, Mutator, NautilusRandomMutator, NautilusRecursionMutator,
+    NautilusSpliceMutator,
 };
 use libafl::observers::{CanTrack, HitcountsIterableMapObserver};
 use libafl::schedulers::QueueScheduler;
@@ -173,28 +174,117 @@ where
     );
     let mut objective = FaultStore::new(&config.out, context, started);
     let fresh = state.is_none();
+    let mut state = restored_or_new(state, config.seed, &mut feedback, &mut objective)?;
+    let edges_name = edges.name().clone();
+    let mut fuzzer = StdFuzzer::new(QueueScheduler::new(), feedback, objective);
+    let mut harness = harness(config.target, context, Rc::clone(&last_valid));
+    let mut executor = InProcessExecutor::builder()
+        .harness(&mut harness)
+        .observers(tuple_list!(edges))
+        .timeout(config.timeout)
+        // LibAFL's crash dump (registers, memory maps, a backtrace of its own handler) is
+        // built inside the signal handler for every fault, and printed when LibAFL's log is
+        // on; the saved fault has the target's frames already.
+        .crashdump(false)
+        .fuzzer(&mut fuzzer)
+        .state(&mut state)
+        .event_mgr(manager)
+        .build()?;
+    // Bonsai's loop checks the clock in batches (a hang is an input that runs between one
+    // and two timeouts); the same here, so that "a hang" means the same on both sides.
+    *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
+    capture_faults_as_bonsai_does(config.timeout);
+    let mut timeline = Timeline::open(&config.out);
+    if fresh {
+        let mut generator = NautilusGenerator::new(context);
+        state.generate_initial_inputs_forced(
+            &mut fuzzer,
+            &mut executor,
+            &mut generator,
+            manager,
+            8,
+        )?;
+    }
+    let mutator = mutator(context);
+    let mut stages = tuple_list!(StdMutationalStage::new(mutator));
+    loop {
+        if timeline.due() {
+            timeline.log(point(&state, &edges_name, started));
+        }
+        if config.budget_spent(*state.executions(), started) {
+            break;
+        }
+        fuzzer.fuzz_one(&mut stages, &mut executor, &mut state, manager)?;
+    }
+    drop(executor);
+    bonsai::feedback::stack_samples::stop();
+    flush_fault_log(&mut state, &config.out.join(FAULTS_JSON));
+    let last = point(&state, &edges_name, started);
+    timeline.log(last);
+    write_queue(config, context, &state)?;
+    write_summary(config, &state, last)?;
+    manager.send_exiting()?;
+    Ok(())
+}
+
+impl BaselineConfig {
+    /// Whether the run has used its budget: `--execs` executions or `--time`, whichever comes
+    /// first.
+    fn budget_spent(&self, execs: u64, started: Instant) -> bool {
+        self.execs.is_some_and(|max| execs >= max)
+            || self.time.is_some_and(|t| started.elapsed() >= t)
+    }
+}
+
+/// Bonsai's loop's fault capture, installed after the executor (whose handlers it wraps):
+/// panics are caught in the harness, their message, location and stack recorded, and the
+/// stack sampled for hangs, so that both fuzzers bucket faults alike; and the same guard, so
+/// that both survive a timeout inside `malloc`.
+fn capture_faults_as_bonsai_does(timeout: Duration) {
+    prepare_capture(timeout);
+    bonsai::peer::install_signal_guard();
+}
+
+/// The state LibAFL saved before a restart, or a new one; either way with the metadata
+/// Nautilus's mutators look for.
+fn restored_or_new<F, O>(
+    state: Option<State>,
+    seed: u64,
+    feedback: &mut F,
+    objective: &mut O,
+) -> Result<State, Error>
+where
+    F: StateInitializer<State>,
+    O: StateInitializer<State>,
+{
     let mut state = match state {
         Some(state) => state,
         None => StdState::new(
-            StdRand::with_seed(config.seed),
+            StdRand::with_seed(seed),
             InMemoryCorpus::new(),
             InMemoryCorpus::new(),
-            &mut feedback,
-            &mut objective,
+            feedback,
+            objective,
         )?,
     };
     if !state.has_metadata::<NautilusChunksMetadata>() {
         state.add_metadata(NautilusChunksMetadata::new("/tmp".into()));
     }
-    let edges_name = edges.name().clone();
-    let mut fuzzer = StdFuzzer::new(QueueScheduler::new(), feedback, objective);
-    let linked = config.target;
+    Ok(state)
+}
+
+/// Runs one input on the target, with its oracles as in Bonsai's loop, so that both fuzzers
+/// save the same wrong answers; a panic ends with a fresh target instance, as the one that
+/// panicked may be left in any state.
+fn harness(
+    linked: LinkedTarget,
+    context: &'static NautilusContext,
+    last_valid: Rc<Cell<bool>>,
+) -> impl FnMut(&NautilusInput) -> ExitKind {
     let mut target = (linked.make)();
     let mut bytes = Vec::new();
-    let mut harness = |input: &NautilusInput| {
+    move |input: &NautilusInput| {
         input.unparse(context, &mut bytes);
-        // The target's oracles too, as in Bonsai's loop: both fuzzers save the same wrong
-        // answers.
         let result = run_caught(|| {
             let verdict = target.run(&bytes);
             let violation = target.check(&bytes, &verdict);
@@ -217,39 +307,13 @@ where
                 ExitKind::Crash
             }
         }
-    };
-    let mut executor = InProcessExecutor::builder()
-        .harness(&mut harness)
-        .observers(tuple_list!(edges))
-        .timeout(config.timeout)
-        // LibAFL's crash dump (registers, memory maps, a backtrace of its own handler) is
-        // built inside the signal handler for every fault, and printed when LibAFL's log is
-        // on; the saved fault has the target's frames already.
-        .crashdump(false)
-        .fuzzer(&mut fuzzer)
-        .state(&mut state)
-        .event_mgr(manager)
-        .build()?;
-    // Bonsai's loop checks the clock in batches (a hang is an input that runs between one
-    // and two timeouts); the same here, so that "a hang" means the same on both sides.
-    *executor.inprocess_hooks_mut().timer_mut() = TimerStruct::batch_mode(config.timeout);
-    // Panics are caught in the harness, their message, location and stack recorded, and the
-    // stack sampled for hangs, as in Bonsai's loop, so that both bucket faults alike.
-    prepare_capture(config.timeout);
-    // The same guard as Bonsai's loop, so both fuzzers survive a timeout inside `malloc`.
-    bonsai::peer::install_signal_guard();
-    let mut timeline = Timeline::open(&config.out);
-    if fresh {
-        let mut generator = NautilusGenerator::new(context);
-        state.generate_initial_inputs_forced(
-            &mut fuzzer,
-            &mut executor,
-            &mut generator,
-            manager,
-            8,
-        )?;
     }
-    let mutator = HavocScheduledMutator::with_max_stack_pow(
+}
+
+/// The mutators of LibAFL's Nautilus examples, weighted as there: random subtree, recursion
+/// and splice, under a havoc scheduler that stacks up to 4.
+fn mutator(context: &'static NautilusContext) -> impl Mutator<NautilusInput, State> {
+    HavocScheduledMutator::with_max_stack_pow(
         tuple_list!(
             NautilusRandomMutator::new(context),
             NautilusRandomMutator::new(context),
@@ -261,25 +325,16 @@ where
             NautilusSpliceMutator::new(context),
         ),
         2,
-    );
-    let mut stages = tuple_list!(StdMutationalStage::new(mutator));
-    loop {
-        if timeline.due() {
-            timeline.log(point(&state, &edges_name, started));
-        }
-        let execs = *state.executions();
-        if config.execs.is_some_and(|max| execs >= max)
-            || config.time.is_some_and(|t| started.elapsed() >= t)
-        {
-            break;
-        }
-        fuzzer.fuzz_one(&mut stages, &mut executor, &mut state, manager)?;
-    }
-    drop(executor);
-    bonsai::feedback::stack_samples::stop();
-    flush_fault_log(&mut state, &config.out.join(FAULTS_JSON));
-    let last = point(&state, &edges_name, started);
-    timeline.log(last);
+    )
+}
+
+/// The corpus as text, `queue/NNNNNN.txt` in corpus order, for `bonsai replay` to measure.
+fn write_queue(
+    config: &BaselineConfig,
+    context: &'static NautilusContext,
+    state: &State,
+) -> Result<(), Error> {
+    let mut bytes = Vec::new();
     let corpus = state.corpus();
     for (n, id) in corpus.ids().enumerate() {
         let input = corpus.cloned_input_for_id(id)?;
@@ -290,6 +345,12 @@ where
         )
         .map_err(|d| Error::illegal_state(d.to_string()))?;
     }
+    Ok(())
+}
+
+/// `summary.json`, from the run's last point, which the supervisor reads back: the fuzzing
+/// process has no other way to tell it.
+fn write_summary(config: &BaselineConfig, state: &State, last: CoveragePoint) -> Result<(), Error> {
     let summary = BaselineSummary {
         execs: last.execs,
         execs_per_sec: last.execs as f64 / last.secs.max(1e-9),
@@ -308,9 +369,7 @@ where
             .expect("plain data")
             .as_bytes(),
     )
-    .map_err(|d| Error::illegal_state(d.to_string()))?;
-    manager.send_exiting()?;
-    Ok(())
+    .map_err(|d| Error::illegal_state(d.to_string()))
 }
 
 /// Where the run stands, as a line of `coverage.csv`: the same columns as `bonsai fuzz`'s, the

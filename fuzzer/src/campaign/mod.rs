@@ -20,6 +20,7 @@ mod state;
 mod view;
 mod worklist;
 
+pub use campaign_summary::CampaignSummary;
 pub use config::{
     CampaignConfig, CampaignMode, DEFAULT_CORES_PER_NODE, NewCampaign, NodeBudget, default_jobs,
 };

@@ -6,6 +6,7 @@ use std::time::Instant;
 use super::campaign_summary::CampaignSummary;
 use super::config::{CampaignConfig, CampaignMode, NewCampaign};
 use super::log::{CampaignLog, unix_now};
+use super::seed_merge::UserSeed;
 use super::signal;
 use super::state::{CampaignState, NodeStatus, STATE_FILE, VERSION, load_with_lattice};
 use super::view::LatticeView;
@@ -21,44 +22,15 @@ use crate::lattice::Lattice;
 pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
     let started = Instant::now();
     let dir = config.out.as_path();
-    let (state, lattice, lock, jobs, mut log) = match &config.mode {
-        CampaignMode::New(new) => {
-            let (state, lattice) = create(dir, new)?;
-            let lock = DirLock::acquire(dir, "bonsai campaign")?;
-            let mut log = CampaignLog::open(dir)?;
-            log.event(&format!(
-                "campaign created: target {}, grammar {}, max bounds {}, {} nodes, {} jobs",
-                state.target,
-                state.grammar.display(),
-                state.max_bounds,
-                state.nodes.len(),
-                state.jobs
-            ));
-            (state, lattice, lock, new.jobs, log)
-        }
-        CampaignMode::Resume { jobs } => {
-            let (mut state, lattice) = load_with_lattice(dir)?;
-            let lock = DirLock::acquire(dir, "bonsai campaign")?;
-            check_grammar(&state)?;
-            let mut log = CampaignLog::open(dir)?;
-            let mut interrupted = Vec::new();
-            for node in &mut state.nodes {
-                if matches!(node.state, NodeStatus::Running | NodeStatus::Failed) {
-                    interrupted.push(node.name.clone());
-                    node.state = NodeStatus::Waiting;
-                }
-            }
-            let jobs = jobs.unwrap_or(state.jobs);
-            state.save(dir)?;
-            log.event(&format!(
-                "campaign resumed: {}/{} nodes done, {} restarting from their queues ({}), {jobs} jobs",
-                state.count(NodeStatus::Done),
-                state.nodes.len(),
-                interrupted.len(),
-                interrupted.join(", ")
-            ));
-            (state, lattice, lock, jobs, log)
-        }
+    let OpenCampaign {
+        state,
+        lattice,
+        lock,
+        jobs,
+        mut log,
+    } = match &config.mode {
+        CampaignMode::New(new) => OpenCampaign::start(dir, new)?,
+        CampaignMode::Resume { jobs } => OpenCampaign::resume(dir, *jobs)?,
     };
     if state.target != config.target.name {
         return Err(Diagnostic::error(format!(
@@ -74,28 +46,7 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
     let (user_seeds, unusable) =
         super::seed_merge::user_seeds(&state.seeds, &state.grammar_fingerprint)?;
     if !state.seeds.is_empty() {
-        let top = lattice.top().bounds;
-        let beyond: Vec<&super::seed_merge::UserSeed> = user_seeds
-            .iter()
-            .filter(|s| !s.bounds.within(&top))
-            .collect();
-        log.event(&format!(
-            "{} seeds given, {} within the top node's bounds {top}, {} beyond them, {} unusable",
-            user_seeds.len() + unusable.len(),
-            user_seeds.len() - beyond.len(),
-            beyond.len(),
-            unusable.len()
-        ));
-        for seed in beyond {
-            log.event(&format!(
-                "seed {} needs bounds {}: no node of the lattice admits it",
-                seed.seed.source.display(),
-                seed.bounds
-            ));
-        }
-        for why in &unusable {
-            log.event(&format!("seed {why}: not used"));
-        }
+        log_seeds(&mut log, &lattice, &user_seeds, &unusable);
     }
     log.event("working");
     signal::install();
@@ -112,7 +63,121 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
     };
     let (state, outcome) = worklist.drive()?;
     let mut log = CampaignLog::open(dir)?;
-    let (interrupted, failed) = match outcome {
+    let (interrupted, failed) = log_end(&mut log, outcome);
+    drop(lock);
+    Ok(CampaignSummary {
+        dir: dir.to_path_buf(),
+        top: state.top.clone(),
+        nodes: state.nodes.len(),
+        done: state.count(NodeStatus::Done),
+        failed,
+        interrupted,
+        elapsed_secs: started.elapsed().as_secs_f64(),
+        node_secs: state.nodes.iter().map(|n| n.elapsed_secs).sum(),
+        top_summary: state.node(&state.top).and_then(|n| n.summary.clone()),
+    })
+}
+
+/// A campaign directory made or reopened, and held: its state, its lattice, the lock that
+/// keeps a second campaign out, the number of nodes to run at once and the open log.
+struct OpenCampaign {
+    state: CampaignState,
+    lattice: Lattice,
+    lock: DirLock,
+    jobs: usize,
+    log: CampaignLog,
+}
+
+impl OpenCampaign {
+    /// A new campaign (see [`create`]), its creation the log's first line.
+    fn start(dir: &Path, new: &NewCampaign) -> Result<Self, Diagnostics> {
+        let (state, lattice) = create(dir, new)?;
+        let lock = DirLock::acquire(dir, "bonsai campaign")?;
+        let mut log = CampaignLog::open(dir)?;
+        log.event(&format!(
+            "campaign created: target {}, grammar {}, max bounds {}, {} nodes, {} jobs",
+            state.target,
+            state.grammar.display(),
+            state.max_bounds,
+            state.nodes.len(),
+            state.jobs
+        ));
+        Ok(Self {
+            state,
+            lattice,
+            lock,
+            jobs: new.jobs,
+            log,
+        })
+    }
+
+    /// Nodes that were running or had failed when the campaign stopped wait again: each
+    /// restarts from its queue. `jobs` overrides the recorded number (another machine).
+    fn resume(dir: &Path, jobs: Option<usize>) -> Result<Self, Diagnostics> {
+        let (mut state, lattice) = load_with_lattice(dir)?;
+        let lock = DirLock::acquire(dir, "bonsai campaign")?;
+        check_grammar(&state)?;
+        let mut log = CampaignLog::open(dir)?;
+        let mut interrupted = Vec::new();
+        for node in &mut state.nodes {
+            if matches!(node.state, NodeStatus::Running | NodeStatus::Failed) {
+                interrupted.push(node.name.clone());
+                node.state = NodeStatus::Waiting;
+            }
+        }
+        let jobs = jobs.unwrap_or(state.jobs);
+        state.save(dir)?;
+        log.event(&format!(
+            "campaign resumed: {}/{} nodes done, {} restarting from their queues ({}), {jobs} jobs",
+            state.count(NodeStatus::Done),
+            state.nodes.len(),
+            interrupted.len(),
+            interrupted.join(", ")
+        ));
+        Ok(Self {
+            state,
+            lattice,
+            lock,
+            jobs,
+            log,
+        })
+    }
+}
+
+/// The user's seeds in the log: how many the lattice can use, and why each other one is not.
+fn log_seeds(
+    log: &mut CampaignLog,
+    lattice: &Lattice,
+    user_seeds: &[UserSeed],
+    unusable: &[String],
+) {
+    let top = lattice.top().bounds;
+    let beyond: Vec<&UserSeed> = user_seeds
+        .iter()
+        .filter(|s| !s.bounds.within(&top))
+        .collect();
+    log.event(&format!(
+        "{} seeds given, {} within the top node's bounds {top}, {} beyond them, {} unusable",
+        user_seeds.len() + unusable.len(),
+        user_seeds.len() - beyond.len(),
+        beyond.len(),
+        unusable.len()
+    ));
+    for seed in beyond {
+        log.event(&format!(
+            "seed {} needs bounds {}: no node of the lattice admits it",
+            seed.seed.source.display(),
+            seed.bounds
+        ));
+    }
+    for why in unusable {
+        log.event(&format!("seed {why}: not used"));
+    }
+}
+
+/// How the work list ended, in the log; whether it was interrupted, and the nodes that failed.
+fn log_end(log: &mut CampaignLog, outcome: Outcome) -> (bool, Vec<String>) {
+    match outcome {
         Outcome::Complete => {
             log.event("campaign complete");
             (false, Vec::new())
@@ -128,19 +193,7 @@ pub fn run(config: CampaignConfig) -> Result<CampaignSummary, Diagnostics> {
             ));
             (false, failed)
         }
-    };
-    drop(lock);
-    Ok(CampaignSummary {
-        dir: dir.to_path_buf(),
-        top: state.top.clone(),
-        nodes: state.nodes.len(),
-        done: state.count(NodeStatus::Done),
-        failed,
-        interrupted,
-        elapsed_secs: started.elapsed().as_secs_f64(),
-        node_secs: state.nodes.iter().map(|n| n.elapsed_secs).sum(),
-        top_summary: state.node(&state.top).and_then(|n| n.summary.clone()),
-    })
+    }
 }
 
 /// A new campaign directory with every node waiting. Refuses a directory that already holds

@@ -6,7 +6,9 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{Failure, LinkedTarget};
-use crate::campaign::{CampaignConfig, CampaignMode, NewCampaign, NodeBudget, default_jobs};
+use crate::campaign::{
+    CampaignConfig, CampaignMode, CampaignSummary, NewCampaign, NodeBudget, default_jobs,
+};
 use crate::diagnostic::Diagnostic;
 use crate::feedback::CoverageGrain;
 use crate::fuzz::parse_duration;
@@ -120,7 +122,35 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
     }
     let program = std::env::current_exe()
         .map_err(|e| Diagnostic::error(format!("cannot find the running executable: {e}")))?;
-    let (out, mode, target) = match (args.resume, args.out) {
+    let (json, no_report) = (args.json, args.no_report);
+    let (out, mode, target) = campaign_mode(args, linked)?;
+    let summary = crate::campaign::run(CampaignConfig {
+        out: out.clone(),
+        mode,
+        target,
+        program,
+        show_progress: true,
+    })?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string(&summary).expect("plain data serializes")
+        );
+    }
+    announce_end(&summary, &out)?;
+    reduce_faults(&out, linked)?;
+    if !no_report {
+        export_and_report(&out, linked)?;
+    }
+    Ok(())
+}
+
+/// The output directory, whether the campaign is new or resumed, and the target it fuzzes.
+fn campaign_mode(
+    mut args: CampaignArgs,
+    linked: Option<LinkedTarget>,
+) -> Result<(PathBuf, CampaignMode, LinkedTarget), Failure> {
+    match (args.resume.take(), args.out.take()) {
         (Some(dir), _) => {
             let Some(target) = linked else {
                 // Not handed to the target's binary: its campaign.json did not read that far.
@@ -131,73 +161,72 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
                 ))
                 .into());
             };
-            (dir, CampaignMode::Resume { jobs: args.jobs }, target)
+            Ok((dir, CampaignMode::Resume { jobs: args.jobs }, target))
         }
         (None, Some(out)) => {
-            let target = args.target.expect("clap requires --target");
-            let grammar = args.grammar.expect("clap requires --grammar");
-            let linked_target = super::plugin::linked_named(linked, &target)?;
-            crate::target::require_instrumented(&target)?;
-            crate::target::warn_if_only_the_harness_is_counted();
-            if args.timeout_ms == 0 {
-                return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
-            }
-            if args.node_time.is_zero() || args.budget.is_some_and(|b| b.is_zero()) {
-                return Err(
-                    Diagnostic::error("--node-time and --budget must be more than 0").into(),
-                );
-            }
-            if !grammar.is_file() {
-                return Err(Diagnostic::error("grammar file not found")
-                    .in_file(&grammar)
-                    .into());
-            }
-            for seeds in &args.seeds {
-                if !seeds.is_dir() {
-                    return Err(Diagnostic::error("seed directory not found")
-                        .in_file(seeds)
-                        .into());
-                }
-            }
-            let new = NewCampaign {
-                target,
-                grammar,
-                max_bounds: args.max_bounds,
-                budget: NodeBudget {
-                    time: args.node_time,
-                    saturate_time: args.saturate,
-                    saturate_execs: args.saturate_execs,
-                    execs: args.node_execs,
-                },
-                total: args.budget,
-                jobs: args
-                    .jobs
-                    .unwrap_or_else(|| (default_jobs() / args.cores_per_node).max(1)),
-                cores_per_node: args.cores_per_node,
-                seed: args.seed,
-                timeout_ms: args.timeout_ms,
-                save_on: args.save_on,
-                trim_tests: args.trim_tests,
-                grammar_feedback: args.grammar_feedback,
-                seeds: args.seeds,
-            };
-            (out, CampaignMode::New(Box::new(new)), linked_target)
+            let (new, target) = new_campaign(args, linked)?;
+            Ok((out, CampaignMode::New(Box::new(new)), target))
         }
         (None, None) => unreachable!("clap requires --out or --resume"),
-    };
-    let summary = crate::campaign::run(CampaignConfig {
-        out: out.clone(),
-        mode,
-        target,
-        program,
-        show_progress: true,
-    })?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&summary).expect("plain data serializes")
-        );
     }
+}
+
+/// A new campaign's settings from the command line, each checked before any node runs.
+fn new_campaign(
+    args: CampaignArgs,
+    linked: Option<LinkedTarget>,
+) -> Result<(NewCampaign, LinkedTarget), Failure> {
+    let target = args.target.expect("clap requires --target");
+    let grammar = args.grammar.expect("clap requires --grammar");
+    let linked_target = super::plugin::linked_named(linked, &target)?;
+    crate::target::require_instrumented(&target)?;
+    crate::target::warn_if_only_the_harness_is_counted();
+    if args.timeout_ms == 0 {
+        return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
+    }
+    if args.node_time.is_zero() || args.budget.is_some_and(|b| b.is_zero()) {
+        return Err(Diagnostic::error("--node-time and --budget must be more than 0").into());
+    }
+    if !grammar.is_file() {
+        return Err(Diagnostic::error("grammar file not found")
+            .in_file(&grammar)
+            .into());
+    }
+    for seeds in &args.seeds {
+        if !seeds.is_dir() {
+            return Err(Diagnostic::error("seed directory not found")
+                .in_file(seeds)
+                .into());
+        }
+    }
+    let new = NewCampaign {
+        target,
+        grammar,
+        max_bounds: args.max_bounds,
+        budget: NodeBudget {
+            time: args.node_time,
+            saturate_time: args.saturate,
+            saturate_execs: args.saturate_execs,
+            execs: args.node_execs,
+        },
+        total: args.budget,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| (default_jobs() / args.cores_per_node).max(1)),
+        cores_per_node: args.cores_per_node,
+        seed: args.seed,
+        timeout_ms: args.timeout_ms,
+        save_on: args.save_on,
+        trim_tests: args.trim_tests,
+        grammar_feedback: args.grammar_feedback,
+        seeds: args.seeds,
+    };
+    Ok((new, linked_target))
+}
+
+/// How the lattice ended, in one line: an interrupted or failed campaign is an error (exit 1)
+/// that names the command to continue it.
+fn announce_end(summary: &CampaignSummary, out: &Path) -> Result<(), Failure> {
     let resume = format!("bonsai campaign --resume {}", out.display());
     if summary.interrupted {
         return Err(Failure::Negative(format!(
@@ -228,10 +257,6 @@ pub fn run(args: CampaignArgs, linked: Option<LinkedTarget>) -> Result<(), Failu
             top.join(QUEUE_DIR).display()
         ),
         None => eprintln!("campaign complete: {} nodes", summary.nodes),
-    }
-    reduce_faults(&out, linked)?;
-    if !args.no_report {
-        export_and_report(&out, linked)?;
     }
     Ok(())
 }

@@ -12,6 +12,7 @@ use super::load::load_grammar;
 use super::{Failure, LinkedTarget};
 use crate::corpus::{EntryFile, MANIFEST, Manifest, input_directory};
 use crate::diagnostic::Diagnostic;
+use crate::grammar::Grammar;
 use crate::layout::{CRASHES_DIR, HANGS_DIR, QUEUE_DIR};
 use crate::regression::{CORPUS_MANIFEST, CorpusManifest};
 use crate::replay::{ForkedRunner, input_text, list_inputs};
@@ -119,31 +120,7 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
         }
         return check(&args.dir, &target, Duration::from_millis(args.timeout_ms));
     }
-    let home = if single {
-        args.dir.parent().unwrap_or(Path::new("."))
-    } else {
-        &args.dir
-    };
-    let grammar_path = match &args.grammar {
-        Some(path) => Some(path.clone()),
-        // Another tool's manifest.json (`bonsai negative` writes one beside its texts) names
-        // no grammar; texts replay without one, and `.choices` files say that they need it.
-        None if home.join(CORPUS_MANIFEST).is_file() => match corpus_grammar(home) {
-            Ok(path) => Some(path),
-            Err(e) if e.message.starts_with("not a Bonsai corpus manifest") => {
-                eprintln!("warning: {e}; its grammar is not used");
-                None
-            }
-            Err(e) => return Err(e.into()),
-        },
-        None => manifest_grammar(home)?,
-    };
-    // Through the importer, as every command that takes a grammar: an ANTLR or tree-sitter
-    // grammar (named by --grammar or by the run's fuzz.json) is not native EBNF.
-    let grammar = grammar_path
-        .as_deref()
-        .map(|path| load_grammar(path).map(|(grammar, _)| grammar))
-        .transpose()?;
+    let grammar = replay_grammar(&args, single)?;
     let inputs = if single {
         vec![args.dir.clone()]
     } else {
@@ -178,67 +155,10 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let report = match input_text(path, grammar.as_ref()) {
-            Ok(text) => {
-                let outcome = if args.output {
-                    runner.run_with_output(text.as_bytes())
-                } else {
-                    runner.run(text.as_bytes())
-                };
-                let unstable_edges = (args.repeat > 1).then(|| {
-                    let mut union: HashSet<u32> = outcome.edges.iter().copied().collect();
-                    let mut every = union.clone();
-                    for _ in 1..args.repeat {
-                        let again: HashSet<u32> =
-                            runner.run(text.as_bytes()).edges.into_iter().collect();
-                        every.retain(|e| again.contains(e));
-                        union.extend(again);
-                    }
-                    union.len() - every.len()
-                });
-                let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
-                let bucket = outcome.fault.as_ref().map(|fault| BucketReport {
-                    kind: fault.kind.to_string(),
-                    signature: format!("{:016x}", fault.signature),
-                    location: fault.location.clone(),
-                });
-                let edge_ids = args.edge_ids.then(|| {
-                    let mut ids = outcome.edges.clone();
-                    ids.sort_unstable();
-                    ids
-                });
-                InputReport {
-                    name,
-                    verdict: outcome.outcome.to_string(),
-                    message: outcome.message,
-                    edges: outcome.edges.len(),
-                    new_edges,
-                    output: outcome.output,
-                    unstable_edges,
-                    edge_ids,
-                    bucket,
-                }
-            }
-            Err(error) => InputReport {
-                name,
-                verdict: "error".into(),
-                message: error.to_string(),
-                edges: 0,
-                new_edges: 0,
-                output: None,
-                unstable_edges: None,
-                edge_ids: None,
-                bucket: None,
-            },
+            Ok(text) => replay_input(&mut runner, name, &text, &args, &mut covered),
+            Err(error) => InputReport::unreadable(name, error.to_string()),
         };
-        total.inputs += 1;
-        total.valid += usize::from(report.verdict == "valid");
-        total.faults += usize::from(matches!(
-            report.verdict.as_str(),
-            "panic" | "crash" | "stack-overflow" | "timeout"
-        ));
-        if let (Some(unstable), Some(n)) = (&mut total.unstable_inputs, report.unstable_edges) {
-            *unstable += usize::from(n > 0);
-        }
+        total.count(&report);
         printer.report(&report)?;
     }
     total.edges = covered.len();
@@ -249,6 +169,121 @@ pub fn run(args: ReplayArgs, linked: Option<LinkedTarget>) -> Result<(), Failure
             total.inputs, args.repeat
         ))),
         _ => Ok(()),
+    }
+}
+
+/// The grammar the inputs' `.choices` files need: `--grammar`, else the one PATH's manifest
+/// names (PATH's directory's, for a single file); `None` where nothing names one.
+fn replay_grammar(args: &ReplayArgs, single: bool) -> Result<Option<Grammar>, Failure> {
+    let home = if single {
+        args.dir.parent().unwrap_or(Path::new("."))
+    } else {
+        &args.dir
+    };
+    let grammar_path = match &args.grammar {
+        Some(path) => Some(path.clone()),
+        // Another tool's manifest.json (`bonsai negative` writes one beside its texts) names
+        // no grammar; texts replay without one, and `.choices` files say that they need it.
+        None if home.join(CORPUS_MANIFEST).is_file() => match corpus_grammar(home) {
+            Ok(path) => Some(path),
+            Err(e) if e.message.starts_with("not a Bonsai corpus manifest") => {
+                eprintln!("warning: {e}; its grammar is not used");
+                None
+            }
+            Err(e) => return Err(e.into()),
+        },
+        None => manifest_grammar(home)?,
+    };
+    // Through the importer, as every command that takes a grammar: an ANTLR or tree-sitter
+    // grammar (named by --grammar or by the run's fuzz.json) is not native EBNF.
+    Ok(grammar_path
+        .as_deref()
+        .map(|path| load_grammar(path).map(|(grammar, _)| grammar))
+        .transpose()?)
+}
+
+/// Runs one input (`--repeat` times) and reports it; `covered` gathers the edges of the
+/// inputs before it, which its new edges are counted against.
+fn replay_input(
+    runner: &mut ForkedRunner,
+    name: String,
+    text: &str,
+    args: &ReplayArgs,
+    covered: &mut HashSet<u32>,
+) -> InputReport {
+    let outcome = if args.output {
+        runner.run_with_output(text.as_bytes())
+    } else {
+        runner.run(text.as_bytes())
+    };
+    let unstable_edges =
+        (args.repeat > 1).then(|| unstable_edges(runner, text, &outcome.edges, args.repeat));
+    let new_edges = outcome.edges.iter().filter(|e| covered.insert(**e)).count();
+    let bucket = outcome.fault.as_ref().map(|fault| BucketReport {
+        kind: fault.kind.to_string(),
+        signature: format!("{:016x}", fault.signature),
+        location: fault.location.clone(),
+    });
+    let edge_ids = args.edge_ids.then(|| {
+        let mut ids = outcome.edges.clone();
+        ids.sort_unstable();
+        ids
+    });
+    InputReport {
+        name,
+        verdict: outcome.outcome.to_string(),
+        message: outcome.message,
+        edges: outcome.edges.len(),
+        new_edges,
+        output: outcome.output,
+        unstable_edges,
+        edge_ids,
+        bucket,
+    }
+}
+
+/// The edges some of `repeat` runs of `text` hit and others did not, `first` being the edges
+/// of the run already made.
+fn unstable_edges(runner: &mut ForkedRunner, text: &str, first: &[u32], repeat: u32) -> usize {
+    let mut union: HashSet<u32> = first.iter().copied().collect();
+    let mut every = union.clone();
+    for _ in 1..repeat {
+        let again: HashSet<u32> = runner.run(text.as_bytes()).edges.into_iter().collect();
+        every.retain(|e| again.contains(e));
+        union.extend(again);
+    }
+    union.len() - every.len()
+}
+
+impl InputReport {
+    /// An input that could not be replayed: unreadable, or its choices not those of the grammar.
+    fn unreadable(name: String, message: String) -> Self {
+        Self {
+            name,
+            verdict: "error".into(),
+            message,
+            edges: 0,
+            new_edges: 0,
+            output: None,
+            unstable_edges: None,
+            edge_ids: None,
+            bucket: None,
+        }
+    }
+}
+
+impl ReplayTotal {
+    /// Adds one input's report; the edges are counted apart, as their union.
+    fn count(&mut self, report: &InputReport) {
+        self.inputs += 1;
+        self.valid += usize::from(report.verdict == "valid");
+        self.faults += usize::from(matches!(
+            report.verdict.as_str(),
+            "panic" | "crash" | "stack-overflow" | "timeout"
+        ));
+        if let (Some(unstable), Some(n)) = (&mut self.unstable_inputs, report.unstable_edges) {
+            *unstable += usize::from(n > 0);
+        }
     }
 }
 

@@ -87,7 +87,7 @@ pub(super) fn run_clients(
     config: FuzzConfig,
     multi_core: &MultiCore,
 ) -> Result<Summary, Diagnostics> {
-    let MultiCore { cores, network } = multi_core;
+    let network = &multi_core.network;
     let started = Instant::now();
     let map_size = crate::target::require_instrumented(config.target.name)?;
     let (grammar, _, manifest) = super::prepared::checked_manifest(&config)?;
@@ -107,6 +107,67 @@ pub(super) fn run_clients(
 
     let mut broker = start_broker(network)?;
     let mut links = BrokerLinks::known_now();
+    let mut clients = start_clients(&config, multi_core, &out, queue_below)?;
+
+    let mut status = CoordinatorStatus::new(config.show_status, started, clients.len());
+    let mut coverage = OpenOptions::new()
+        .append(true)
+        .open(out.root.join(COVERAGE_CSV))
+        .ok();
+    let mut next_tick = Instant::now();
+    loop {
+        if let Err(e) = broker.broker_once() {
+            tracing::warn!("the LLMP broker: {e}");
+        }
+        if Instant::now() >= next_tick {
+            next_tick = Instant::now() + Duration::from_secs(1);
+            supervise(&mut clients, &config, &out.root, started);
+            read_last_points(&mut clients, &out.root);
+            let point = aggregate(&clients, offset, started);
+            append_point(&mut coverage, &point);
+            status.show(&point);
+            report_link_changes(links.look(), network.broker_port);
+            if clients.iter().all(|c| c.child.is_none()) {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    status.finish();
+    drop(broker);
+
+    stop_if_a_client_failed(&clients, &out.root)?;
+    let triaged = (config.reduce_crash_tests > 0).then(|| {
+        crate::triage::reduce_run(
+            grammar,
+            &out.root,
+            config.target,
+            config.timeout,
+            config.reduce_crash_tests,
+        )
+    });
+    let mut summary = summarize(&config, &clients, &out.root, started, map_size)?;
+    summary.reduce_secs = triaged.map(|t| t.seconds).filter(|&s| s > 0.0);
+    let json = serde_json::to_string(&summary).expect("plain data serializes");
+    crate::write_atomic(&out.root.join(SUMMARY), json.as_bytes())?;
+    if coverage.is_some() {
+        let mut point = aggregate(&clients, offset, started);
+        point.edges = summary.edges as u64;
+        point.corpus = summary.corpus as u64;
+        append_point(&mut coverage, &point);
+    }
+    Ok(summary)
+}
+
+/// One client process per core, each on the run's configuration in its own role, logging in
+/// its own directory.
+fn start_clients(
+    config: &FuzzConfig,
+    multi_core: &MultiCore,
+    out: &OutDir,
+    queue_below: u32,
+) -> Result<Vec<ClientProcess>, Diagnostics> {
+    let MultiCore { cores, network } = multi_core;
     let mut clients = Vec::new();
     for (index, &core) in cores.iter().enumerate() {
         let role = ClientRole {
@@ -120,7 +181,7 @@ pub(super) fn run_clients(
         let dir = role.dir(&out.root);
         crate::create_dir(&dir)?;
         let execs_before = last_point(&dir).map_or(0, |p| p.execs);
-        let child = spawn(&role.config(&config, config.stop.time), &dir)?;
+        let child = spawn(&role.config(config, config.stop.time), &dir)?;
         clients.push(ClientProcess {
             role,
             child: Some(child),
@@ -141,70 +202,41 @@ pub(super) fn run_clients(
             .map(|c| format!(", connected to {c}"))
             .unwrap_or_default()
     );
+    Ok(clients)
+}
 
-    let mut status = CoordinatorStatus::new(config.show_status, started, clients.len());
-    let mut coverage = OpenOptions::new()
-        .append(true)
-        .open(out.root.join(COVERAGE_CSV))
-        .ok();
-    let mut next_tick = Instant::now();
-    loop {
-        if let Err(e) = broker.broker_once() {
-            tracing::warn!("the LLMP broker: {e}");
+/// Each client's latest line of its own `coverage.csv`; a client that has written none yet
+/// keeps the line read before.
+fn read_last_points(clients: &mut [ClientProcess], out: &Path) {
+    for client in clients {
+        if let Some(point) = last_point(&client.role.dir(out)) {
+            client.last = Some(point);
         }
-        if Instant::now() >= next_tick {
-            next_tick = Instant::now() + Duration::from_secs(1);
-            supervise(&mut clients, &config, &out.root, started);
-            for client in &mut clients {
-                if let Some(point) = last_point(&client.role.dir(&out.root)) {
-                    client.last = Some(point);
-                }
-            }
-            let point = aggregate(&clients, offset, started);
-            if let Some(file) = &mut coverage
-                && file.write_all(point.to_line().as_bytes()).is_err()
-            {
-                coverage = None;
-            }
-            status.show(&point);
-            report_link_changes(links.look(), network.broker_port);
-            if clients.iter().all(|c| c.child.is_none()) {
-                break;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(5));
     }
-    status.finish();
-    drop(broker);
+}
 
-    if let Some(failed) = clients.iter().find_map(|c| c.failed.clone()) {
-        return Err(Diagnostic::error(format!(
+/// Appends a line to the run's `coverage.csv`; after a failed write the log is given up, and
+/// fuzzing goes on without it.
+fn append_point(coverage: &mut Option<std::fs::File>, point: &CoveragePoint) {
+    if let Some(file) = coverage
+        && file.write_all(point.to_line().as_bytes()).is_err()
+    {
+        *coverage = None;
+    }
+}
+
+/// The run stops as a whole when a client failed for good (exit 2), saying where what was
+/// saved is and that running again resumes it.
+fn stop_if_a_client_failed(clients: &[ClientProcess], out: &Path) -> Result<(), Diagnostics> {
+    match clients.iter().find_map(|c| c.failed.clone()) {
+        Some(failed) => Err(Diagnostic::error(format!(
             "{failed}; fuzzing stopped. Everything saved so far is in {}, and running the same \
              command again resumes it",
-            out.root.display()
+            out.display()
         ))
-        .into());
+        .into()),
+        None => Ok(()),
     }
-    let triaged = (config.reduce_crash_tests > 0).then(|| {
-        crate::triage::reduce_run(
-            grammar,
-            &out.root,
-            config.target,
-            config.timeout,
-            config.reduce_crash_tests,
-        )
-    });
-    let mut summary = summarize(&config, &clients, &out.root, started, map_size)?;
-    summary.reduce_secs = triaged.map(|t| t.seconds).filter(|&s| s > 0.0);
-    let json = serde_json::to_string(&summary).expect("plain data serializes");
-    crate::write_atomic(&out.root.join(SUMMARY), json.as_bytes())?;
-    if let Some(file) = &mut coverage {
-        let mut point = aggregate(&clients, offset, started);
-        point.edges = summary.edges as u64;
-        point.corpus = summary.corpus as u64;
-        let _ = file.write_all(point.to_line().as_bytes());
-    }
-    Ok(summary)
 }
 
 /// The broker every client of this machine connects to; with `--connect`, also a link to

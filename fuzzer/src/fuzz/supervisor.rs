@@ -15,6 +15,7 @@ use libafl_bolts::Error;
 use libafl_bolts::core_affinity::CoreId;
 use libafl_bolts::shmem::ShMemProvider;
 
+use super::client::ClientRole;
 use super::config::FuzzConfig;
 use super::coverage_log::resume_offset;
 use super::fatal::FatalChannel;
@@ -131,101 +132,12 @@ enum Launched {
 }
 
 fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched, Diagnostics> {
-    let config = config.clone();
-    let map_size = require_instrumented(config.target.name)?;
-    quiet_library_backtraces();
-    let (grammar, analysis, manifest) = checked_manifest(&config)?;
-    let log_dir = log_dir(&config);
-    if lock.is_none() {
-        // Before anything is read or written there: two runs that both found the directory
-        // empty would otherwise both write a manifest and number entries from the same start.
-        // A client locks its own directory: the coordinator holds the output directory's.
-        crate::create_dir(&log_dir)?;
-        *lock = Some(match config.client {
-            None => DirLock::acquire(&log_dir, "bonsai fuzz")?,
-            // A client started again after its supervisor was killed: the fuzzing process
-            // of the lost one holds the lock until the parent-death signal has ended it.
-            Some(_) => acquire_within(&log_dir, std::time::Duration::from_secs(10))?,
-        });
-    }
-    let mut out = OutDir::prepare(&config.out, &manifest)?;
-    match config.client {
-        // The coordinator repaired the directory before any client started.
-        Some(role) => out.resumed = role.resumed,
-        None if out.resumed => report_repairs(&repair(&out.root, grammar, config.bounds)),
-        None => {}
-    }
-    let (mut seeds, seeds_skipped) = load_seeds(&config, grammar, &out)?;
-    if let Some(role) = config.client {
-        seeds = share_seeds(seeds, role);
-    }
-    if let Some(criterion) = config.seed_cover {
-        seeds.extend(cover_seeds(grammar, &analysis, criterion, config.bounds)?);
-        seeds.sort_by_key(|s| s.size);
-    }
-    let seen = out.seen_faults(&log_dir.join(FAULTS_JSON));
-    let summary_path = log_dir.join(SUMMARY);
-    let _ = std::fs::remove_file(&summary_path);
-    let coverage_offset = resume_offset(
-        &log_dir,
-        Some(
-            config
-                .grammar_feedback
-                .unwrap_or(crate::feedback::DEFAULT_QUEUE_PATHS_K),
-        ),
-    );
-    // Reading the debug information takes about a second in a debug build, and longer on a
-    // loaded machine: taken from the budget, it left a one-second campaign node no time to
-    // generate a single input. The budget is the time spent fuzzing.
-    crate::feedback::warm_symbol_cache();
-    let prepared = Prepared {
-        config,
-        grammar,
-        out,
-        seeds,
-        seeds_skipped,
-        seen,
-        started: Instant::now(),
-        map_size,
-        coverage_offset,
-        log_dir,
-    };
+    let prepared = prepare(config, lock)?;
     let supervisor = std::process::id();
     let fatal =
         FatalChannel::new().map_err(|e| Diagnostic::error(format!("cannot create a pipe: {e}")))?;
-    // LibAFL's respawner panics when a fuzzing process is lost; the supervisor says so itself,
-    // in one line, without the panic's backtrace.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let client = prepared.config.client;
-    let launched = catch_unwind(AssertUnwindSafe(|| -> Result<Option<Launch>, Error> {
-        let mut shmem = RunShMemProvider::new()?;
-        Ok(Some(match client {
-            None => {
-                let (state, manager) = Manager::launch(NopMonitor::new(), &mut shmem, true)?;
-                Launch::Alone(state, Box::new(manager))
-            }
-            Some(role) => {
-                let description = ClientDescription::new(role.index, 0, CoreId(role.core));
-                // Every client runs every input it receives itself: its feedbacks judge by its
-                // own history, which another client's observers cannot tell.
-                let (state, manager) = setup_restarting_mgr_llmp::<_, _, NopMonitor, _, _>(
-                    shmem,
-                    EventConfig::AlwaysUnique,
-                    None,
-                    role.broker_port,
-                    ManagerKind::Client {
-                        client_description: description,
-                    },
-                    None,
-                    ShouldSaveState::OnRestart,
-                    (),
-                )?;
-                Launch::Client(state, Box::new(manager))
-            }
-        }))
-    }));
-    std::panic::set_hook(hook);
+    let launched = start_manager(client);
     let stopped = |why: Diagnostic| {
         Diagnostics::from(Diagnostic {
             message: format!(
@@ -290,16 +202,127 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
             ));
         }
     }
-    let text = std::fs::read_to_string(&summary_path).map_err(|_| {
+    read_summary(&prepared)
+}
+
+/// What the fuzzing process needs (the directory locked once per run and repaired when
+/// resumed, the seeds, the debug information), read and checked in the supervisor before
+/// LibAFL forks: every restart inherits it, and a failed check ends the run before any
+/// fuzzing process starts.
+fn prepare(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Prepared, Diagnostics> {
+    let config = config.clone();
+    let map_size = require_instrumented(config.target.name)?;
+    quiet_library_backtraces();
+    let (grammar, analysis, manifest) = checked_manifest(&config)?;
+    let log_dir = log_dir(&config);
+    if lock.is_none() {
+        // Before anything is read or written there: two runs that both found the directory
+        // empty would otherwise both write a manifest and number entries from the same start.
+        // A client locks its own directory: the coordinator holds the output directory's.
+        crate::create_dir(&log_dir)?;
+        *lock = Some(match config.client {
+            None => DirLock::acquire(&log_dir, "bonsai fuzz")?,
+            // A client started again after its supervisor was killed: the fuzzing process
+            // of the lost one holds the lock until the parent-death signal has ended it.
+            Some(_) => acquire_within(&log_dir, std::time::Duration::from_secs(10))?,
+        });
+    }
+    let mut out = OutDir::prepare(&config.out, &manifest)?;
+    match config.client {
+        // The coordinator repaired the directory before any client started.
+        Some(role) => out.resumed = role.resumed,
+        None if out.resumed => report_repairs(&repair(&out.root, grammar, config.bounds)),
+        None => {}
+    }
+    let (mut seeds, seeds_skipped) = load_seeds(&config, grammar, &out)?;
+    if let Some(role) = config.client {
+        seeds = share_seeds(seeds, role);
+    }
+    if let Some(criterion) = config.seed_cover {
+        seeds.extend(cover_seeds(grammar, &analysis, criterion, config.bounds)?);
+        seeds.sort_by_key(|s| s.size);
+    }
+    let seen = out.seen_faults(&log_dir.join(FAULTS_JSON));
+    let summary_path = log_dir.join(SUMMARY);
+    let _ = std::fs::remove_file(&summary_path);
+    let coverage_offset = resume_offset(
+        &log_dir,
+        Some(
+            config
+                .grammar_feedback
+                .unwrap_or(crate::feedback::DEFAULT_QUEUE_PATHS_K),
+        ),
+    );
+    // Reading the debug information takes about a second in a debug build, and longer on a
+    // loaded machine: taken from the budget, it left a one-second campaign node no time to
+    // generate a single input. The budget is the time spent fuzzing.
+    crate::feedback::warm_symbol_cache();
+    Ok(Prepared {
+        config,
+        grammar,
+        out,
+        seeds,
+        seeds_skipped,
+        seen,
+        started: Instant::now(),
+        map_size,
+        coverage_offset,
+        log_dir,
+    })
+}
+
+/// Starts LibAFL's restarting manager: alone, or as a client of the run's broker. It returns
+/// in the fuzzing process with the state saved before a restart, and in the supervisor when
+/// the fuzzing processes are over; a panic is its way to say that one was lost.
+fn start_manager(client: Option<ClientRole>) -> std::thread::Result<Result<Option<Launch>, Error>> {
+    // LibAFL's respawner panics when a fuzzing process is lost; the supervisor says so itself,
+    // in one line, without the panic's backtrace.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let launched = catch_unwind(AssertUnwindSafe(|| -> Result<Option<Launch>, Error> {
+        let mut shmem = RunShMemProvider::new()?;
+        Ok(Some(match client {
+            None => {
+                let (state, manager) = Manager::launch(NopMonitor::new(), &mut shmem, true)?;
+                Launch::Alone(state, Box::new(manager))
+            }
+            Some(role) => {
+                let description = ClientDescription::new(role.index, 0, CoreId(role.core));
+                // Every client runs every input it receives itself: its feedbacks judge by its
+                // own history, which another client's observers cannot tell.
+                let (state, manager) = setup_restarting_mgr_llmp::<_, _, NopMonitor, _, _>(
+                    shmem,
+                    EventConfig::AlwaysUnique,
+                    None,
+                    role.broker_port,
+                    ManagerKind::Client {
+                        client_description: description,
+                    },
+                    None,
+                    ShouldSaveState::OnRestart,
+                    (),
+                )?;
+                Launch::Client(state, Box::new(manager))
+            }
+        }))
+    }));
+    std::panic::set_hook(hook);
+    launched
+}
+
+/// The summary the fuzzing process left, with the time its faults' triage took when this
+/// run (not a coordinator) reduces them.
+fn read_summary(prepared: &Prepared) -> Result<Launched, Diagnostics> {
+    let summary_path = &prepared.log_dir.join(SUMMARY);
+    let text = std::fs::read_to_string(summary_path).map_err(|_| {
         Diagnostic::error(
             "the fuzzing process ended without a summary (interrupted, or failed: see above); \
              everything saved so far is in the output directory, and running again resumes it",
         )
         .in_file(&prepared.out.root)
     })?;
-    let mut summary: Summary = serde_json::from_str(&text).map_err(|e| {
-        Diagnostic::error(format!("unreadable summary: {e}")).in_file(&summary_path)
-    })?;
+    let mut summary: Summary = serde_json::from_str(&text)
+        .map_err(|e| Diagnostic::error(format!("unreadable summary: {e}")).in_file(summary_path))?;
     let config = &prepared.config;
     // A multi-core run's coordinator reduces the faults of all clients once they all ended.
     if config.reduce_crash_tests > 0 && config.client.is_none() {
@@ -313,7 +336,7 @@ fn run_once(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Launched,
         if triaged.seconds > 0.0 {
             summary.reduce_secs = Some(triaged.seconds);
             let json = serde_json::to_string(&summary).expect("plain data serializes");
-            crate::write_atomic(&summary_path, json.as_bytes())?;
+            crate::write_atomic(summary_path, json.as_bytes())?;
         }
     }
     Ok(Launched::Finished(Box::new(summary)))

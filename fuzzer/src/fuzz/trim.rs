@@ -52,7 +52,7 @@ use crate::grammar::Grammar;
 use crate::observer::{EdgeObserver, ExecutionClass, ReplayObserver};
 use crate::provenance::{LastMutation, Mutation};
 use crate::reduce::{Candidate, Hdd, Judge};
-use crate::sampler::Bounds;
+use crate::sampler::{Bounds, Sample};
 
 /// The share of the run's wall time trimming may take. Past it, a new entry's trim is deferred
 /// until the loop has fuzzed long enough to make up the difference: early in a run entries
@@ -129,36 +129,46 @@ enum Ran {
     },
 }
 
-/// Runs `choices` once in-process through the fuzzer's executor and reads what the observers
-/// saw.
-fn execute<E, EM, S, Z>(
-    candidate: ChoiceInput,
-    (edges, replay): &(Handle<EdgeObserver>, Handle<ReplayObserver>),
-    fuzzer: &mut Z,
-    executor: &mut E,
-    state: &mut S,
-    manager: &mut EM,
-) -> Result<Ran, Error>
+/// The loop's parts a candidate runs through, borrowed for the length of one trim.
+struct Runs<'a, E, EM, S, Z> {
+    fuzzer: &'a mut Z,
+    executor: &'a mut E,
+    state: &'a mut S,
+    manager: &'a mut EM,
+}
+
+impl<E, EM, S, Z> Runs<'_, E, EM, S, Z>
 where
     E: HasObservers,
     E::Observers: MatchNameRef,
     Z: ExecutesInput<E, EM, ChoiceInput, S>,
 {
-    if fuzzer.execute_input(state, executor, manager, &candidate)? != ExitKind::Ok {
-        return Ok(Ran::Faulted(candidate));
+    /// Runs `candidate` once in-process through the fuzzer's executor and reads what the
+    /// observers saw.
+    fn execute(
+        &mut self,
+        candidate: ChoiceInput,
+        (edges, replay): &(Handle<EdgeObserver>, Handle<ReplayObserver>),
+    ) -> Result<Ran, Error> {
+        let ran = self
+            .fuzzer
+            .execute_input(self.state, self.executor, self.manager, &candidate)?;
+        if ran != ExitKind::Ok {
+            return Ok(Ran::Faulted(candidate));
+        }
+        let observers = self.executor.observers();
+        let verdict = observers
+            .get(replay)
+            .ok_or_else(|| Error::key_not_found("replay observer"))?
+            .replay()
+            .validity;
+        let edges = observers
+            .get(edges)
+            .ok_or_else(|| Error::key_not_found("edge observer"))?
+            .edges()
+            .collect();
+        Ok(Ran::Finished { verdict, edges })
     }
-    let observers = executor.observers();
-    let verdict = observers
-        .get(replay)
-        .ok_or_else(|| Error::key_not_found("replay observer"))?
-        .replay()
-        .validity;
-    let edges = observers
-        .get(edges)
-        .ok_or_else(|| Error::key_not_found("edge observer"))?
-        .edges()
-        .collect();
-    Ok(Ran::Finished { verdict, edges })
 }
 
 impl Trimmer {
@@ -266,6 +276,65 @@ impl Trimmer {
         S: HasCorpus<ChoiceInput> + HasMetadata,
         Z: ExecutesInput<E, EM, ChoiceInput, S>,
     {
+        let Some((mut goal, input)) = self.claim(id, state)? else {
+            return Ok(None);
+        };
+        let started = Instant::now();
+        *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
+            mutation: Mutation::Trim,
+            existing: None,
+            repair: false,
+        };
+        let entry = Trimming {
+            bounds: input.bounds.unwrap_or(self.bounds),
+            input,
+        };
+        let handles = (self.edges.clone(), self.replay.clone());
+        let mut runs = Runs {
+            fuzzer,
+            executor,
+            state,
+            manager,
+        };
+        // The entry once more, as it is: an edge it brought only because of what ran before it
+        // in this process (a cache, a hash seed's collisions) cannot be asked of a candidate,
+        // so only the edges it brings again are required, as the fuzz-then-reduce baseline
+        // requires only what two runs agree on.
+        let mut tests = 1;
+        let keeps_something = match runs.execute(entry.input.clone(), &handles)? {
+            Ran::Faulted(_) => false,
+            Ran::Finished { verdict, edges } => {
+                goal.edges.retain(|e| edges.binary_search(e).is_ok());
+                !goal.edges.is_empty() && (!goal.must_be_valid || verdict == ExecutionClass::Valid)
+            }
+        };
+        let mut faulted = None;
+        if keeps_something {
+            let shrunk = self.shrink(id, &entry, &goal, &mut runs)?;
+            tests += shrunk.tests;
+            faulted = shrunk.faulted;
+            if let Some(trimmed) = shrunk.trimmed {
+                replace_entry(runs.state, id, &entry, trimmed)?;
+            }
+        }
+        let stats = runs.state.metadata_or_insert_with(TrimStats::default);
+        stats.entries += 1;
+        stats.tests += tests;
+        stats.seconds += started.elapsed().as_secs_f64();
+        Ok(faulted)
+    }
+
+    /// The entry's goal and input, taken off it, if it was saved for new edges and has not
+    /// been trimmed yet; when trimming is over its share, the entry waits in the deferred list
+    /// instead, its goal left on it.
+    fn claim<S>(
+        &self,
+        id: CorpusId,
+        state: &mut S,
+    ) -> Result<Option<(Contribution, ChoiceInput)>, Error>
+    where
+        S: HasCorpus<ChoiceInput> + HasMetadata,
+    {
         let wanted = state
             .corpus()
             .get(id)?
@@ -284,139 +353,194 @@ impl Trimmer {
                 .push_back(id);
             return Ok(None);
         }
-        let (goal, input) = {
-            let mut testcase = state.corpus().get(id)?.borrow_mut();
-            let Some(goal) = testcase.metadata_map_mut().remove::<Contribution>() else {
-                return Ok(None);
-            };
-            let Some(input) = testcase.input().clone() else {
-                return Ok(None);
-            };
-            (*goal, input)
+        let mut testcase = state.corpus().get(id)?.borrow_mut();
+        let Some(goal) = testcase.metadata_map_mut().remove::<Contribution>() else {
+            return Ok(None);
         };
-        let started = Instant::now();
-        *state.metadata_or_insert_with(LastMutation::default) = LastMutation {
-            mutation: Mutation::Trim,
-            existing: None,
-            repair: false,
+        let Some(input) = testcase.input().clone() else {
+            return Ok(None);
         };
-        let bounds = input.bounds.unwrap_or(self.bounds);
+        Ok(Some((*goal, input)))
+    }
+
+    /// HDD on the entry's choices, each candidate run in-process and judged by `goal`; the
+    /// smallest candidate replaces the entry if [`Self::confirm`] says so.
+    fn shrink<E, EM, S, Z>(
+        &mut self,
+        id: CorpusId,
+        entry: &Trimming,
+        goal: &Contribution,
+        runs: &mut Runs<'_, E, EM, S, Z>,
+    ) -> Result<Shrunk, Error>
+    where
+        E: HasObservers,
+        E::Observers: MatchNameRef,
+        S: HasCorpus<ChoiceInput> + HasMetadata,
+        Z: ExecutesInput<E, EM, ChoiceInput, S>,
+    {
         let handles = (self.edges.clone(), self.replay.clone());
-        // Every candidate speaks the entry's own words.
-        let candidate_of = |choices: &[u32]| {
-            ChoiceInput::new(choices.to_vec().into(), bounds).with_words(input.words.clone())
-        };
-        // The entry once more, as it is: an edge it brought only because of what ran before it
-        // in this process (a cache, a hash seed's collisions) cannot be asked of a candidate,
-        // so only the edges it brings again are required, as the fuzz-then-reduce baseline
-        // requires only what two runs agree on.
-        let mut goal = goal;
-        let mut tests = 1;
-        let keeps_something =
-            match execute(input.clone(), &handles, fuzzer, executor, state, manager)? {
-                Ran::Faulted(_) => false,
-                Ran::Finished { verdict, edges } => {
-                    goal.edges.retain(|e| edges.binary_search(e).is_ok());
-                    !goal.edges.is_empty()
-                        && (!goal.must_be_valid || verdict == ExecutionClass::Valid)
-                }
-            };
         let mut faulted = None;
         let mut failure = None;
-        let mut replacement = None;
-        if keeps_something {
-            let criterion = |candidate: &Candidate<'_>| {
-                let Some(derivation) = candidate.derivation else {
-                    return false;
-                };
-                if failure.is_some() {
-                    return false;
-                }
-                let slow = state
-                    .metadata::<SlowTrimCandidates>()
-                    .is_ok_and(|slow| slow.contains(candidate.text));
-                if slow {
-                    return false;
-                }
-                let choices = derivation.choices.as_slice();
-                match execute(
-                    candidate_of(choices),
-                    &handles,
-                    fuzzer,
-                    executor,
-                    state,
-                    manager,
-                ) {
-                    Ok(Ran::Finished { verdict, edges }) => goal.holds(verdict, &edges),
-                    Ok(Ran::Faulted(input)) => {
-                        faulted.get_or_insert(input);
-                        false
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        false
-                    }
-                }
+        let criterion = |candidate: &Candidate<'_>| {
+            let Some(derivation) = candidate.derivation else {
+                return false;
             };
-            let mut judge = Judge::new(criterion).with_max_tests(self.max_tests);
-            self.hdd.set_words(input.words.clone());
-            let reduced = self.hdd.reduce(input.choices.as_slice(), &mut judge);
-            tests += judge.tests();
-            drop(judge);
-            if let Some(e) = failure {
-                return Err(e);
+            if failure.is_some() {
+                return false;
             }
-            if let Ok((sample, text)) = reduced {
-                let before = state
-                    .corpus()
-                    .get(id)?
-                    .borrow()
-                    .metadata::<EntryInfo>()?
-                    .text
-                    .len();
-                if text.len() < before {
-                    // Once more for what the entry's metadata says about it; a run that no
-                    // longer keeps the criterion leaves the entry as found.
-                    tests += 1;
-                    let choices = sample.choices.as_slice();
-                    if let Ran::Finished { verdict, edges } = execute(
-                        candidate_of(choices),
-                        &handles,
-                        fuzzer,
-                        executor,
-                        state,
-                        manager,
-                    )? && goal.holds(verdict, &edges)
-                    {
-                        let valid = verdict == ExecutionClass::Valid;
-                        replacement = Some((sample, text, before, valid, edges));
-                    }
+            let slow = runs
+                .state
+                .metadata::<SlowTrimCandidates>()
+                .is_ok_and(|slow| slow.contains(candidate.text));
+            if slow {
+                return false;
+            }
+            match runs.execute(entry.candidate(derivation.choices.as_slice()), &handles) {
+                Ok(Ran::Finished { verdict, edges }) => goal.holds(verdict, &edges),
+                Ok(Ran::Faulted(input)) => {
+                    faulted.get_or_insert(input);
+                    false
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    false
                 }
             }
+        };
+        let mut judge = Judge::new(criterion).with_max_tests(self.max_tests);
+        self.hdd.set_words(entry.input.words.clone());
+        let reduced = self.hdd.reduce(entry.input.choices.as_slice(), &mut judge);
+        let mut tests = judge.tests();
+        drop(judge);
+        if let Some(e) = failure {
+            return Err(e);
         }
-        if let Some((sample, text, before, valid, edges)) = replacement {
-            let mut testcase = state.corpus().get(id)?.borrow().clone();
-            *testcase.input_mut() =
-                Some(ChoiceInput::new(sample.choices, bounds).with_words(input.words.clone()));
-            let info = testcase.metadata_mut::<EntryInfo>()?;
-            info.trimmed_from = Some(info.trimmed_from.unwrap_or(before));
-            info.text = text;
-            info.valid = valid;
-            info.edges = edges.len() as u32;
-            testcase.add_metadata(MapIndexesMetadata::new(
-                edges.into_iter().map(|e| e as usize).collect(),
-            ));
-            let after = testcase.metadata::<EntryInfo>()?.text.len();
-            state.corpus_mut().replace(id, testcase)?;
-            let stats = state.metadata_or_insert_with(TrimStats::default);
-            stats.smaller += 1;
-            stats.bytes_before += before as u64;
-            stats.bytes_after += after as u64;
+        let mut trimmed = None;
+        if let Ok(smallest) = reduced {
+            let confirmed;
+            (trimmed, confirmed) = self.confirm(id, entry, goal, smallest, runs)?;
+            tests += confirmed;
         }
-        let stats = state.metadata_or_insert_with(TrimStats::default);
-        stats.entries += 1;
-        stats.tests += tests;
-        stats.seconds += started.elapsed().as_secs_f64();
-        Ok(faulted)
+        Ok(Shrunk {
+            tests,
+            faulted,
+            trimmed,
+        })
     }
+
+    /// The smallest candidate HDD found, if it is smaller than the entry and, run once more for
+    /// what the entry's metadata will say about it, still holds the goal; a run that no longer
+    /// does leaves the entry as found. Also the tests this took (0 or 1).
+    fn confirm<E, EM, S, Z>(
+        &self,
+        id: CorpusId,
+        entry: &Trimming,
+        goal: &Contribution,
+        (sample, text): (Sample, String),
+        runs: &mut Runs<'_, E, EM, S, Z>,
+    ) -> Result<(Option<Trimmed>, u64), Error>
+    where
+        E: HasObservers,
+        E::Observers: MatchNameRef,
+        S: HasCorpus<ChoiceInput> + HasMetadata,
+        Z: ExecutesInput<E, EM, ChoiceInput, S>,
+    {
+        let before = runs
+            .state
+            .corpus()
+            .get(id)?
+            .borrow()
+            .metadata::<EntryInfo>()?
+            .text
+            .len();
+        if text.len() >= before {
+            return Ok((None, 0));
+        }
+        let handles = (self.edges.clone(), self.replay.clone());
+        let Ran::Finished { verdict, edges } =
+            runs.execute(entry.candidate(sample.choices.as_slice()), &handles)?
+        else {
+            return Ok((None, 1));
+        };
+        if !goal.holds(verdict, &edges) {
+            return Ok((None, 1));
+        }
+        let trimmed = Trimmed {
+            sample,
+            text,
+            before,
+            valid: verdict == ExecutionClass::Valid,
+            edges,
+        };
+        Ok((Some(trimmed), 1))
+    }
+}
+
+/// The entry being trimmed: its input, and the bounds its candidates are sampled under.
+struct Trimming {
+    input: ChoiceInput,
+    bounds: Bounds,
+}
+
+impl Trimming {
+    /// A candidate in the entry's own words, as every candidate must speak them.
+    fn candidate(&self, choices: &[u32]) -> ChoiceInput {
+        ChoiceInput::new(choices.to_vec().into(), self.bounds).with_words(self.input.words.clone())
+    }
+}
+
+/// What HDD did to an entry: the tests it ran, a candidate that faulted (for the objective),
+/// and the smaller input that keeps the goal, if it found one.
+struct Shrunk {
+    tests: u64,
+    faulted: Option<ChoiceInput>,
+    trimmed: Option<Trimmed>,
+}
+
+/// A smaller input that keeps an entry's goal: its choices and text, the entry's size before,
+/// and what its last run showed.
+struct Trimmed {
+    sample: Sample,
+    text: String,
+    before: usize,
+    valid: bool,
+    edges: Vec<u32>,
+}
+
+/// Puts the trimmed input in the entry's place, under the same corpus id, with metadata that
+/// describes the new input (and the size it was trimmed from), and counts it.
+fn replace_entry<S>(
+    state: &mut S,
+    id: CorpusId,
+    entry: &Trimming,
+    trimmed: Trimmed,
+) -> Result<(), Error>
+where
+    S: HasCorpus<ChoiceInput> + HasMetadata,
+{
+    let Trimmed {
+        sample,
+        text,
+        before,
+        valid,
+        edges,
+    } = trimmed;
+    let mut testcase = state.corpus().get(id)?.borrow().clone();
+    *testcase.input_mut() =
+        Some(ChoiceInput::new(sample.choices, entry.bounds).with_words(entry.input.words.clone()));
+    let info = testcase.metadata_mut::<EntryInfo>()?;
+    info.trimmed_from = Some(info.trimmed_from.unwrap_or(before));
+    info.text = text;
+    info.valid = valid;
+    info.edges = edges.len() as u32;
+    testcase.add_metadata(MapIndexesMetadata::new(
+        edges.into_iter().map(|e| e as usize).collect(),
+    ));
+    let after = testcase.metadata::<EntryInfo>()?.text.len();
+    state.corpus_mut().replace(id, testcase)?;
+    let stats = state.metadata_or_insert_with(TrimStats::default);
+    stats.smaller += 1;
+    stats.bytes_before += before as u64;
+    stats.bytes_after += after as u64;
+    Ok(())
 }

@@ -2,14 +2,14 @@
 //! "reduce" half of the fuzz-then-reduce baseline that Bonsai fuzzing is compared with.
 
 use std::num::NonZeroUsize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ahash::AHashSet;
 use libafl_bolts::rands::{Rand, StdRand};
 use serde::Serialize;
 
-use super::{Hdd, Judge, SameCoverage, Strategy, reduce_recorded};
+use super::{Hdd, Judge, Reproducer, SameCoverage, Strategy, reduce_recorded};
 use crate::choice::SavedChoices;
 use crate::corpus::{
     Durability, EntryContent, EntryDir, EntryFile, EntryInfo, MANIFEST, Manifest, StoredEntry,
@@ -108,18 +108,111 @@ pub fn reduce_corpus(
         .in_file(out));
     }
     let originals = read_queue(grammar, queue)?;
+    let out_queue = create_output(out, manifest)?;
+    let mut runner = ForkedRunner::new(target, options.timeout)
+        .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
+    let requirements = requirements(&mut runner, &originals);
+
+    let mut summary = CorpusReduction {
+        reducer: options.strategy.to_string(),
+        inputs: originals.len(),
+        tests: 2 * originals.len() as u64,
+        sample_every: options.sample_every.max(1),
+        ..CorpusReduction::default()
+    };
+    let reducer = InputReducer {
+        grammar,
+        options,
+        parser: (options.strategy != Strategy::Hdd).then(|| Parser::new(grammar)),
+    };
+    let mut written = AHashSet::new();
+    summary.measure_cpu_seconds = cpu_seconds();
+    let sampled = sample(&originals, requirements, summary.sample_every);
+    let summary_path = out.join("reduction.json");
+    for (original, requirement) in sampled {
+        summary.sampled += 1;
+        summary.bytes_before += original.text.len();
+        let new_edges = requirement.edges.len() as u32;
+        let (reduced, tests);
+        (runner, reduced, tests) = reducer.reduce(runner, original, requirement);
+        summary.tests += tests;
+        let (text, choices) = match reduced {
+            Some(r) => (r.text, r.choices),
+            None => {
+                summary.unreduced += 1;
+                (original.text.clone(), Some(original.saved.clone()))
+            }
+        };
+        if !written.insert(text.clone()) {
+            summary.duplicates += 1;
+            continue;
+        }
+        let outcome = runner.run(text.as_bytes());
+        summary.tests += 1;
+        let info = EntryInfo {
+            text: text.clone(),
+            valid: outcome.is_valid(),
+            edges: outcome.edges.len() as u32,
+            new_edges,
+            parent: original.number.parse().ok(),
+            mutator: format!("reduce-{}", options.strategy),
+            found_at: started.elapsed().as_secs_f64(),
+            ..EntryInfo::default()
+        };
+        write_entry(&out_queue, &original.number, &info, choices.as_ref())?;
+        summary.bytes_after += text.len();
+        summary.written += 1;
+        if summary.sample_every > 1 {
+            write_summary(&mut summary, started, &summary_path)?;
+        }
+    }
+    summary.finished = true;
+    write_summary(&mut summary, started, &summary_path)?;
+    Ok(summary)
+}
+
+/// What an input must keep through its reduction, from replaying the whole queue in order.
+struct Requirement {
+    /// The edges no earlier input covered (with `must_be_valid`, also those it was the first
+    /// valid input to cover); every edge it covers if it added none.
+    edges: Vec<u32>,
+    /// Whether it was the first valid input to cover some edges.
+    must_be_valid: bool,
+    /// Whether both of its runs ran normally: a faulting input says nothing about what it
+    /// covers, and is kept as it is.
+    ran: bool,
+}
+
+/// `out/queue/` and `out/fuzz.json`, the manifest that makes `out` read as a fuzzing output.
+fn create_output(out: &Path, manifest: &Manifest) -> Result<PathBuf, Diagnostic> {
     let out_queue = out.join(QUEUE_DIR);
     crate::create_dir(&out_queue)?;
     let json = serde_json::to_string_pretty(manifest).expect("plain data serializes");
     crate::write_atomic(&out.join(MANIFEST), format!("{json}\n").as_bytes())?;
+    Ok(out_queue)
+}
 
-    let mut runner = ForkedRunner::new(target, options.timeout)
-        .map_err(|e| Diagnostic::error(format!("cannot set up the target's runs: {e}")))?;
-    // What each input contributed, in the order the fuzzer saved them.
+/// Every `every`-th original with its requirement, shuffled when that is a sample (see
+/// [`shuffle`]).
+fn sample(
+    originals: &[Original],
+    requirements: Vec<Requirement>,
+    every: usize,
+) -> Vec<(&Original, Requirement)> {
+    let mut sampled: Vec<_> = originals.iter().zip(requirements).step_by(every).collect();
+    if every > 1 {
+        shuffle(&mut sampled);
+    }
+    sampled
+}
+
+/// Each original's requirement, the queue replayed in the order the fuzzer saved it (two runs
+/// per input).
+fn requirements(runner: &mut ForkedRunner, originals: &[Original]) -> Vec<Requirement> {
     let mut covered = AHashSet::new();
     let mut covered_valid = AHashSet::new();
     let mut requirements = Vec::with_capacity(originals.len());
-    for original in &originals {
+    for original in originals {
         let mut outcome = runner.run(original.text.as_bytes());
         // Only the edges two runs agree on: a target whose coverage varies from run to run
         // (hash seeds, caches) would otherwise fail its own criterion and stay unreduced.
@@ -150,41 +243,43 @@ pub fn reduce_corpus(
         if required.is_empty() {
             required = outcome.edges.clone();
         }
-        requirements.push((required, must_be_valid, ran));
+        requirements.push(Requirement {
+            edges: required,
+            must_be_valid,
+            ran,
+        });
     }
+    requirements
+}
 
-    let mut summary = CorpusReduction {
-        reducer: options.strategy.to_string(),
-        inputs: originals.len(),
-        tests: 2 * originals.len() as u64,
-        sample_every: options.sample_every.max(1),
-        ..CorpusReduction::default()
-    };
-    let parser = (options.strategy != Strategy::Hdd).then(|| Parser::new(grammar));
-    let mut written = AHashSet::new();
-    summary.measure_cpu_seconds = cpu_seconds();
-    let mut sampled: Vec<_> = originals
-        .iter()
-        .zip(requirements)
-        .step_by(summary.sample_every)
-        .collect();
-    if summary.sample_every > 1 {
-        shuffle(&mut sampled);
-    }
-    let summary_path = out.join("reduction.json");
-    for (original, (required, must_be_valid, ran)) in sampled {
-        summary.sampled += 1;
-        summary.bytes_before += original.text.len();
-        let new_edges = required.len() as u32;
-        let criterion = SameCoverage::requiring(runner, required, must_be_valid);
-        let mut judge = Judge::new(criterion).with_max_tests(options.max_tests_per_input);
-        let reduced = if ran {
+/// What every input's reduction shares: the grammar, the options and, unless the strategy is
+/// HDD alone, the parser that recovers the choices of a text ddmin edited.
+struct InputReducer<'g> {
+    grammar: &'g Grammar,
+    options: CorpusOptions,
+    parser: Option<Parser<'g>>,
+}
+
+impl InputReducer<'_> {
+    /// Reduces one original under its requirement; `None` where it is kept unreduced. The
+    /// runner goes into the criterion and comes back with the tests it ran, so that one forked
+    /// runner serves the whole queue.
+    fn reduce(
+        &self,
+        runner: ForkedRunner,
+        original: &Original,
+        requirement: Requirement,
+    ) -> (ForkedRunner, Option<Reproducer>, u64) {
+        let criterion =
+            SameCoverage::requiring(runner, requirement.edges, requirement.must_be_valid);
+        let mut judge = Judge::new(criterion).with_max_tests(self.options.max_tests_per_input);
+        let reduced = if requirement.ran {
             reduce_recorded(
-                grammar,
+                self.grammar,
                 &original.saved,
-                options.strategy,
+                self.options.strategy,
                 &mut judge,
-                parser.as_ref(),
+                self.parser.as_ref(),
             )
             .map_err(|why| {
                 tracing::warn!("{}: kept unreduced: {why}", original.number);
@@ -193,49 +288,26 @@ pub fn reduce_corpus(
         } else {
             None
         };
-        summary.tests += judge.tests();
-        runner = judge.into_criterion().into_runner();
-        let (text, choices) = match reduced {
-            Some(r) => (r.text, r.choices),
-            None => {
-                summary.unreduced += 1;
-                (original.text.clone(), Some(original.saved.clone()))
-            }
-        };
-        if !written.insert(text.clone()) {
-            summary.duplicates += 1;
-            continue;
-        }
-        let outcome = runner.run(text.as_bytes());
-        summary.tests += 1;
-        let info = EntryInfo {
-            text: text.clone(),
-            valid: outcome.is_valid(),
-            edges: outcome.edges.len() as u32,
-            new_edges,
-            parent: original.number.parse().ok(),
-            mutator: format!("reduce-{}", options.strategy),
-            found_at: started.elapsed().as_secs_f64(),
-            ..EntryInfo::default()
-        };
-        let choices = choices.map(|c| c.to_bytes());
-        let meta = info.to_text();
-        let content = EntryContent {
-            choices: choices.as_deref(),
-            text: text.as_bytes(),
-            meta: Some(meta.as_bytes()),
-        };
-        StoredEntry::named(&out_queue, &original.number)
-            .write_all(content, Durability::Unsynced)?;
-        summary.bytes_after += text.len();
-        summary.written += 1;
-        if summary.sample_every > 1 {
-            write_summary(&mut summary, started, &summary_path)?;
-        }
+        let tests = judge.tests();
+        (judge.into_criterion().into_runner(), reduced, tests)
     }
-    summary.finished = true;
-    write_summary(&mut summary, started, &summary_path)?;
-    Ok(summary)
+}
+
+/// Writes a reduced input under its original's number.
+fn write_entry(
+    out_queue: &Path,
+    number: &str,
+    info: &EntryInfo,
+    choices: Option<&SavedChoices>,
+) -> Result<(), Diagnostic> {
+    let choices = choices.map(|c| c.to_bytes());
+    let meta = info.to_text();
+    let content = EntryContent {
+        choices: choices.as_deref(),
+        text: info.text.as_bytes(),
+        meta: Some(meta.as_bytes()),
+    };
+    StoredEntry::named(out_queue, number).write_all(content, Durability::Unsynced)
 }
 
 fn write_summary(

@@ -247,32 +247,6 @@ impl ForkedRunner {
         let edges = self.page.edges();
         let head = self.page.head();
         let (state, verdict, signal) = (head.state, head.verdict, head.signal);
-        let ended = |outcome: Outcome, message: String, fault: Fault| Execution {
-            outcome,
-            message,
-            edges: Vec::new(),
-            output: None,
-            fault: Some(fault),
-        };
-        let caught = |kind: FaultKind, panic: Option<(&str, Option<&str>)>, this: &mut Self| {
-            let head = this.page.head();
-            let samples = match kind {
-                FaultKind::Timeout => head.samples.taken(),
-                _ => Vec::new(),
-            };
-            describe(
-                &Evidence {
-                    kind,
-                    signal: (kind == FaultKind::Crash).then_some(head.signal),
-                    fault_address: head.fault_address,
-                    panic,
-                    violation: None,
-                    addresses: this.page.addresses(),
-                    samples: &samples,
-                },
-                &mut this.symbols,
-            )
-        };
         match state {
             RETURNED => Execution {
                 outcome: match verdict {
@@ -285,41 +259,11 @@ impl ForkedRunner {
                 output: self.page.output(),
                 fault: None,
             },
-            VIOLATED => {
-                let Some(violation) = self
-                    .page
-                    .output()
-                    .and_then(|json| serde_json::from_str::<Violation>(&json).ok())
-                else {
-                    return Execution::error("the child's report of a wrong answer is unreadable");
-                };
-                let fault = describe(
-                    &Evidence {
-                        kind: violation.fault_kind(),
-                        signal: None,
-                        fault_address: 0,
-                        panic: None,
-                        violation: Some(&violation),
-                        addresses: &[],
-                        samples: &[],
-                    },
-                    &mut self.symbols,
-                );
-                Execution {
-                    outcome: match violation.oracle {
-                        Oracle::RoundTrip => Outcome::RoundTrip,
-                        Oracle::Differential => Outcome::Differential,
-                    },
-                    message: violation.message.clone(),
-                    edges,
-                    output: None,
-                    fault: Some(fault),
-                }
-            }
+            VIOLATED => self.violated(edges),
             PANICKED => {
                 let location = self.page.location();
                 let location = (!location.is_empty()).then_some(location.as_str());
-                let fault = caught(FaultKind::Panic, Some((&message, location)), self);
+                let fault = self.caught(FaultKind::Panic, Some((&message, location)));
                 Execution {
                     outcome: Outcome::Panic,
                     message,
@@ -331,11 +275,11 @@ impl ForkedRunner {
             // Which of the two timers fired depends on the machine's load; the message must
             // not.
             SIGNALED if signal == libc::SIGALRM || signal == libc::SIGPROF => {
-                let fault = caught(FaultKind::Timeout, None, self);
+                let fault = self.caught(FaultKind::Timeout, None);
                 ended(Outcome::Timeout, "timed out".into(), fault)
             }
             SIGNALED => {
-                let fault = caught(FaultKind::Crash, None, self);
+                let fault = self.caught(FaultKind::Crash, None);
                 let outcome = match fault.kind {
                     FaultKind::StackOverflow => Outcome::StackOverflow,
                     _ => Outcome::Crash,
@@ -344,20 +288,8 @@ impl ForkedRunner {
             }
             _ if killed => {
                 let how = "the target did not finish in time and was killed";
-                let bucket = bare_bucket(FaultKind::Timeout, "killed");
-                ended(
-                    Outcome::Timeout,
-                    "timed out".into(),
-                    Fault {
-                        kind: FaultKind::Timeout,
-                        signature: bucket.signature,
-                        message: how.into(),
-                        location: bucket.location,
-                        frames: Vec::new(),
-                        recursion: Vec::new(),
-                        texts: Vec::new(),
-                    },
-                )
+                let fault = bare_fault(FaultKind::Timeout, "killed", how.into());
+                ended(Outcome::Timeout, "timed out".into(), fault)
             }
             _ => {
                 let how = if libc::WIFSIGNALED(status) {
@@ -366,22 +298,91 @@ impl ForkedRunner {
                     format!("exit status {}", libc::WEXITSTATUS(status))
                 };
                 let message = format!("the run ended without a report ({how})");
-                let bucket = bare_bucket(FaultKind::Crash, &how);
-                ended(
-                    Outcome::Crash,
-                    message.clone(),
-                    Fault {
-                        kind: FaultKind::Crash,
-                        signature: bucket.signature,
-                        message,
-                        location: bucket.location,
-                        frames: Vec::new(),
-                        recursion: Vec::new(),
-                        texts: Vec::new(),
-                    },
-                )
+                let fault = bare_fault(FaultKind::Crash, &how, message.clone());
+                ended(Outcome::Crash, message, fault)
             }
         }
+    }
+
+    /// The wrong answer an oracle found, which the child wrote as JSON in the output area.
+    fn violated(&mut self, edges: Vec<u32>) -> Execution {
+        let Some(violation) = self
+            .page
+            .output()
+            .and_then(|json| serde_json::from_str::<Violation>(&json).ok())
+        else {
+            return Execution::error("the child's report of a wrong answer is unreadable");
+        };
+        let fault = describe(
+            &Evidence {
+                kind: violation.fault_kind(),
+                signal: None,
+                fault_address: 0,
+                panic: None,
+                violation: Some(&violation),
+                addresses: &[],
+                samples: &[],
+            },
+            &mut self.symbols,
+        );
+        Execution {
+            outcome: match violation.oracle {
+                Oracle::RoundTrip => Outcome::RoundTrip,
+                Oracle::Differential => Outcome::Differential,
+            },
+            message: violation.message.clone(),
+            edges,
+            output: None,
+            fault: Some(fault),
+        }
+    }
+
+    /// A fault the child caught itself (a panic, or a signal its handler saw), described from
+    /// the stack it left on the page; a hang also from the stack samples taken while it ran.
+    fn caught(&mut self, kind: FaultKind, panic: Option<(&str, Option<&str>)>) -> Fault {
+        let head = self.page.head();
+        let samples = match kind {
+            FaultKind::Timeout => head.samples.taken(),
+            _ => Vec::new(),
+        };
+        describe(
+            &Evidence {
+                kind,
+                signal: (kind == FaultKind::Crash).then_some(head.signal),
+                fault_address: head.fault_address,
+                panic,
+                violation: None,
+                addresses: self.page.addresses(),
+                samples: &samples,
+            },
+            &mut self.symbols,
+        )
+    }
+}
+
+/// A fault that ended the child before it could report the edges it covered.
+fn ended(outcome: Outcome, message: String, fault: Fault) -> Execution {
+    Execution {
+        outcome,
+        message,
+        edges: Vec::new(),
+        output: None,
+        fault: Some(fault),
+    }
+}
+
+/// A fault the child left no report of (killed, or gone without a word): no stack to describe,
+/// so its bucket is named by `what` alone.
+fn bare_fault(kind: FaultKind, what: &str, message: String) -> Fault {
+    let bucket = bare_bucket(kind, what);
+    Fault {
+        kind,
+        signature: bucket.signature,
+        message,
+        location: bucket.location,
+        frames: Vec::new(),
+        recursion: Vec::new(),
+        texts: Vec::new(),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::coverage::{Criterion, CriterionReport, Requirements, collect_inputs, 
 use crate::diagnostic::Diagnostics;
 use crate::fuzz::{COVERAGE_CSV, CoveragePoint, read_coverage};
 use crate::layout::{CRASHES_DIR, HANGS_DIR};
-use crate::regression::{CORPUS_MANIFEST, CorpusManifest, Source};
+use crate::regression::{CORPUS_MANIFEST, CorpusManifest, NodeSource, Source};
 
 /// What one lattice node (or the single run) did.
 #[derive(Clone, Debug, Default)]
@@ -178,32 +178,6 @@ impl Facts {
         let created = source.campaign.as_ref().map(|c| c.created_unix);
         let mut nodes = Vec::new();
         for node in &source.nodes {
-            let (bounds, valid_only) = node.bounds();
-            let queue = node.queue();
-            let coverage_path = node.dir.join(COVERAGE_CSV);
-            let mut coverage = if coverage_path.is_file() {
-                read_coverage(&coverage_path).unwrap_or_else(|d| {
-                    notes.push(d.to_string());
-                    Vec::new()
-                })
-            } else {
-                Vec::new()
-            };
-            // Logs of older builds restarted their clock after each crash; a curve only goes
-            // forward in time.
-            let mut latest = f64::NEG_INFINITY;
-            coverage.retain(|p| {
-                let forward = p.secs >= latest;
-                latest = latest.max(p.secs);
-                forward
-            });
-            let last = coverage.last().copied();
-            let summary = node.summary.as_ref();
-            let out = OutDir {
-                root: node.dir.clone(),
-                resumed: true,
-            };
-            let campaign = node.campaign.as_ref();
             let contributed = if source.campaign.is_some() {
                 top_texts
                     .iter()
@@ -212,55 +186,11 @@ impl Facts {
             } else {
                 top_texts.len()
             };
-            nodes.push(NodeFacts {
-                name: node.name.clone(),
-                bounds,
-                valid_only,
-                state: match campaign {
-                    Some(c) => c.state.word().into(),
-                    None if summary.is_some() => "done".into(),
-                    None => "interrupted".into(),
-                },
-                secs: campaign
-                    .map(|c| c.elapsed_secs)
-                    .filter(|s| *s > 0.0)
-                    .or(last.map(|p| p.secs))
-                    .or(summary.map(|s| s.elapsed_secs))
-                    .unwrap_or(0.0),
-                start_offset: match (created, campaign.and_then(|c| c.started_unix)) {
-                    (Some(created), Some(started)) => (started - created).max(0.0),
-                    _ => 0.0,
-                },
-                execs: last
-                    .map(|p| p.execs)
-                    .or(summary.map(|s| s.execs))
-                    .unwrap_or(0),
-                edges: last
-                    .map(|p| p.edges)
-                    .or(summary.map(|s| u64::from(s.edges)))
-                    .unwrap_or(0),
-                queue: queue.len(),
-                valid: queue.iter().filter(|e| e.meta.valid == Some(true)).count(),
-                crashes: out.count(CRASHES_DIR),
-                hangs: out.count(HANGS_DIR),
-                contributed,
-                coverage,
-                predecessors: campaign.map(|c| c.predecessors.clone()).unwrap_or_default(),
-            });
+            nodes.push(NodeFacts::read(node, created, contributed, &mut notes));
         }
         let faults = faults(&source);
         let corpus_path = super::corpus_dir(dir);
-        let corpus = if corpus_path.join(CORPUS_MANIFEST).is_file() {
-            match CorpusManifest::load(&corpus_path) {
-                Ok(manifest) => Some((manifest, "corpus".to_string())),
-                Err(d) => {
-                    notes.push(d.to_string());
-                    None
-                }
-            }
-        } else {
-            None
-        };
+        let corpus = exported_corpus(&corpus_path, &mut notes);
         let top = source.top();
         let (target, grammar) = match (&source.campaign, &top.fuzz) {
             (Some(c), _) => (c.target.clone(), c.grammar.display().to_string()),
@@ -297,6 +227,103 @@ impl Facts {
             grammar_coverage,
             notes,
         })
+    }
+}
+
+impl NodeFacts {
+    /// One node's figures from its files; `created` is the campaign's creation time (none for
+    /// a single run), and a torn coverage log becomes a note.
+    fn read(
+        node: &NodeSource,
+        created: Option<f64>,
+        contributed: usize,
+        notes: &mut Vec<String>,
+    ) -> NodeFacts {
+        let (bounds, valid_only) = node.bounds();
+        let queue = node.queue();
+        let coverage = forward_coverage(&node.dir.join(COVERAGE_CSV), notes);
+        let last = coverage.last().copied();
+        let summary = node.summary.as_ref();
+        let out = OutDir {
+            root: node.dir.clone(),
+            resumed: true,
+        };
+        let campaign = node.campaign.as_ref();
+        NodeFacts {
+            name: node.name.clone(),
+            bounds,
+            valid_only,
+            state: match campaign {
+                Some(c) => c.state.word().into(),
+                None if summary.is_some() => "done".into(),
+                None => "interrupted".into(),
+            },
+            secs: campaign
+                .map(|c| c.elapsed_secs)
+                .filter(|s| *s > 0.0)
+                .or(last.map(|p| p.secs))
+                .or(summary.map(|s| s.elapsed_secs))
+                .unwrap_or(0.0),
+            start_offset: match (created, campaign.and_then(|c| c.started_unix)) {
+                (Some(created), Some(started)) => (started - created).max(0.0),
+                _ => 0.0,
+            },
+            execs: last
+                .map(|p| p.execs)
+                .or(summary.map(|s| s.execs))
+                .unwrap_or(0),
+            edges: last
+                .map(|p| p.edges)
+                .or(summary.map(|s| u64::from(s.edges)))
+                .unwrap_or(0),
+            queue: queue.len(),
+            valid: queue.iter().filter(|e| e.meta.valid == Some(true)).count(),
+            crashes: out.count(CRASHES_DIR),
+            hangs: out.count(HANGS_DIR),
+            contributed,
+            coverage,
+            predecessors: campaign.map(|c| c.predecessors.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+/// A node's coverage log (empty if it has none, or a note if it is unreadable), without the
+/// points that go back in time.
+fn forward_coverage(path: &Path, notes: &mut Vec<String>) -> Vec<CoveragePoint> {
+    let mut coverage = if path.is_file() {
+        read_coverage(path).unwrap_or_else(|d| {
+            notes.push(d.to_string());
+            Vec::new()
+        })
+    } else {
+        Vec::new()
+    };
+    // Logs of older builds restarted their clock after each crash; a curve only goes
+    // forward in time.
+    let mut latest = f64::NEG_INFINITY;
+    coverage.retain(|p| {
+        let forward = p.secs >= latest;
+        latest = latest.max(p.secs);
+        forward
+    });
+    coverage
+}
+
+/// The exported corpus's manifest, if `corpus_path` holds one; an unreadable one is a note, so
+/// that the report is still written.
+fn exported_corpus(
+    corpus_path: &Path,
+    notes: &mut Vec<String>,
+) -> Option<(CorpusManifest, String)> {
+    if !corpus_path.join(CORPUS_MANIFEST).is_file() {
+        return None;
+    }
+    match CorpusManifest::load(corpus_path) {
+        Ok(manifest) => Some((manifest, "corpus".to_string())),
+        Err(d) => {
+            notes.push(d.to_string());
+            None
+        }
     }
 }
 
