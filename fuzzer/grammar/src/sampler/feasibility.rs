@@ -15,35 +15,41 @@
 
 use fixedbitset::FixedBitSet;
 
-use super::saturated_cache::{HeapSize, SaturatedCache, nested_vec_bytes};
+use super::saturated_cache::{HeapSize, SaturatedCache};
 use crate::analysis::{Heights, UNREACHABLE_HEIGHT};
 use crate::grammar::{Grammar, Symbol};
 
 /// A slot that has not been computed yet.
 const UNKNOWN: u32 = u32::MAX;
 
-/// Bytes of slots a sampler keeps. A slot is 7 KB (starlark), 13 KB (WGSL) or 18 KB
-/// (JavaScript), so this is one to three thousand slots; fuzzing's replays of mutants meet a
-/// few new sets per sample at most (`tests/sampler_cache.rs`), and a fuzzing process has two
-/// samplers (the harness's and the mutators').
+/// Bytes of slots a sampler keeps. A slot is 3 KB (starlark), 5.7 KB (WGSL) or 7 KB
+/// (JavaScript), so this is three to eight thousand slots; `cargo bench -p bonsai --bench
+/// sampler_cache` found no slot computed again under it that an unbounded cache kept, and a
+/// fuzzing process has two samplers (the harness's and the mutators').
 pub const FEASIBILITY_BUDGET: usize = 24 << 20;
 
 /// Per set of saturated rules, the heights and completable alternatives of every rule; computed
 /// on first use and cached, since the sampler meets the same few sets at almost every node.
 pub struct Feasibility {
     slots: SaturatedCache<Slot>,
+    /// Per rule, where its alternatives start in a slot's `sizes`: the same for every slot.
+    first_alternative: Vec<u32>,
 }
 
+/// Kept small, since the cache holds thousands: no per-rule vectors (a `Vec` header is 24
+/// bytes, more than most rules' data), and of the heights only whether each rule is productive.
 struct Slot {
-    heights: Heights,
+    /// Per rule: whether it derives a word without the saturated rules.
+    productive: FixedBitSet,
     /// Per rule: its completable alternatives, then among them those of least height; both as
     /// ranges into `alternatives`.
     feasible: Vec<(u32, u32)>,
     lowest: Vec<(u32, u32)>,
     alternatives: Vec<u32>,
-    /// Per rule, per alternative: the fewest tree nodes a subtree through it has, a lexical
-    /// rule counting as one token (`u32::MAX` when it cannot be completed).
-    sizes: Vec<Vec<u32>>,
+    /// Per rule, per alternative (from [`Feasibility::first_alternative`]): the fewest tree
+    /// nodes a subtree through it has, a lexical rule counting as one token (`u32::MAX` when it
+    /// cannot be completed).
+    sizes: Vec<u32>,
     /// Per named rule: the slot with that rule saturated as well, or [`UNKNOWN`].
     saturating: Vec<u32>,
 }
@@ -83,9 +89,16 @@ impl Slot {
             );
             lowest.push((end, alternatives.len() as u32));
         }
-        let sizes = least_sizes(grammar, &heights);
+        let sizes = least_sizes(grammar, &heights)
+            .into_iter()
+            .flatten()
+            .collect();
+        let mut productive = FixedBitSet::with_capacity(grammar.rules.len());
+        for r in 0..grammar.rules.len() {
+            productive.set(r, heights.is_productive(r));
+        }
         Self {
-            heights,
+            productive,
             feasible,
             lowest,
             alternatives,
@@ -102,11 +115,10 @@ impl Slot {
 
 impl HeapSize for Slot {
     fn heap_bytes(&self) -> usize {
-        self.heights.rule.len() * 4
-            + nested_vec_bytes(&self.heights.alternative)
+        self.productive.as_slice().len() * size_of::<usize>()
             + (self.feasible.len() + self.lowest.len()) * 8
             + self.alternatives.len() * 4
-            + nested_vec_bytes(&self.sizes)
+            + self.sizes.len() * 4
             + self.saturating.len() * 4
     }
 }
@@ -193,8 +205,18 @@ impl Feasibility {
     pub fn with_budget(grammar: &Grammar, budget: usize) -> Self {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
         let first = Slot::new(grammar, &empty);
+        let first_alternative = grammar
+            .rules
+            .iter()
+            .scan(0u32, |next, rule| {
+                let first = *next;
+                *next += rule.alternatives.len() as u32;
+                Some(first)
+            })
+            .collect();
         Self {
             slots: SaturatedCache::new(empty, first, budget),
+            first_alternative,
         }
     }
 
@@ -242,10 +264,10 @@ impl Feasibility {
         self.slots.stats()
     }
 
-    /// Heights with the slot's saturated rules forbidden; slot 0 has none forbidden.
+    /// Whether `rule` derives a word without the slot's saturated rules; slot 0 has none.
     #[inline]
-    pub fn heights(&self, slot: usize) -> &Heights {
-        &self.slots.get(slot).heights
+    pub fn is_productive(&self, slot: usize, rule: usize) -> bool {
+        self.slots.get(slot).productive.contains(rule)
     }
 
     /// The alternatives of `rule` that can be completed; never empty for a productive rule.
@@ -258,7 +280,7 @@ impl Feasibility {
     /// The fewest nodes a subtree through `alternative` of `rule` can have.
     #[inline]
     pub fn size(&self, slot: usize, rule: usize, alternative: u32) -> u32 {
-        self.slots.get(slot).sizes[rule][alternative as usize]
+        self.slots.get(slot).sizes[(self.first_alternative[rule] + alternative) as usize]
     }
 
     /// The feasible alternatives of `rule` of least height: the fastest way to close the tree.

@@ -75,7 +75,7 @@ impl<'g> Sampler<'g> {
     /// the per-depth feasibility tables are filled lazily as samples need them.
     pub fn new(grammar: &'g Grammar, bounds: Bounds) -> Result<Self, Diagnostic> {
         let feasibility = Feasibility::new(grammar);
-        if !feasibility.heights(0).is_productive(grammar.start.index()) {
+        if !feasibility.is_productive(0, grammar.start.index()) {
             return Err(Diagnostic::error(format!(
                 "grammar '{}' cannot derive any word from its start rule",
                 grammar.name
@@ -371,10 +371,7 @@ impl<'g> Sampler<'g> {
             Step::Rule(body) => self.rule(body, cursor, tree)?,
             Step::Optional(body) => {
                 let node = tree.open(NodeKind::Optional { body }, start);
-                let feasible = self
-                    .feasibility
-                    .heights(self.slot)
-                    .is_productive(body.index());
+                let feasible = self.feasibility.is_productive(self.slot, body.index());
                 let closing = self.over_budget(cursor, tree.len());
                 let present = cursor
                     .decide(2, Allowed::Below(if feasible { 2 } else { 1 }), |rng| {
@@ -388,10 +385,7 @@ impl<'g> Sampler<'g> {
             }
             Step::Repeat { body, min, max } => {
                 let node = tree.open(NodeKind::Repeat { body }, start);
-                let feasible = self
-                    .feasibility
-                    .heights(self.slot)
-                    .is_productive(body.index());
+                let feasible = self.feasibility.is_productive(self.slot, body.index());
                 let limit = if feasible {
                     self.bounds.item_limit(min, max)
                 } else {
