@@ -115,7 +115,7 @@ impl Slot {
 
 impl HeapSize for Slot {
     fn heap_bytes(&self) -> usize {
-        self.productive.as_slice().len() * size_of::<usize>()
+        size_of_val(self.productive.as_slice())
             + (self.feasible.len() + self.lowest.len()) * 8
             + self.alternatives.len() * 4
             + self.sizes.len() * 4
