@@ -187,18 +187,7 @@ fn new_campaign(
     if args.node_time.is_zero() || args.budget.is_some_and(|b| b.is_zero()) {
         return Err(Diagnostic::error("--node-time and --budget must be more than 0").into());
     }
-    if !grammar.is_file() {
-        return Err(Diagnostic::error("grammar file not found")
-            .in_file(&grammar)
-            .into());
-    }
-    for seeds in &args.seeds {
-        if !seeds.is_dir() {
-            return Err(Diagnostic::error("seed directory not found")
-                .in_file(seeds)
-                .into());
-        }
-    }
+    super::require_grammar_and_seeds(&grammar, &args.seeds)?;
     let new = NewCampaign {
         target,
         grammar,

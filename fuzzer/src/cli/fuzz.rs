@@ -131,18 +131,7 @@ pub fn run(args: FuzzArgs, linked: Option<LinkedTarget>) -> Result<(), Failure> 
     if args.timeout_ms == 0 {
         return Err(Diagnostic::error("--timeout-ms must be at least 1").into());
     }
-    if !args.grammar.is_file() {
-        return Err(Diagnostic::error("grammar file not found")
-            .in_file(&args.grammar)
-            .into());
-    }
-    for dir in &args.seeds {
-        if !dir.is_dir() {
-            return Err(Diagnostic::error("seed directory not found")
-                .in_file(dir)
-                .into());
-        }
-    }
+    super::require_grammar_and_seeds(&args.grammar, &args.seeds)?;
     let mut config = FuzzConfig::new(
         target,
         args.grammar,

@@ -124,6 +124,29 @@ impl From<crate::diagnostic::Diagnostic> for Failure {
     }
 }
 
+/// That the grammar file and every seed directory a fuzzing command was given exist, before
+/// anything is started: a typo then gets a located error and exit code 2, not a run that dies
+/// in a child process.
+fn require_grammar_and_seeds(
+    grammar: &std::path::Path,
+    seeds: &[std::path::PathBuf],
+) -> Result<(), Failure> {
+    use crate::diagnostic::Diagnostic;
+    if !grammar.is_file() {
+        return Err(Diagnostic::error("grammar file not found")
+            .in_file(grammar)
+            .into());
+    }
+    for dir in seeds {
+        if !dir.is_dir() {
+            return Err(Diagnostic::error("seed directory not found")
+                .in_file(dir)
+                .into());
+        }
+    }
+    Ok(())
+}
+
 /// The log filter: `BONSAI_LOG` (`warn`, `debug`, `bonsai::fuzz=debug`, ...) when it is set and
 /// valid, else Bonsai's information and everyone's warnings. LibAFL's own log stays off
 /// unless `BONSAI_LOG` names it: at `warn` it reports every fault of the target as an error
