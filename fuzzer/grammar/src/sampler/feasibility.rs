@@ -198,11 +198,6 @@ fn least_sizes(grammar: &Grammar, heights: &Heights) -> Vec<Vec<u32>> {
 impl Feasibility {
     /// Only the slot of the empty saturated set (slot 0) is computed now; the others on demand.
     pub fn new(grammar: &Grammar) -> Self {
-        Self::with_budget(grammar, FEASIBILITY_BUDGET)
-    }
-
-    /// As [`Self::new`], keeping about `budget` bytes of slots.
-    pub fn with_budget(grammar: &Grammar, budget: usize) -> Self {
         let empty = FixedBitSet::with_capacity(grammar.rules.len());
         let first = Slot::new(grammar, &empty);
         let first_alternative = grammar
@@ -215,9 +210,14 @@ impl Feasibility {
             })
             .collect();
         Self {
-            slots: SaturatedCache::new(empty, first, budget),
+            slots: SaturatedCache::new(empty, first, FEASIBILITY_BUDGET),
             first_alternative,
         }
+    }
+
+    /// Keeps about `budget` bytes of slots instead of [`FEASIBILITY_BUDGET`].
+    pub fn set_budget(&mut self, budget: usize) {
+        self.slots.set_budget(budget);
     }
 
     /// To be called where a sample starts, when no slot but 0 is held: keeps the cache within

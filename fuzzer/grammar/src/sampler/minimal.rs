@@ -124,13 +124,9 @@ impl<'g> MinimalDerivations<'g> {
 
     /// Keeps about `bytes` of per-saturated-set yields instead of [`MINIMAL_BUDGET`]; the
     /// derivations do not depend on it.
-    pub fn with_cache_budget(self, bytes: usize) -> Self {
-        let empty = FixedBitSet::with_capacity(self.grammar.rules.len());
-        let first = YieldSlot::new(self.grammar, &empty, self.token_weight);
-        Self {
-            slots: SaturatedCache::new(empty, first, bytes),
-            ..self
-        }
+    pub fn with_cache_budget(mut self, bytes: usize) -> Self {
+        self.slots.set_budget(bytes);
+        self
     }
 
     /// What the cache of per-saturated-set yields holds and has computed.

@@ -108,7 +108,7 @@ impl<'g> Sampler<'g> {
     /// [`super::feasibility::FEASIBILITY_BUDGET`]. What is sampled does not depend on it, only
     /// how often an analysis is computed again.
     pub fn with_cache_budget(mut self, bytes: usize) -> Self {
-        self.feasibility = Feasibility::with_budget(self.grammar, bytes);
+        self.feasibility.set_budget(bytes);
         self
     }
 

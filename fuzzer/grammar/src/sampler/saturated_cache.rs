@@ -71,6 +71,11 @@ impl<T: HeapSize> SaturatedCache<T> {
         cache
     }
 
+    /// Keeps about `budget` bytes from the next walk on.
+    pub fn set_budget(&mut self, budget: usize) {
+        self.budget = budget;
+    }
+
     /// The slot of `set`, computed with `make` if it is not cached.
     pub fn slot(&mut self, set: &FixedBitSet, make: impl FnOnce() -> T) -> usize {
         let slot = match self.by_set.get(set) {
