@@ -5,7 +5,8 @@
 //! by generated inputs with three decisions overwritten at random, as havoc does, replayed in
 //! repairing mode, as the harness does. For each grammar, bounds and budget the table gives
 //! the slots computed over the batch and the time, as a ratio to an unbounded cache timed in
-//! alternation with it (A B A B), so that the machine's load falls on both.
+//! alternation with it (A B A B), so that the machine's load falls on both, and the mean size
+//! of a slot of the unbounded cache.
 //!
 //! `cargo bench -p bonsai --bench sampler_cache`
 
@@ -52,8 +53,14 @@ fn mutants(grammar: &Grammar, bounds: Bounds) -> Vec<Vec<u32>> {
         .collect()
 }
 
-/// Replays the batch with a fresh sampler of `budget` bytes: the time and the slots computed.
-fn replay(grammar: &Grammar, bounds: Bounds, budget: usize, batch: &[Vec<u32>]) -> (Duration, u64) {
+/// Replays the batch with a fresh sampler of `budget` bytes: the time, the slots computed and
+/// the mean bytes of a cached slot.
+fn replay(
+    grammar: &Grammar,
+    bounds: Bounds,
+    budget: usize,
+    batch: &[Vec<u32>],
+) -> (Duration, u64, usize) {
     let mut sampler = Sampler::new(grammar, bounds)
         .unwrap()
         .with_cache_budget(budget);
@@ -65,13 +72,18 @@ fn replay(grammar: &Grammar, bounds: Bounds, budget: usize, batch: &[Vec<u32>]) 
             .sample(choices, Replay::Repair, &mut rng, &mut out)
             .unwrap();
     }
-    (start.elapsed(), sampler.cached().computed)
+    let cached = sampler.cached();
+    (
+        start.elapsed(),
+        cached.computed,
+        cached.bytes / cached.slots.max(1),
+    )
 }
 
 fn main() {
     println!(
-        "{:<11} {:<6} {:>6} {:>9} {:>9} {:>11}",
-        "grammar", "bounds", "budget", "computed", "unbounded", "time ratio"
+        "{:<11} {:<6} {:>6} {:>9} {:>9} {:>11} {:>7}",
+        "grammar", "bounds", "budget", "computed", "unbounded", "time ratio", "B/slot"
     );
     for (name, bounds) in CASES {
         let grammar = grammar(name);
@@ -79,15 +91,15 @@ fn main() {
         let batch = mutants(&grammar, bounds);
         for mb in BUDGETS_MB {
             let (mut free_time, mut budget_time) = (Duration::ZERO, Duration::ZERO);
-            let (mut free_computed, mut budget_computed) = (0, 0);
+            let (mut free_computed, mut budget_computed, mut slot_bytes) = (0, 0, 0);
             for _ in 0..PAIRS {
-                let (t, c) = replay(&grammar, bounds, usize::MAX, &batch);
-                (free_time, free_computed) = (free_time + t, c);
-                let (t, c) = replay(&grammar, bounds, mb << 20, &batch);
+                let (t, c, bytes) = replay(&grammar, bounds, usize::MAX, &batch);
+                (free_time, free_computed, slot_bytes) = (free_time + t, c, bytes);
+                let (t, c, _) = replay(&grammar, bounds, mb << 20, &batch);
                 (budget_time, budget_computed) = (budget_time + t, c);
             }
             println!(
-                "{name:<11} {bounds:<6} {:>4}MB {budget_computed:>9} {free_computed:>9} {:>11.2}",
+                "{name:<11} {bounds:<6} {:>4}MB {budget_computed:>9} {free_computed:>9} {:>11.2} {slot_bytes:>7}",
                 mb,
                 budget_time.as_secs_f64() / free_time.as_secs_f64()
             );
