@@ -22,11 +22,12 @@ use crate::grammar::{Grammar, Symbol};
 /// A slot that has not been computed yet.
 const UNKNOWN: u32 = u32::MAX;
 
-/// Bytes of slots a sampler keeps. A slot is 3 KB (starlark), 5.7 KB (WGSL) or 7 KB
-/// (JavaScript), so this is three to eight thousand slots; `cargo bench -p bonsai --bench
-/// sampler_cache` found no slot computed again under it that an unbounded cache kept, and a
-/// fuzzing process has two samplers (the harness's and the mutators').
-pub const FEASIBILITY_BUDGET: usize = 24 << 20;
+/// Bytes of slots a sampler keeps. A slot is 3 KB (starlark), 5.5 KB (WGSL) or 7 KB
+/// (JavaScript), so this is one to three thousand slots; `cargo bench -p bonsai --bench
+/// sampler_cache` found no slot computed again under it that an unbounded cache kept (at 4 MB
+/// WGSL recomputes 13-54% more). Kept no larger, since a fuzzing process has two samplers (the
+/// harness's and the mutators') and a budget is memory a long run grows into.
+pub const FEASIBILITY_BUDGET: usize = 8 << 20;
 
 /// Per set of saturated rules, the heights and completable alternatives of every rule; computed
 /// on first use and cached, since the sampler meets the same few sets at almost every node.
