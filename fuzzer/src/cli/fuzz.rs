@@ -76,8 +76,8 @@ pub struct FuzzArgs {
     /// Check the target's answers with its oracles.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     oracles: bool,
-    /// With --cores: send each entry's coverage along, so clients run only what is news to them.
-    #[arg(long, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
+    /// With --cores: send what was new in each entry's coverage along, so clients run only what is news to them.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     share_coverage: bool,
     /// The mutators to use, comma-separated (default: all); for ablations.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_mutator)]

@@ -6,6 +6,15 @@
 //! same binary on the same choices covers the same edges, so the sender's hit words answer the
 //! question against the receiver's own history without a run; only entries that would be kept
 //! are run (and then judged by the receiver's feedbacks as before).
+//!
+//! Only the words that were news to the sender travel, not the run's whole coverage. The
+//! other words held nothing the sender lacked, and a receiver has seen what the sender had:
+//! the sender's earlier entries reached it first (LLMP keeps one sender's messages in order),
+//! and each was kept there or covered nothing new there. Judged by its news, a run is judged as
+//! by its whole coverage (a property test in `validity` checks this), and the message is a few
+//! words instead of hundreds. LLMP's broker keeps every page it forwards for the whole run, so
+//! what a message weighs is shared memory for good: sent whole, the coverage made a two-client
+//! starlark run's broker hold three to four times the pages.
 
 use std::time::Duration;
 
@@ -23,7 +32,8 @@ pub struct ShippedRun {
     pub build: EventConfig,
     /// The verdict was valid (else invalid: rejected runs are never kept).
     pub valid: bool,
-    /// The run's hit words (each counter's hit-count class).
+    /// The run's hit words (each counter's hit-count class) that were news to the sender's
+    /// history; all of them for an entry kept for something else (a time record, a repair).
     pub hits: Vec<HitWord>,
     /// The target's time: what the slow-path criterion weighs against the length.
     pub target_time: Duration,

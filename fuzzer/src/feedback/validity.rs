@@ -102,6 +102,7 @@ impl Novelty {
         edges: &mut u32,
         words: &[HitWord],
         found: &mut Vec<u32>,
+        news: &mut Vec<HitWord>,
     ) -> Self {
         let mut novelty = Novelty::default();
         for word in words {
@@ -112,6 +113,7 @@ impl Novelty {
                 continue;
             }
             novelty.new_class = true;
+            news.push(*word);
             for byte in counters_first_hit(*seen, word.classes) {
                 novelty.new_edges += 1;
                 *edges += 1;
@@ -169,16 +171,37 @@ impl CoverageHistory {
         valid: bool,
         contribution: &mut Contribution,
     ) -> (Novelty, Novelty) {
+        self.record_news(hits, valid, contribution, &mut Vec::new())
+    }
+
+    /// [`Self::record_finding`], also leaving in `news` the words of `hits` that added
+    /// something to either history, sorted by index: all another history that has seen what
+    /// this one had needs to judge the execution (see `shipped_run`).
+    pub fn record_news(
+        &mut self,
+        hits: &[HitWord],
+        valid: bool,
+        contribution: &mut Contribution,
+        news: &mut Vec<HitWord>,
+    ) -> (Novelty, Novelty) {
         contribution.edges.clear();
+        news.clear();
         let all = Novelty::record(
             &mut self.all,
             &mut self.all_edges,
             hits,
             &mut contribution.edges,
+            news,
         );
         let mut valid_new = Vec::new();
         let by_valid = if valid {
-            Novelty::record(&mut self.valid, &mut self.valid_edges, hits, &mut valid_new)
+            Novelty::record(
+                &mut self.valid,
+                &mut self.valid_edges,
+                hits,
+                &mut valid_new,
+                news,
+            )
         } else {
             Novelty::default()
         };
@@ -186,6 +209,8 @@ impl CoverageHistory {
         contribution.edges.extend(valid_new);
         contribution.edges.sort_unstable();
         contribution.edges.dedup();
+        news.sort_unstable_by_key(|word| word.index);
+        news.dedup_by_key(|word| word.index);
         (all, by_valid)
     }
 
@@ -247,6 +272,8 @@ pub struct ValidityFeedback {
     /// Leave each kept entry's [`ShippedRun`] in the state for the event manager to send (a
     /// client of a multi-core run).
     ships: Option<EventConfig>,
+    /// The last execution's words that were news to the history.
+    news: Vec<HitWord>,
 }
 
 impl ValidityFeedback {
@@ -274,6 +301,7 @@ impl ValidityFeedback {
             slow_ceiling: None,
             kept_slow: None,
             ships: None,
+            news: Vec::new(),
         }
     }
 
@@ -371,7 +399,8 @@ where
             .ok_or_else(|| Error::key_not_found("coverage history"))?;
         history.judged_execs += 1;
         history.valid_execs += u64::from(valid);
-        let (all, by_valid) = history.record_finding(hits, valid, &mut self.contribution);
+        let (all, by_valid) =
+            history.record_news(hits, valid, &mut self.contribution, &mut self.news);
         let new_edges = match self.criteria {
             SaveCriteria::Zest => all.new_edges,
             SaveCriteria::ValidOnly => by_valid.new_edges,
@@ -457,10 +486,17 @@ where
             ..EntryInfo::default()
         });
         if let Some(build) = self.ships {
+            // An entry kept for no new coverage (a new time record, a k-path, a repair)
+            // ships its whole run.
+            let hits = if self.news.is_empty() {
+                edges.words().to_vec()
+            } else {
+                self.news.clone()
+            };
             state.add_metadata(ShippedRun {
                 build,
                 valid,
-                hits: edges.words().to_vec(),
+                hits,
                 target_time: replay.target_time,
                 text_len: replay.text.len(),
             });
@@ -555,6 +591,60 @@ mod tests {
         // Nothing new: nothing contributed.
         h.record_finding(&hits(&[(3, 4), (20, 1)]), true, &mut found);
         assert!(found.edges.is_empty() && !found.must_be_valid);
+    }
+
+    #[test]
+    fn the_news_of_an_execution_are_the_words_it_added_to_either_history() {
+        let mut h = CoverageHistory::new(64);
+        let mut found = Contribution::default();
+        let mut news = Vec::new();
+        h.record_news(&hits(&[(3, 1), (17, 2)]), false, &mut found, &mut news);
+        assert_eq!(news, hits(&[(3, 1), (17, 2)]));
+        // Word 0 (edge 3) is new to valid runs only, word 2 (edge 20) to both, word 5 (edge 41)
+        // to neither: only the first two, each once.
+        h.record(&hits(&[(41, 1)]), true);
+        h.record_news(
+            &hits(&[(20, 1), (3, 1), (41, 1)]),
+            true,
+            &mut found,
+            &mut news,
+        );
+        assert_eq!(news, hits(&[(3, 1), (20, 1)]));
+        h.record_news(&hits(&[(3, 1), (20, 1)]), true, &mut found, &mut news);
+        assert!(news.is_empty());
+    }
+
+    fn words() -> impl proptest::strategy::Strategy<Value = Vec<(u32, u8)>> {
+        proptest::collection::vec(
+            (0u32..96, proptest::sample::select(vec![1u8, 2, 4, 128])),
+            0..24,
+        )
+    }
+
+    proptest::proptest! {
+        /// A receiver that has seen everything the sender had seen before a run judges the run
+        /// by its news exactly as by its whole coverage: the words outside the news hold
+        /// nothing the sender lacked, so nothing the receiver lacks.
+        #[test]
+        fn news_judge_a_run_as_its_whole_coverage_does(
+            sender_past in proptest::collection::vec((words(), proptest::bool::ANY), 0..6),
+            receiver_own in proptest::collection::vec((words(), proptest::bool::ANY), 0..6),
+            run in words(),
+            valid in proptest::bool::ANY,
+        ) {
+            let mut sender = CoverageHistory::new(96);
+            for (w, v) in &sender_past {
+                sender.record(&hits(w), *v);
+            }
+            let mut receiver = sender.clone();
+            for (w, v) in &receiver_own {
+                receiver.record(&hits(w), *v);
+            }
+            let run = hits(&run);
+            let mut news = Vec::new();
+            sender.record_news(&run, valid, &mut Contribution::default(), &mut news);
+            proptest::prop_assert_eq!(receiver.peek(&news, valid), receiver.peek(&run, valid));
+        }
     }
 
     #[test]
