@@ -27,7 +27,7 @@ kpathK column) as `Point`s; `coverage_points(path)`: their (secs, edges). Entry 
 `read_meta`/`parse_meta` (from scripts/entry_meta.py).
 
 Machine. `load()`: the 1/5/15-minute load average as "0.52 0.58 0.59"; `commit()`: the short
-commit of HEAD (outside git, $BONSAI_COMMIT or ""); `dirty()`: whether tracked files have uncommitted changes.
+commit of HEAD ($BONSAI_COMMIT when set; "" outside git); `dirty()`: whether tracked files have uncommitted changes.
 
 From the shell (for the bash scripts):
   python3 scripts/bonsai_scripts.py binary T     # prints bonsai-T's path, building it if needed
@@ -272,14 +272,16 @@ def load():
 
 
 def commit():
-    """The short commit of HEAD; outside a git checkout (or without git, as on a machine the
-    binaries were carried to) $BONSAI_COMMIT, else ""."""
+    """$BONSAI_COMMIT when set (binaries carried to a machine whose copy of the tree has no
+    git, or another commit's `.git`), else the short commit of HEAD ("" outside git)."""
+    if os.environ.get("BONSAI_COMMIT"):
+        return os.environ["BONSAI_COMMIT"]
     try:
         done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                               capture_output=True, text=True)
     except OSError:
-        return os.environ.get("BONSAI_COMMIT", "")
-    return done.stdout.strip() or os.environ.get("BONSAI_COMMIT", "")
+        return ""
+    return done.stdout.strip()
 
 
 def dirty():

@@ -211,7 +211,8 @@ mod criterion_by_name {
     }
 }
 
-/// `share_coverage`'s value in a configuration written before it was on by default.
+/// `share_coverage`'s value in a configuration written before the option existed: the default
+/// of [`FuzzConfig::new`].
 fn sharing_coverage() -> bool {
     true
 }
