@@ -14,8 +14,14 @@ pub struct EntryInfo {
     /// Set for inputs replayed from this run's own queue on resume: their files exist already
     /// and must not be written again under a new number.
     pub existing: Option<u32>,
-    /// The rendered input.
+    /// The rendered input, until the store has written it to the entry's text file
+    /// ([`Self::release_text`]): a long run would otherwise hold every entry's text twice, once
+    /// on disk and once here, though nothing reads it back from memory.
     pub text: String,
+    /// The text's length in bytes once [`Self::release_text`] has dropped the text; `None`
+    /// while `text` holds it. Read it through [`Self::size`].
+    #[serde(default)]
+    pub released_size: Option<usize>,
     /// Whether the target accepted the input as valid (as opposed to rejecting it).
     pub valid: bool,
     /// Edges no earlier saved input had covered.
@@ -41,13 +47,30 @@ pub struct EntryInfo {
 libafl_bolts::impl_serdeany!(EntryInfo);
 
 impl EntryInfo {
+    /// The text's length in bytes, held or released.
+    pub fn size(&self) -> usize {
+        self.released_size.unwrap_or(self.text.len())
+    }
+
+    /// Drops the text, keeping its length: the store calls this once the text file holds it.
+    pub fn release_text(&mut self) {
+        self.released_size = Some(self.size());
+        self.text = String::new();
+    }
+
+    /// Gives the entry a new text (a trimmed input's), to be written and released again.
+    pub fn set_text(&mut self, text: String) {
+        self.text = text;
+        self.released_size = None;
+    }
+
     /// The metadata file's content: one JSON object on one line (JSON lines, so that any
     /// tool reads it), for example `{"size":42,"valid":true,"edges":311,"new_edges":3,
     /// "parent":7,"mutator":"splice","time":12.5}`, with `trimmed_from` for a trimmed entry
     /// and `fault` (kind, signature as 16 hex digits, message, first stack frames) for a fault.
     pub fn to_text(&self) -> String {
         MetaRecord {
-            size: self.text.len(),
+            size: self.size(),
             valid: self.valid,
             edges: self.edges,
             new_edges: self.new_edges,

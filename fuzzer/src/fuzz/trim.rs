@@ -451,8 +451,7 @@ impl Trimmer {
             .get(id)?
             .borrow()
             .metadata::<EntryInfo>()?
-            .text
-            .len();
+            .size();
         if text.len() >= before {
             return Ok((None, 0));
         }
@@ -530,13 +529,13 @@ where
         Some(ChoiceInput::new(sample.choices, entry.bounds).with_words(entry.input.words.clone()));
     let info = testcase.metadata_mut::<EntryInfo>()?;
     info.trimmed_from = Some(info.trimmed_from.unwrap_or(before));
-    info.text = text;
+    info.set_text(text);
     info.valid = valid;
     info.edges = edges.len() as u32;
     testcase.add_metadata(MapIndexesMetadata::new(
         edges.into_iter().map(|e| e as usize).collect(),
     ));
-    let after = testcase.metadata::<EntryInfo>()?.text.len();
+    let after = testcase.metadata::<EntryInfo>()?.size();
     state.corpus_mut().replace(id, testcase)?;
     let stats = state.metadata_or_insert_with(TrimStats::default);
     stats.smaller += 1;

@@ -195,7 +195,7 @@ where
                 .unwrap_or_default();
             let (valid, size) = entry
                 .metadata::<EntryInfo>()
-                .map_or((false, 0), |i| (i.valid, i.text.len()));
+                .map_or((false, 0), |i| (i.valid, i.size()));
             (indices, valid, size)
         };
         let edges = self.edges;
