@@ -383,7 +383,13 @@ where
     stages.0.timeline.finish(&summary);
     drop(executor);
     if let Some(recorder) = &harness.recorder {
-        summary.overhead = measure(&recorder.borrow(), prepared.grammar, bounds, config.target);
+        summary.overhead = measure(
+            &recorder.borrow(),
+            prepared.grammar,
+            bounds,
+            config.target,
+            config.oracles,
+        );
     }
     let json = serde_json::to_string(&summary).expect("plain data serializes");
     crate::write_atomic(&prepared.log_dir.join(SUMMARY), json.as_bytes())

@@ -161,17 +161,24 @@ pub struct Overhead {
     pub excluded: usize,
     /// fuzz / bare: the share of the bare rate the fuzzer keeps.
     pub ratio: f64,
+    /// Whether both loops ran the target's oracles (`--oracles`).
+    #[serde(default)]
+    pub oracles: bool,
 }
 
 /// Replays what `recorder` saw (the complete choices of each execution, so the replay draws
 /// nothing fresh and runs the same programs) through the bare pipeline (replay, render,
 /// target) in this process, and compares the rates. The bare loop does exactly the work without
 /// which there would be no execution at all; everything else the fuzzer does is overhead.
+/// With `oracles` (the run's `--oracles`), the bare loop also runs the target's oracles on
+/// each verdict, as the harness did: they are the target's code (its printer, its second
+/// implementation), and a run that checks answers pays for them with or without an engine.
 pub fn measure(
     recorder: &Recorder,
     grammar: &Grammar,
     bounds: Bounds,
     target: LinkedTarget,
+    oracles: bool,
 ) -> Option<Overhead> {
     let fuzz_secs = recorder.finished?.as_secs_f64();
     let mut sampler = Sampler::new(grammar, bounds).ok()?;
@@ -183,7 +190,12 @@ pub fn measure(
     for choices in &recorder.inputs {
         let _ = sampler.sample(choices, Replay::Repair, &mut rng, &mut sample);
         render_into(grammar, &sample.tree, &mut text);
-        let outcome = catch_unwind(AssertUnwindSafe(|| instance.run(text.as_bytes())));
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let verdict = instance.run(text.as_bytes());
+            if oracles {
+                let _ = instance.check(text.as_bytes(), &verdict);
+            }
+        }));
         if outcome.is_err() {
             instance = (target.make)();
         }
@@ -198,12 +210,55 @@ pub fn measure(
         bare_execs_per_sec: bare,
         excluded: recorder.excluded,
         ratio: fuzz / bare,
+        oracles,
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
+    use crate::target::{Target, Verdict, Violation};
+
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    static CHECKS: AtomicUsize = AtomicUsize::new(0);
+
+    struct Counting;
+
+    impl Target for Counting {
+        fn run(&mut self, _input: &[u8]) -> Verdict {
+            RUNS.fetch_add(1, Ordering::Relaxed);
+            Verdict::Valid
+        }
+
+        fn check(&mut self, _input: &[u8], _verdict: &Verdict) -> Option<Violation> {
+            CHECKS.fetch_add(1, Ordering::Relaxed);
+            None
+        }
+    }
+
+    #[test]
+    fn the_bare_loop_runs_the_oracles_exactly_when_the_run_did() {
+        let grammar = Grammar::from_text("g", "s = \"a\" | \"b\" ;").unwrap();
+        let bounds = Bounds::new(1, 1, 3).unwrap();
+        let mut recorder = Recorder::new(4, 0);
+        for i in 0..5 {
+            recorder.record(&[i % 2]);
+        }
+        let target = LinkedTarget {
+            name: "counting",
+            make: || Box::new(Counting),
+        };
+        let without = measure(&recorder, &grammar, bounds, target.clone(), false).unwrap();
+        assert_eq!(RUNS.load(Ordering::Relaxed), 4);
+        assert_eq!(CHECKS.load(Ordering::Relaxed), 0);
+        assert!(!without.oracles);
+        let with = measure(&recorder, &grammar, bounds, target, true).unwrap();
+        assert_eq!(RUNS.load(Ordering::Relaxed), 8);
+        assert_eq!(CHECKS.load(Ordering::Relaxed), 4);
+        assert!(with.oracles);
+    }
 
     #[test]
     fn records_the_window_after_the_skipped_executions() {
