@@ -250,7 +250,7 @@ mod tests {
             name: "counting",
             make: || Box::new(Counting),
         };
-        let without = measure(&recorder, &grammar, bounds, target.clone(), false).unwrap();
+        let without = measure(&recorder, &grammar, bounds, target, false).unwrap();
         assert_eq!(RUNS.load(Ordering::Relaxed), 4);
         assert_eq!(CHECKS.load(Ordering::Relaxed), 0);
         assert!(!without.oracles);
