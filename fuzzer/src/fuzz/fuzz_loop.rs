@@ -236,6 +236,7 @@ where
         config.max_len,
     )
     .map_err(|d| Error::illegal_argument(d.to_string()))?;
+    let shared_sampler = harness.shared_sampler();
     harness.times_target = config.keep_slow;
     harness.oracles = config.oracles;
     // Building the target ran its constructor (starlark registers its whole standard library),
@@ -291,9 +292,7 @@ where
     crate::feedback::prepare_capture(config.timeout);
     super::signal_guard::install();
 
-    let trees = ParentTrees::new(prepared.grammar, bounds)
-        .map_err(|d| Error::illegal_argument(d.to_string()))?
-        .shared();
+    let trees = ParentTrees::sharing(prepared.grammar, bounds, shared_sampler).shared();
     let on = config.mutators.as_deref();
     let mutator = SingleChoiceScheduledMutator::new(tuple_list!(
         Switched::new(HavocMutator::default(), on),

@@ -10,6 +10,7 @@ use libafl_bolts::rands::StdRand;
 use crate::choice::{ChoiceInput, Replay};
 use crate::feedback::{run_caught, wrong_answer};
 use crate::grammar::Grammar;
+use crate::mutators::SharedSampler;
 use crate::observer::{ExecutionClass, LastExecution};
 use crate::sampler::{Bounds, Sampler};
 use crate::target::{LinkedTarget, Target, Verdict, memory_limit};
@@ -20,7 +21,11 @@ use crate::text::Renderer;
 /// `catch_unwind` with the memory limit armed. What it replayed and the verdict go into the
 /// shared [`LastExecution`] record for the feedbacks; nothing is sampled twice.
 pub struct Harness {
-    sampler: Sampler<'static>,
+    /// Shared with the structure-aware mutators' [`ParentTrees`](crate::mutators::ParentTrees):
+    /// both replay the same grammar under the same bounds, one sample at a time, so one cache
+    /// of per-saturated-set analyses serves both (half the memory a long run's caches reach, and
+    /// a parent's sets are the ones its own execution computed).
+    sampler: SharedSampler,
     renderer: Renderer<'static>,
     /// Draws the fresh choices past the end of a mutant (and all of them for a generated
     /// input, which is an empty sequence).
@@ -53,7 +58,7 @@ impl Harness {
         max_len: usize,
     ) -> Result<Self, crate::diagnostic::Diagnostic> {
         Ok(Self {
-            sampler: Sampler::new(grammar, bounds)?,
+            sampler: Rc::new(RefCell::new(Sampler::new(grammar, bounds)?)),
             renderer: Renderer::new(grammar),
             rng: StdRand::with_seed(seed),
             replay,
@@ -68,6 +73,11 @@ impl Harness {
         })
     }
 
+    /// The sampler, for the mutators' [`ParentTrees::sharing`](crate::mutators::ParentTrees::sharing).
+    pub fn shared_sampler(&self) -> SharedSampler {
+        Rc::clone(&self.sampler)
+    }
+
     pub fn run(&mut self, input: &ChoiceInput) -> ExitKind {
         {
             // Taken out of the shared record while it is rebuilt, not borrowed: the timeout
@@ -75,7 +85,7 @@ impl Harness {
             let mut taken = std::mem::take(&mut *self.replay.borrow_mut());
             let replay = &mut taken;
             // Repairing replay cannot fail; fresh choices are drawn within the bounds.
-            let _ = self.sampler.sample(
+            let _ = self.sampler.borrow_mut().sample(
                 input.choices.as_slice(),
                 Replay::Repair,
                 &mut self.rng,

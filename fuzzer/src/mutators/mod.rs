@@ -21,7 +21,7 @@ use libafl_bolts::rands::Rand;
 
 pub use crate::provenance::{LastMutation, Mutation};
 pub use havoc::HavocMutator;
-pub use parent::{ParentTrees, SharedTrees, nodes_with_choices, symbol_of};
+pub use parent::{ParentTrees, SharedSampler, SharedTrees, nodes_with_choices, symbol_of};
 pub use recursion::{
     MAX_CHOICES as MAX_RECURSION_CHOICES, RecursionLevel, RecursionMutator, copies_within,
     nearest_recursions, pick_outer, recursions, repeat_recursion,
