@@ -45,6 +45,9 @@ pub struct Harness {
     /// Whether to time the target's runs: only the slow-path criterion reads the time, and
     /// the clock costs every execution.
     pub times_target: bool,
+    /// Gives a transient peak's memory back after the execution that freed it, so that one
+    /// large input does not grow an overnight run for good.
+    freed_peak: memory_limit::FreedPeak,
 }
 
 impl Harness {
@@ -70,6 +73,7 @@ impl Harness {
             recorder: None,
             times_target: false,
             oracles: true,
+            freed_peak: memory_limit::FreedPeak::default(),
         })
     }
 
@@ -141,6 +145,7 @@ impl Harness {
         memory_limit::disarm();
         drop(replay);
         self.replay.borrow_mut().target_time = target_time;
+        self.freed_peak.after_execution();
         match result {
             Ok((verdict, violation)) => {
                 self.replay.borrow_mut().validity = match verdict {

@@ -20,6 +20,8 @@ use super::{emergency_heap, fixed_heap};
 thread_local! {
     /// Bytes allocated minus bytes freed on this thread, since it started.
     static LIVE: Cell<isize> = const { Cell::new(0) };
+    /// The highest [`LIVE`] reached since the last [`return_freed_peak`].
+    static HIGH: Cell<isize> = const { Cell::new(0) };
     /// While armed: the live count at arming time, and the limit in bytes above it.
     static WINDOW: Cell<Option<(isize, isize)>> = const { Cell::new(None) };
     static TRIPPED: Cell<bool> = const { Cell::new(false) };
@@ -65,6 +67,9 @@ impl MemoryLimit {
                 return false;
             }
             live.set(now);
+            if now > HIGH.get() {
+                HIGH.set(now);
+            }
             true
         })
         .unwrap_or(true)
@@ -210,6 +215,70 @@ pub fn tripped() -> bool {
     TRIPPED.get()
 }
 
+/// Bytes this thread freed since its highest live count (since the last
+/// [`return_freed_peak`]): how much of a transient peak the allocator may still hold.
+pub fn freed_since_peak() -> usize {
+    let live = LIVE.try_with(Cell::get).unwrap_or(0);
+    let high = HIGH.try_with(Cell::get).unwrap_or(0);
+    (high - live).max(0) as usize
+}
+
+/// Hands the free pages of every arena back to the system and starts a new peak.
+///
+/// Why: glibc keeps a freed peak mapped. Freeing a large block raises its trim threshold (up to
+/// 64 MiB), and a small block still live above a freed run keeps the run from being trimmed,
+/// so one input that made the target or the engine allocate 20 MB leaves the process 20 MB
+/// larger for the rest of an overnight run. `malloc_trim` releases the free pages wherever they
+/// lie; it walks the free lists, so it is for after a peak, not after every execution.
+pub fn return_freed_peak() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim takes no pointers and is thread-safe.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    let live = LIVE.try_with(Cell::get).unwrap_or(0);
+    let _ = HIGH.try_with(|high| high.set(live));
+}
+
+/// When the fuzzing loop gives a freed peak back: after an execution, once at least
+/// [`FreedPeak::THRESHOLD`] bytes were freed below the peak, and at most once a second, so a
+/// target that allocates and frees a lot on every input costs at most one trim a second.
+pub struct FreedPeak {
+    last: std::time::Instant,
+    /// How many times [`FreedPeak::after_execution`] gave memory back.
+    pub returned: u64,
+}
+
+impl Default for FreedPeak {
+    fn default() -> Self {
+        Self {
+            last: std::time::Instant::now(),
+            returned: 0,
+        }
+    }
+}
+
+impl FreedPeak {
+    /// 8 MiB: well above what an ordinary input allocates (a few hundred kB on the bundled
+    /// targets), well below what a long run's allocator would otherwise keep.
+    pub const THRESHOLD: usize = 8 << 20;
+    const INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
+    /// Gives the freed peak back if it is large enough and the last time was long enough ago;
+    /// says whether it did.
+    pub fn after_execution(&mut self) -> bool {
+        if freed_since_peak() < Self::THRESHOLD || self.last.elapsed() < Self::INTERVAL {
+            return false;
+        }
+        let freed = freed_since_peak();
+        return_freed_peak();
+        self.last = std::time::Instant::now();
+        self.returned += 1;
+        tracing::debug!(freed, "gave a freed peak back to the system");
+        true
+    }
+}
+
 /// Whether this thread's allocations go through [`MemoryLimit`], i.e. whether a limit applies.
 pub fn installed() -> bool {
     drop(Box::new(0u8));
@@ -248,5 +317,65 @@ mod tests {
             assert!(!tripped(), "arming clears the flag");
             disarm();
         }
+    }
+
+    /// Resident memory of this process in bytes, from `/proc/self/statm`.
+    fn resident() -> usize {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+        let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+        pages * 4096
+    }
+
+    #[test]
+    fn a_freed_peak_is_counted_and_given_back_to_the_system() {
+        // On a thread of its own, so that its arena holds only this test's blocks.
+        std::thread::spawn(|| {
+            // 48 MiB in blocks under glibc's mmap threshold, so they come from the heap, each
+            // followed by a small block that stays live: the freed blocks lie between live
+            // ones, where glibc's own trimming (of the heap's top) never reaches them.
+            let block = Layout::from_size_align(64 << 10, 8).unwrap();
+            let small = Layout::from_size_align(64, 8).unwrap();
+            return_freed_peak();
+            unsafe {
+                let mut blocks = Vec::with_capacity(768);
+                let mut pins = Vec::with_capacity(768);
+                for _ in 0..768 {
+                    let ptr = MemoryLimit.alloc(block);
+                    assert!(!ptr.is_null());
+                    std::ptr::write_bytes(ptr, 1, block.size());
+                    blocks.push(ptr);
+                    pins.push(MemoryLimit.alloc(small));
+                }
+                for ptr in blocks {
+                    MemoryLimit.dealloc(ptr, block);
+                }
+                assert!(
+                    freed_since_peak() >= 48 << 20,
+                    "freed {} bytes below the peak",
+                    freed_since_peak()
+                );
+                let before = resident();
+                let mut peak = FreedPeak {
+                    last: std::time::Instant::now() - std::time::Duration::from_secs(2),
+                    returned: 0,
+                };
+                assert!(peak.after_execution());
+                let after = resident();
+                assert_eq!(freed_since_peak(), 0, "a new peak starts");
+                assert!(
+                    !peak.after_execution(),
+                    "nothing freed since: nothing to give back"
+                );
+                assert!(
+                    before.saturating_sub(after) >= 32 << 20,
+                    "resident {before} -> {after}: the freed 48 MiB stayed"
+                );
+                for pin in pins {
+                    MemoryLimit.dealloc(pin, small);
+                }
+            }
+        })
+        .join()
+        .unwrap();
     }
 }
