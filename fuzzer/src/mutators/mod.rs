@@ -7,6 +7,7 @@
 //! of one subtree (`tree::Node::choices_start..choices_end`) of the parent's derivation,
 //! which `parent` replays once per parent and shares between them.
 
+mod donor;
 mod havoc;
 mod parent;
 mod recursion;

@@ -1,8 +1,6 @@
 //! Splice in a subtree of the same rule from another corpus entry.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 
 use libafl::HasMetadata;
 use libafl::corpus::{Corpus, CorpusId};
@@ -11,6 +9,7 @@ use libafl::state::{HasCorpus, HasRand};
 use libafl_bolts::rands::Rand;
 use libafl_bolts::{Error, Named};
 
+use super::donor::DonorCache;
 use super::parent::nodes_with_choices;
 use super::{Mutation, SharedTrees, record, replace_span};
 use crate::choice::ChoiceInput;
@@ -22,47 +21,36 @@ use crate::tree::NodeKind;
 /// derivation of R replays as a derivation of R anywhere R occurs; where the new position is
 /// deeper than the donor's, repairing replay closes it within the depth bound.
 ///
-/// Donor trees are kept per corpus entry (corpus entries never change), so a donor is often
-/// replayed once rather than once per splice.
+/// Donors are kept per corpus entry (corpus entries never change) in a [`DonorCache`], which
+/// most splices draw from, so a donor is replayed once for many splices.
 pub struct SpliceMutator {
     trees: SharedTrees,
-    donors: HashMap<CorpusId, Sample, ahash::RandomState>,
-    donor_bytes: usize,
-    budget: usize,
+    donors: DonorCache,
 }
 
-/// Bytes of donor trees and choices kept at most; beyond that the cache starts over. Donors are
-/// drawn uniformly from the whole corpus, so the cache's hit rate is about its share of the
-/// corpus whatever its size, while its memory is every client's: 1,024 starlark donors held
-/// 30 MB of a 160 MB fuzzing process (a heap profile, `docs/results/issue-35-soak.md`). A
-/// replay costs tens of microseconds, and splice is one mutator in seven.
+/// Bytes of donors kept at most; beyond that the cache starts over. The memory is every
+/// client's: 1,024 starlark donors kept as whole trees held 30 MB of a 160 MB fuzzing process
+/// (a heap profile, `docs/results/issue-35-soak.md`).
 const DONOR_CACHE_BYTES: usize = 4 << 20;
-
-/// Heap bytes a cached donor holds.
-fn donor_bytes(donor: &Sample) -> usize {
-    donor.tree.len() * size_of::<crate::tree::Node>() + donor.choices.len() * size_of::<u32>()
-}
 
 impl SpliceMutator {
     /// A splice mutator over the shared parent; donor trees are replayed lazily and cached.
     pub fn new(trees: SharedTrees) -> Self {
         Self {
             trees,
-            donors: HashMap::default(),
-            donor_bytes: 0,
-            budget: DONOR_CACHE_BYTES,
+            donors: DonorCache::new(DONOR_CACHE_BYTES),
         }
     }
 
     /// Keeps about `bytes` of donors instead of [`DONOR_CACHE_BYTES`].
     pub fn with_donor_budget(mut self, bytes: usize) -> Self {
-        self.budget = bytes;
+        self.donors = DonorCache::new(bytes);
         self
     }
 
     /// Heap bytes of the donors cached now.
     pub fn cached_donor_bytes(&self) -> usize {
-        self.donor_bytes
+        self.donors.bytes()
     }
 }
 
@@ -80,26 +68,15 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
             return Ok(MutationResult::Skipped);
         }
         // Entries are never removed from the in-memory corpus, so ids are 0..count.
-        let donor_id = CorpusId(state.rand_mut().below_or_zero(count));
+        let donor_id = self.donors.pick(state.rand_mut(), count);
         let mut trees = self.trees.borrow_mut();
-        if self.donor_bytes >= self.budget {
-            self.donors = HashMap::default();
-            self.donor_bytes = 0;
-        }
-        let donor = match self.donors.entry(donor_id) {
-            Entry::Occupied(cached) => cached.into_mut(),
-            Entry::Vacant(slot) => {
-                let choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
-                let mut donor = Sample::default();
-                trees.sample(choices.as_slice(), state.rand_mut(), &mut donor);
-                donor.tree.shrink_to_fit();
-                donor.choices.0.shrink_to_fit();
-                self.donor_bytes += donor_bytes(&donor);
-                slot.insert(donor)
-            }
-        };
-        let donor = &*donor;
-        if donor.choices == input.choices {
+        let donor = self.donors.get_or_replay(donor_id, || {
+            let choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
+            let mut donor = Sample::default();
+            trees.sample(choices.as_slice(), state.rand_mut(), &mut donor);
+            Ok::<_, Error>(donor)
+        })?;
+        if donor.choices == input.choices.as_slice() {
             return Ok(MutationResult::Skipped);
         }
         let rng = state.rand_mut();
@@ -115,23 +92,22 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
             };
             let (start, end) = (picked.choices_start as usize, picked.choices_end as usize);
             let old = &parent.choices.as_slice()[start..end];
-            let donors = nodes_with_choices(
-                &donor.tree,
-                |k| matches!(k, NodeKind::Rule { rule: r, .. } if *r == rule),
-            );
-            let donor_spans: Vec<(usize, usize)> = donors
-                .iter()
-                .map(|&d| {
-                    let n = donor.tree.node(d);
-                    (n.choices_start as usize, n.choices_end as usize)
-                })
-                .filter(|&(s, e)| &donor.choices.as_slice()[s..e] != old)
-                .collect();
-            let Some(&(ds, de)) = rng.choose(&donor_spans) else {
-                continue;
+            let differing = || {
+                donor
+                    .spans_of(rule)
+                    .filter(|&(s, e)| &donor.choices[s..e] != old)
             };
-            let middle = &donor.choices.as_slice()[ds..de];
-            input.choices.0 = replace_span(parent.choices.as_slice(), start, end, middle);
+            let count = differing().count();
+            if count == 0 {
+                continue;
+            }
+            let (ds, de) = differing().nth(rng.below_or_zero(count)).expect("counted");
+            input.choices.0 = replace_span(
+                parent.choices.as_slice(),
+                start,
+                end,
+                &donor.choices[ds..de],
+            );
             drop(trees);
             record(state, Mutation::Splice);
             return Ok(MutationResult::Mutated);
