@@ -21,8 +21,8 @@ use crate::tree::NodeKind;
 /// derivation of R replays as a derivation of R anywhere R occurs; where the new position is
 /// deeper than the donor's, repairing replay closes it within the depth bound.
 ///
-/// Donors are kept per corpus entry (corpus entries never change) in a [`DonorCache`], which
-/// most splices draw from, so a donor is replayed once for many splices.
+/// Donors are kept per corpus entry (corpus entries never change) in a [`DonorCache`], so a
+/// donor drawn again while it is cached is not replayed again.
 pub struct SpliceMutator {
     trees: SharedTrees,
     donors: DonorCache,
