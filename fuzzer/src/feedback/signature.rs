@@ -243,9 +243,11 @@ pub struct Bucket {
 ///   innermost frame outside any recursion that is one activation through all of them (its
 ///   function's entry counter did not move), so that a timer landing in one of three helpers
 ///   of a loop, or a loop whose every sample is inside the helper it calls, is still the loop;
-///   failing that, a recursion deeper than the walk by its cycle. Without counters, the
-///   innermost function every sample holds; without samples, the innermost function of the
-///   target on the stack.
+///   failing that, a recursion deeper than the walk by its cycle. Otherwise (one sample, or
+///   no counters), the innermost function every sample holds, one with an entry counter
+///   first; without samples, the innermost function of the target on the stack. Frames with
+///   neither a counter nor a source location (a PLT stub named after the symbol before it)
+///   make no recursion.
 pub fn bucket(
     kind: FaultKind,
     location: Option<&str>,
@@ -402,11 +404,16 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String, Vec<Str
     // Every sample stopped inside a recursion of one function: the time goes there, however
     // the recursion was reached (a minifier folding a long chain of unary operators from
     // whatever statement holds it).
+    // Of the frames that surely are the target's (see the cycle below).
     fn innermost(sample: &SampledStack) -> Option<&str> {
         sample
             .calls
             .iter()
-            .flat_map(|call| call.functions.iter())
+            .flat_map(|call| {
+                call.functions
+                    .iter()
+                    .filter(|f| call.entry.is_some() || is_located(f))
+            })
             .map(|f| function_of(f))
             .next()
     }
@@ -473,10 +480,18 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String, Vec<Str
     // No frame outside a recursion lasted within the walked frames: a recursion deeper than
     // the walk, whose outermost call is out of sight. Its cycle is the computation, as for a
     // stack overflow: which of its functions a sample ends in is chance.
+    // Only frames that surely are the target's: an address without a symbol of its own (a
+    // PLT stub) is named after the symbol before it, often `main`, and with `main` itself at
+    // the stack's bottom a single sample of a loop then read as "a recursion of main".
     let frames: Vec<String> = last
         .calls
         .iter()
-        .flat_map(|call| call.functions.iter().cloned())
+        .flat_map(|call| {
+            call.functions
+                .iter()
+                .filter(|f| call.entry.is_some() || is_located(f))
+                .cloned()
+        })
         .collect();
     let cycle: Vec<String> = recursion(&frames)
         .into_iter()
@@ -485,8 +500,19 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String, Vec<Str
     if !cycle.is_empty() {
         return Some(recursion_bucket(cycle));
     }
-    innermost_shared(last.calls.iter(), &shared)
-        .map(|f| (f.to_string(), format!("in {f}"), Vec::new()))
+    // Of the functions every sample holds, the innermost one of the target's own instrumented
+    // code (a frame with an entry counter), when there is one. A hang that kept one sample
+    // (a short timeout on a loaded machine) otherwise takes the name of whatever
+    // uninstrumented helper the timer landed in: a standard-library or dependency function
+    // the linker merged with an identical one of another crate, named after that other one
+    // (seen: `<gimli::read::abbrev::Attributes as Deref>::deref` and a `tracing` closure for
+    // a loop that only allocated), so one hang became three buckets in CI.
+    innermost_shared(
+        last.calls.iter().filter(|call| call.entry.is_some()),
+        &shared,
+    )
+    .or_else(|| innermost_shared(last.calls.iter(), &shared))
+    .map(|f| (f.to_string(), format!("in {f}"), Vec::new()))
 }
 
 /// The call of machine function `entry` in a sample (its innermost frame), by position.
@@ -634,7 +660,7 @@ fn innermost_shared<'a>(
 /// unwinder); that name varies with where the timer landed, so one hang would get one
 /// signature per landing place. The innermost frame when none qualifies.
 fn innermost_located(frames: &[String]) -> &str {
-    let located = |frame: &&String| frame.ends_with(')') && frame.contains(" (");
+    let located = |frame: &&String| is_located(frame);
     let crates: Vec<&str> = frames
         .iter()
         .filter(located)
@@ -648,6 +674,11 @@ fn innermost_located(frames: &[String]) -> &str {
         })
         .or(frames.first())
         .map_or("", String::as_str)
+}
+
+/// Whether a frame names its source location (`function (file:line)`).
+fn is_located(frame: &str) -> bool {
+    frame.ends_with(')') && frame.contains(" (")
 }
 
 /// The first path segment of a frame's function (`mycrate` of `<mycrate::Ty as
@@ -773,6 +804,36 @@ mod tests {
         ));
         calls.push(call(&["t::check (a.rs:20)"], Some((3, 1)), Some(40)));
         SampledStack { calls }
+    }
+
+    /// A hang with one sample: the timer landed in library code the linker merged with another
+    /// crate's identical function, and that code is named after the other crate, with or without
+    /// a source location. The hang is the target's instrumented code around it, not the name.
+    #[test]
+    fn a_hang_with_one_sample_is_named_after_the_instrumented_code_the_timer_landed_under() {
+        let hang = |samples: &[SampledStack]| bucket(FaultKind::Timeout, None, &[], samples);
+        let merged = hang(&[sample(
+            &["<gimli::read::abbrev::Attributes as core::ops::deref::Deref>::deref"],
+            3,
+        )]);
+        let closure = hang(&[sample(&["{closure#0} (tracing/src/macros.rs:914)"], 40)]);
+        let in_step = hang(&[sample(&[], 7)]);
+        assert_eq!(merged.location, "in t::step");
+        assert_eq!(merged, closure);
+        assert_eq!(merged, in_step);
+        // A timer in a PLT stub, which has no symbol of its own and is named after the one
+        // before it: with `main` at the bottom of the stack too, no recursion of `main`.
+        let in_a_stub = |samples: usize| {
+            let mut stub = sample(&["main"], 9);
+            stub.calls.push(SampledCall {
+                functions: frames(&["main"]),
+                entry: None,
+                body: None,
+            });
+            hang(&vec![stub; samples])
+        };
+        assert_eq!(in_a_stub(1), merged);
+        assert_eq!(in_a_stub(3).location, "in t::step");
     }
 
     #[test]
