@@ -10,7 +10,7 @@ use super::signature::{
     SHOWN_FRAMES, SampledCall, SampledStack, SymbolCache, WALKED_FRAMES, bucket, describe_frames,
     is_deep_recursion,
 };
-use super::stack_samples::{Sample, entry_address};
+use super::stack_samples::{Sample, entry_address, sample_at};
 use crate::fault::{Fault, FaultKind};
 use crate::target::{Violation, function_start};
 
@@ -42,6 +42,11 @@ pub fn describe(evidence: &Evidence<'_>, cache: &mut SymbolCache) -> Fault {
         kind => kind,
     };
     let samples: Vec<SampledStack> = match kind {
+        // No sample (a run that ended before the timer's first tick): the stack it ended in
+        // is one, so that it is bucketed by the same rules as a run with one sample.
+        FaultKind::Timeout | FaultKind::OutOfMemory if evidence.samples.is_empty() => {
+            vec![symbolized(&sample_at(evidence.addresses), cache)]
+        }
         FaultKind::Timeout | FaultKind::OutOfMemory => evidence
             .samples
             .iter()

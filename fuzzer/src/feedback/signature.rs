@@ -507,10 +507,20 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String, Vec<Str
     // the linker merged with an identical one of another crate, named after that other one
     // (seen: `<gimli::read::abbrev::Attributes as Deref>::deref` and a `tracing` closure for
     // a loop that only allocated), so one hang became three buckets in CI.
+    // Without counters, a function with a source location first (the one sample may be the
+    // stack the run ended in, see `describe`).
+    let located = |f: &&String| is_located(f) && shared(function_of(f));
     innermost_shared(
         last.calls.iter().filter(|call| call.entry.is_some()),
         &shared,
     )
+    .or_else(|| {
+        last.calls
+            .iter()
+            .flat_map(|call| call.functions.iter())
+            .find(located)
+            .map(|f| function_of(f))
+    })
     .or_else(|| innermost_shared(last.calls.iter(), &shared))
     .map(|f| (f.to_string(), format!("in {f}"), Vec::new()))
 }
@@ -834,6 +844,22 @@ mod tests {
         };
         assert_eq!(in_a_stub(1), merged);
         assert_eq!(in_a_stub(3).location, "in t::step");
+        // No counters at all (a target built without the PC table): the innermost function
+        // with a source location, not the merged helper without one.
+        let uncounted = SampledStack {
+            calls: [
+                "<gimli::Attributes as core::ops::deref::Deref>::deref",
+                "t::spin (a.rs:10)",
+                "main",
+            ]
+            .map(|f| SampledCall {
+                functions: frames(&[f]),
+                entry: None,
+                body: None,
+            })
+            .to_vec(),
+        };
+        assert_eq!(hang(&[uncounted]).location, "in t::spin");
     }
 
     #[test]

@@ -403,6 +403,29 @@ impl EntryIndex {
     }
 }
 
+/// The stack a fault stopped the target in (return addresses, innermost first, as
+/// [`SampledFrame::address`]), as one sample with its counters as they are now. A run that
+/// ended before the timer's first tick has no sample of its own, and its hang would be named
+/// after whatever frame the stack happens to end in: with this one, after the target's own
+/// instrumented code.
+pub fn sample_at(addresses: &[usize]) -> Sample {
+    let index = ENTRY_INDEX.get().and_then(Option::as_ref);
+    Sample {
+        frames: addresses
+            .iter()
+            .take(SAMPLE_FRAMES)
+            .map(|&address| {
+                let found = index.and_then(|index| index.entry_of(address));
+                SampledFrame {
+                    address,
+                    entry: found.map(|(entry, count, _)| (entry, count)),
+                    body: found.map_or(0, |(_, _, body)| body),
+                }
+            })
+            .collect(),
+    }
+}
+
 /// Builds the index of entry counters if it is not built yet. Call it before forking children
 /// that sample, so that they inherit it; [`start`] calls it too.
 pub fn prepare() {
