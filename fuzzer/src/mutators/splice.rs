@@ -28,7 +28,7 @@ pub struct SpliceMutator {
     donors: DonorCache,
 }
 
-/// Bytes of donors kept at most; beyond that the cache starts over. The memory is every
+/// Bytes of donors kept at most; beyond that, donors drawn at random make room. The memory is every
 /// client's: 1,024 starlark donors kept as whole trees held 30 MB of a 160 MB fuzzing process
 /// (a heap profile, `docs/results/issue-35-soak.md`).
 const DONOR_CACHE_BYTES: usize = 4 << 20;
@@ -69,14 +69,17 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
         }
         // Entries are never removed from the in-memory corpus, so ids are 0..count.
         let donor_id = self.donors.pick(state.rand_mut(), count);
+        // A copy of the entry's choices (a few kilobytes), not a borrow: the state's generator
+        // is needed below while the corpus would be borrowed.
+        let entry = state.corpus().cloned_input_for_id(donor_id)?.choices;
         let mut trees = self.trees.borrow_mut();
-        let donor = self.donors.get_or_replay(donor_id, || {
-            let choices = state.corpus().cloned_input_for_id(donor_id)?.choices;
+        let donor = self.donors.get_or_replay(donor_id, entry.as_slice(), || {
             let mut donor = Sample::default();
-            trees.sample(choices.as_slice(), state.rand_mut(), &mut donor);
+            trees.sample(entry.as_slice(), state.rand_mut(), &mut donor);
             Ok::<_, Error>(donor)
         })?;
-        if donor.choices == input.choices.as_slice() {
+        let donor_choices = donor.choices(entry.as_slice());
+        if donor_choices == input.choices.as_slice() {
             return Ok(MutationResult::Skipped);
         }
         let rng = state.rand_mut();
@@ -95,7 +98,7 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
             let differing = || {
                 donor
                     .spans_of(rule)
-                    .filter(|&(s, e)| &donor.choices[s..e] != old)
+                    .filter(|&(s, e)| &donor_choices[s..e] != old)
             };
             let count = differing().count();
             if count == 0 {
@@ -106,7 +109,7 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
                 parent.choices.as_slice(),
                 start,
                 end,
-                &donor.choices[ds..de],
+                &donor_choices[ds..de],
             );
             drop(trees);
             record(state, Mutation::Splice);
