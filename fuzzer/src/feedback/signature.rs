@@ -403,17 +403,12 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String, Vec<Str
     let shared = |function: &str| samples.iter().all(|sample| holds(sample, function));
     // Every sample stopped inside a recursion of one function: the time goes there, however
     // the recursion was reached (a minifier folding a long chain of unary operators from
-    // whatever statement holds it).
-    // Of the frames that surely are the target's (see the cycle below).
+    // whatever statement holds it). Innermost among the frames that surely are the target's.
     fn innermost(sample: &SampledStack) -> Option<&str> {
         sample
             .calls
             .iter()
-            .flat_map(|call| {
-                call.functions
-                    .iter()
-                    .filter(|f| call.entry.is_some() || is_located(f))
-            })
+            .flat_map(|call| call.functions.iter().filter(|f| surely_target(call, f)))
             .map(|f| function_of(f))
             .next()
     }
@@ -480,16 +475,14 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String, Vec<Str
     // No frame outside a recursion lasted within the walked frames: a recursion deeper than
     // the walk, whose outermost call is out of sight. Its cycle is the computation, as for a
     // stack overflow: which of its functions a sample ends in is chance.
-    // Only frames that surely are the target's: an address without a symbol of its own (a
-    // PLT stub) is named after the symbol before it, often `main`, and with `main` itself at
-    // the stack's bottom a single sample of a loop then read as "a recursion of main".
+    // Only frames that surely are the target's (see `surely_target`).
     let frames: Vec<String> = last
         .calls
         .iter()
         .flat_map(|call| {
             call.functions
                 .iter()
-                .filter(|f| call.entry.is_some() || is_located(f))
+                .filter(|f| surely_target(call, f))
                 .cloned()
         })
         .collect();
@@ -523,6 +516,14 @@ fn looping_function(samples: &[SampledStack]) -> Option<(String, String, Vec<Str
     })
     .or_else(|| innermost_shared(last.calls.iter(), &shared))
     .map(|f| (f.to_string(), format!("in {f}"), Vec::new()))
+}
+
+/// Whether `function`, one of `call`'s, surely is the target's: its machine function has an
+/// entry counter, or it has a source location. An address without a symbol of its own (a PLT
+/// stub) is named after the symbol before it, often `main`; with `main` itself at the stack's
+/// bottom, a single sample of a loop read as "a recursion of main".
+fn surely_target(call: &SampledCall, function: &str) -> bool {
+    call.entry.is_some() || is_located(function)
 }
 
 /// The call of machine function `entry` in a sample (its innermost frame), by position.

@@ -28,9 +28,10 @@ pub struct SpliceMutator {
     donors: DonorCache,
 }
 
-/// Bytes of donors kept at most; beyond that, donors drawn at random make room. The memory is every
-/// client's: 1,024 starlark donors kept as whole trees held 30 MB of a 160 MB fuzzing process
-/// (a heap profile, `docs/results/issue-35-soak.md`).
+/// Bytes of donors kept at most; beyond that, donors drawn at random make room. The memory is
+/// every client's: 1,024 starlark donors kept as whole trees held 30 MB of a 160 MB fuzzing
+/// process (a heap profile, `docs/results/issue-35-soak.md`); kept as spans (`donor.rs`), the
+/// same 4 MB hold about 1,300 (a 40-second queue of 2,577 entries took 7.9 MB).
 const DONOR_CACHE_BYTES: usize = 4 << 20;
 
 impl SpliceMutator {
