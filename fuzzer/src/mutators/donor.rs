@@ -340,4 +340,69 @@ mod tests {
         }
         assert!(most <= budget, "held {most} under {budget}");
     }
+
+    /// The donor sizes of a run's queue, as the results report them (not run by `cargo test`):
+    ///
+    /// `BONSAI_DONOR_QUEUE=OUT/queue BONSAI_DONOR_GRAMMAR=$PWD/grammars/starlark.ebnf
+    /// BONSAI_DONOR_BOUNDS=3,3,3 cargo test --release -p bonsai --lib donor_bytes_of_a_queue --
+    /// --ignored --nocapture`
+    ///
+    /// prints the bytes the donors take as kept now and as they were kept before 6d64751 (the
+    /// choices and a `(rule, start, end)` triple per span). Every entry must replay to its own
+    /// choices, or the donors would need copies of them.
+    #[test]
+    #[ignore = "a measurement over a run's queue, named by environment variables"]
+    fn donor_bytes_of_a_queue() {
+        let variable = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("set {name}"));
+        let grammar: &'static Grammar = Box::leak(Box::new(
+            Grammar::from_file(std::path::Path::new(&variable("BONSAI_DONOR_GRAMMAR"))).unwrap(),
+        ));
+        let bounds: Vec<u32> = variable("BONSAI_DONOR_BOUNDS")
+            .split(',')
+            .map(|b| b.parse().unwrap())
+            .collect();
+        let mut sampler = Sampler::new(
+            grammar,
+            Bounds::new(bounds[0], bounds[1], bounds[2]).unwrap(),
+        )
+        .unwrap();
+        let mut rng = StdRand::with_seed(1);
+        let (mut now, mut before) = (Vec::new(), 0usize);
+        for file in std::fs::read_dir(variable("BONSAI_DONOR_QUEUE")).unwrap() {
+            let path = file.unwrap().path();
+            if path.extension().is_none_or(|e| e != "choices") {
+                continue;
+            }
+            let saved = crate::choice::SavedChoices::read(&path).unwrap();
+            let mut sample = Sample::default();
+            let _ = sampler.sample(
+                saved.choices.as_slice(),
+                crate::choice::Replay::Repair,
+                &mut rng,
+                &mut sample,
+            );
+            let donor = Donor::of(&sample, saved.choices.as_slice());
+            assert!(
+                donor.own_choices.is_none(),
+                "{} does not replay to itself",
+                path.display()
+            );
+            let spans: usize = donor
+                .rules
+                .iter()
+                .map(|&(rule, _)| donor.spans_of(RuleId(rule)).count())
+                .sum();
+            before +=
+                sample.choices.len() * size_of::<u32>() + spans * size_of::<(u32, u32, u32)>();
+            now.push(donor.bytes());
+        }
+        now.sort_unstable();
+        let total: usize = now.iter().sum();
+        println!(
+            "{} donors: {total} bytes now (median {}, largest {}); {before} bytes as choices and triples",
+            now.len(),
+            now[now.len() / 2],
+            now[now.len() - 1],
+        );
+    }
 }
