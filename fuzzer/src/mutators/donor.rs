@@ -109,27 +109,20 @@ impl Donor {
     }
 }
 
-fn push_leb128(out: &mut Vec<u8>, mut value: u32) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
+/// Appends `value` as a LEB128 number (postcard's varint: seven bits a byte, low first), one
+/// byte for a span below 128 choices, which most are.
+fn push_leb128(out: &mut Vec<u8>, value: u32) {
+    let mut buffer = [0u8; 5];
+    let written = postcard::to_slice(&value, &mut buffer).expect("a u32 takes at most 5 bytes");
+    out.extend_from_slice(written);
 }
 
 /// Reads one number that [`push_leb128`] wrote at `at`, and moves `at` past it.
 fn read_leb128(bytes: &[u8], at: &mut usize) -> u32 {
-    let mut value = 0u32;
-    let mut shift = 0;
-    loop {
-        let byte = bytes[*at];
-        *at += 1;
-        value |= u32::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
-            return value;
-        }
-        shift += 7;
-    }
+    let (value, rest) = postcard::take_from_bytes::<u32>(&bytes[*at..])
+        .expect("a donor's spans are the numbers push_leb128 wrote");
+    *at = bytes.len() - rest.len();
+    value
 }
 
 /// The donors replayed so far, within a byte budget; a donor that does not fit pushes out
@@ -260,9 +253,20 @@ mod tests {
 
     #[test]
     fn spans_far_apart_and_long_decode_as_they_were() {
-        for value in [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 21, u32::MAX] {
+        for (value, width) in [
+            (0, 1),
+            (1, 1),
+            (127, 1),
+            (128, 2),
+            (300, 2),
+            (16_383, 2),
+            (16_384, 3),
+            (1 << 21, 4),
+            (u32::MAX, 5),
+        ] {
             let mut bytes = Vec::new();
             push_leb128(&mut bytes, value);
+            assert_eq!(bytes.len(), width, "{value} in {width} bytes");
             push_leb128(&mut bytes, 5);
             let mut at = 0;
             assert_eq!(read_leb128(&bytes, &mut at), value);
