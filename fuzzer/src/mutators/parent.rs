@@ -26,6 +26,51 @@ pub struct ParentTrees {
     pub(super) parent: Sample,
     parent_text: String,
     valid: bool,
+    /// The parent's nodes each [`Pick`] chooses among, computed when first asked for: a
+    /// parent has tens of children in a row, and scanning its tree for every child was 1.5%
+    /// of a starlark run's first window (4% of what the loop spends beyond the bare target).
+    pub(super) picks: [Option<Vec<NodeId>>; Pick::COUNT],
+}
+
+/// Which of a parent's nodes a structure-aware mutator chooses among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// Rule nodes that own a choice (splice replaces one with a donor's subtree of the rule).
+    Rules,
+    /// Nodes other than terminals that own a choice (regenerate and shrink).
+    NonTerminals,
+    /// Repetitions whose span starts with their count choice, so that the items start one
+    /// choice later (the repetition mutators, which edit the count).
+    CountedRepetitions,
+}
+
+impl Pick {
+    const COUNT: usize = 3;
+
+    /// The nodes of `tree` this pick chooses among, in tree order.
+    fn nodes(self, tree: &DerivationTree) -> Vec<NodeId> {
+        match self {
+            Pick::Rules => nodes_with_choices(tree, |k| matches!(k, NodeKind::Rule { .. })),
+            Pick::NonTerminals => {
+                nodes_with_choices(tree, |k| !matches!(k, NodeKind::Terminal { .. }))
+            }
+            Pick::CountedRepetitions => {
+                let mut nodes = nodes_with_choices(tree, |k| matches!(k, NodeKind::Repeat { .. }));
+                nodes.retain(|&id| {
+                    let node = tree.node(id);
+                    tree.children(id).next().is_none_or(|first| {
+                        tree.node(first).choices_start == node.choices_start + 1
+                    })
+                });
+                nodes
+            }
+        }
+    }
+}
+
+/// The nodes `pick` chooses among, from lists that [`ParentTrees::picked`] filled.
+pub(super) fn picked_in(picks: &[Option<Vec<NodeId>>; Pick::COUNT], pick: Pick) -> &[NodeId] {
+    picks[pick as usize].as_deref().unwrap_or_default()
 }
 
 /// The one [`ParentTrees`] the structure-aware mutators of a stage share; a stage runs on one
@@ -58,6 +103,7 @@ impl ParentTrees {
             parent: Sample::default(),
             parent_text: String::new(),
             valid: false,
+            picks: Default::default(),
         }
     }
 
@@ -75,8 +121,24 @@ impl ParentTrees {
                     .sample(choices, Replay::Repair, rng, &mut self.parent);
             render_into(self.grammar, &self.parent.tree, &mut self.parent_text);
             self.valid = true;
+            self.picks = Default::default();
         }
         &self.parent
+    }
+
+    /// The tree `choices` replay to, and its nodes that `pick` chooses among.
+    pub fn picked<R: Rand>(
+        &mut self,
+        choices: &[u32],
+        rng: &mut R,
+        pick: Pick,
+    ) -> (&Sample, &[NodeId]) {
+        self.parent(choices, rng);
+        let list = &mut self.picks[pick as usize];
+        if list.is_none() {
+            *list = Some(pick.nodes(&self.parent.tree));
+        }
+        (&self.parent, picked_in(&self.picks, pick))
     }
 
     /// The text of the last parent returned by [`Self::parent`].
@@ -177,5 +239,44 @@ mod tests {
             .unwrap();
         assert_eq!(executed.choices, parent.choices);
         assert_eq!(sampler.borrow().cached().computed, after_parent);
+    }
+
+    /// Each pick's list is the parent's own, also after the parent changed: a list kept from
+    /// the last parent would hand a mutator nodes of another tree.
+    #[test]
+    fn each_pick_lists_the_current_parents_nodes() {
+        let grammar: &'static Grammar = Box::leak(Box::new(
+            Grammar::from_text("g", "s = e* ; e = \"(\" s \")\" | \"x\" | \"y\" ;").unwrap(),
+        ));
+        let bounds = Bounds::new(1, 3, 5).unwrap();
+        let mut trees = ParentTrees::new(grammar, bounds).unwrap();
+        let mut rng = StdRand::with_seed(3);
+        let mut sampler = Sampler::new(grammar, bounds).unwrap();
+        let mut parents: Vec<Sample> = Vec::new();
+        while parents.len() < 6 {
+            let mut sample = Sample::default();
+            sampler.generate(&mut rng, &mut sample);
+            if parents.iter().all(|p| p.tree.len() != sample.tree.len()) {
+                parents.push(sample);
+            }
+        }
+        // Every pick of every parent, each parent after another, twice round.
+        for round in 0..2 {
+            for parent in &parents {
+                for pick in [Pick::Rules, Pick::NonTerminals, Pick::CountedRepetitions] {
+                    let (sample, list) = trees.picked(parent.choices.as_slice(), &mut rng, pick);
+                    assert_eq!(sample.choices, parent.choices);
+                    assert_eq!(list, pick.nodes(&parent.tree), "round {round}, {pick:?}");
+                    for &id in list {
+                        assert!(id.index() < parent.tree.len());
+                    }
+                }
+            }
+        }
+        let repeats = parents
+            .iter()
+            .map(|p| Pick::CountedRepetitions.nodes(&p.tree).len())
+            .sum::<usize>();
+        assert!(repeats > 0, "some parent has a repetition to pick");
     }
 }

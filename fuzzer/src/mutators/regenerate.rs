@@ -9,11 +9,10 @@ use libafl::state::HasRand;
 use libafl_bolts::rands::Rand;
 use libafl_bolts::{Error, Named};
 
-use super::parent::nodes_with_choices;
+use super::parent::Pick;
 use super::{Mutation, SharedTrees, record, replace_span};
 use crate::choice::ChoiceInput;
 use crate::sampler::Sample;
-use crate::tree::NodeKind;
 
 /// Picks a subtree of the parent and draws it anew.
 ///
@@ -48,10 +47,8 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RegenerateMutator {
     fn mutate(&mut self, state: &mut S, input: &mut ChoiceInput) -> Result<MutationResult, Error> {
         let mut trees = self.trees.borrow_mut();
         let rng = state.rand_mut();
-        let parent = trees.parent(input.choices.as_slice(), rng);
-        let candidates =
-            nodes_with_choices(&parent.tree, |k| !matches!(k, NodeKind::Terminal { .. }));
-        let Some(&node) = rng.choose(&candidates) else {
+        let (parent, candidates) = trees.picked(input.choices.as_slice(), rng, Pick::NonTerminals);
+        let Some(&node) = rng.choose(candidates) else {
             return Ok(MutationResult::Skipped);
         };
         let picked = *parent.tree.node(node);

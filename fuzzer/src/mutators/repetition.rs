@@ -9,12 +9,12 @@ use libafl::state::HasRand;
 use libafl_bolts::rands::Rand;
 use libafl_bolts::{Error, Named};
 
-use super::parent::{nodes_with_choices, symbol_of};
+use super::parent::{Pick, symbol_of};
 use super::{Mutation, SharedTrees, record};
 use crate::choice::ChoiceInput;
 use crate::grammar::{Grammar, Symbol};
 use crate::sampler::{Bounds, Sample};
-use crate::tree::{NodeId, NodeKind};
+use crate::tree::NodeId;
 
 /// Which way a [`RepetitionMutator`] changes a repetition's item count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,22 +111,11 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RepetitionMutator {
         let grammar = trees.grammar;
         let bounds = trees.bounds;
         let rng = state.rand_mut();
-        let parent = trees.parent(input.choices.as_slice(), rng);
+        let (parent, candidates) =
+            trees.picked(input.choices.as_slice(), rng, Pick::CountedRepetitions);
         let tree = &parent.tree;
-        // A repetition with a count choice: its span starts with the count, so either it has
-        // no items, or its first item starts one choice later.
-        let candidates: Vec<NodeId> =
-            nodes_with_choices(tree, |k| matches!(k, NodeKind::Repeat { .. }))
-                .into_iter()
-                .filter(|&id| {
-                    let node = tree.node(id);
-                    tree.children(id).next().is_none_or(|first| {
-                        tree.node(first).choices_start == node.choices_start + 1
-                    })
-                })
-                .collect();
         let edited = (0..4).find_map(|_| {
-            let &id = rng.choose(&candidates)?;
+            let &id = rng.choose(candidates)?;
             let items = tree.children(id).count();
             if items == 0 {
                 return None;

@@ -9,7 +9,7 @@ use libafl::state::HasRand;
 use libafl_bolts::rands::Rand;
 use libafl_bolts::{Error, Named};
 
-use super::parent::{ParentTrees, nodes_with_choices, symbol_of};
+use super::parent::{ParentTrees, Pick, picked_in, symbol_of};
 use super::{Mutation, SharedTrees, record, replace_span};
 use crate::choice::ChoiceInput;
 use crate::grammar::{RuleId, Symbol};
@@ -58,17 +58,17 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for ShrinkMutator {
         let mut trees = self.trees.borrow_mut();
         let grammar = trees.grammar;
         let rng = state.rand_mut();
-        trees.parent(input.choices.as_slice(), rng);
+        trees.picked(input.choices.as_slice(), rng, Pick::NonTerminals);
         let ParentTrees {
             ref parent,
             ref mut minimal,
+            ref picks,
             ..
         } = *trees;
-        let candidates =
-            nodes_with_choices(&parent.tree, |k| !matches!(k, NodeKind::Terminal { .. }));
+        let candidates = picked_in(picks, Pick::NonTerminals);
         let mut mutant = None;
         for _ in 0..4 {
-            let Some(&id) = rng.choose(&candidates) else {
+            let Some(&id) = rng.choose(candidates) else {
                 break;
             };
             let node = *parent.tree.node(id);

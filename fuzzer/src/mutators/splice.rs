@@ -10,7 +10,7 @@ use libafl_bolts::rands::Rand;
 use libafl_bolts::{Error, Named};
 
 use super::donor::DonorCache;
-use super::parent::nodes_with_choices;
+use super::parent::Pick;
 use super::{Mutation, SharedTrees, record, replace_span};
 use crate::choice::ChoiceInput;
 use crate::sampler::Sample;
@@ -84,10 +84,9 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
             return Ok(MutationResult::Skipped);
         }
         let rng = state.rand_mut();
-        let parent = trees.parent(input.choices.as_slice(), rng);
-        let candidates = nodes_with_choices(&parent.tree, |k| matches!(k, NodeKind::Rule { .. }));
+        let (parent, candidates) = trees.picked(input.choices.as_slice(), rng, Pick::Rules);
         for _ in 0..4 {
-            let Some(&node) = rng.choose(&candidates) else {
+            let Some(&node) = rng.choose(candidates) else {
                 return Ok(MutationResult::Skipped);
             };
             let picked = *parent.tree.node(node);
