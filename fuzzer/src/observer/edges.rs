@@ -221,19 +221,29 @@ fn collect_nonzero(counters: &[u8], index: u32, words: &mut Vec<HitWord>) {
 mod ssse3 {
     use std::arch::x86_64::*;
 
-    use super::{HitWord, collect_words_scalar};
+    use super::{HitWord, collect_words_scalar, count_class};
 
     /// Whether this CPU has SSSE3 (the standard library asks the CPU once and caches it).
     pub(super) fn available() -> bool {
         std::arch::is_x86_feature_detected!("ssse3")
     }
 
-    /// Classes of 16 counters whose high nibble is zero, by low nibble.
-    const BY_LOW: [u8; 16] = [0, 1, 2, 4, 8, 8, 8, 8, 16, 16, 16, 16, 16, 16, 16, 16];
-    /// Classes by high nibble (0 where it is zero: the low nibble decides then).
-    const BY_HIGH: [u8; 16] = [
-        0, 32, 64, 64, 64, 64, 64, 64, 128, 128, 128, 128, 128, 128, 128, 128,
-    ];
+    /// Classes of the counts 0 to 15 (a high nibble of zero), by low nibble.
+    const BY_LOW: [u8; 16] = nibble_table(1);
+    /// Classes by high nibble (0 where it is zero: the low nibble decides then). Every count
+    /// with the same non-zero high nibble has one class, so the nibble times 16 stands for all.
+    const BY_HIGH: [u8; 16] = nibble_table(16);
+
+    /// [`count_class`] of `nibble × scale` for each nibble, the one definition of the classes.
+    const fn nibble_table(scale: u8) -> [u8; 16] {
+        let mut table = [0u8; 16];
+        let mut nibble = 0;
+        while nibble < 16 {
+            table[nibble] = count_class(nibble as u8 * scale);
+            nibble += 1;
+        }
+        table
+    }
 
     /// # Safety
     /// The CPU must have SSSE3 ([`available`]).
