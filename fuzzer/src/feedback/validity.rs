@@ -501,9 +501,7 @@ where
                 text_len: replay.text.len(),
             });
         }
-        testcase.add_metadata(MapIndexesMetadata::new(
-            edges.edges().map(|e| e as usize).collect(),
-        ));
+        testcase.add_metadata(MapIndexesMetadata::new(edges.edge_list()));
         if !self.contribution.edges.is_empty() {
             testcase.add_metadata(std::mem::take(&mut self.contribution));
         }
