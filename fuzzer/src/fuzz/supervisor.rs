@@ -257,6 +257,11 @@ fn prepare(config: &FuzzConfig, lock: &mut Option<DirLock>) -> Result<Prepared, 
     // loaded machine: taken from the budget, it left a one-second campaign node no time to
     // generate a single input. The budget is the time spent fuzzing.
     crate::feedback::warm_symbol_cache();
+    // LibAFL's build id, which names the build a shipped run comes from (`shipped_run`), is a
+    // hash of this whole executable, computed once per process: about 30 ms for a release
+    // target of 120 MB, which every fuzzing process paid again after each restart. Computed
+    // here, before LibAFL forks, every fuzzing process inherits it.
+    let _ = libafl::events::EventConfig::from_build_id();
     Ok(Prepared {
         config,
         grammar,
