@@ -7,8 +7,9 @@ use bonsai::choice::{ChoiceInput, Replay};
 use bonsai::grammar::Grammar;
 use bonsai::mutators::{
     HavocMutator, MAX_RECURSION_CHOICES, ParentTrees, RecursionMutator, RegenerateMutator,
-    RepetitionEdit, RepetitionMutator, ShrinkMutator, SpliceMutator, copies_within, edit_item,
-    nearest_recursions, nodes_with_choices, pick_outer, recursions, repeat_recursion, replace_span,
+    RepetitionEdit, RepetitionMutator, ReplayedMutant, ShrinkMutator, SpliceMutator, copies_within,
+    edit_item, nearest_recursions, nodes_with_choices, pick_outer, recursions, repeat_recursion,
+    replace_span,
 };
 use bonsai::sampler::{Bounds, Sample, Sampler};
 use bonsai::text::render;
@@ -292,6 +293,65 @@ fn shrink_never_grows_the_input() {
             smaller * 2 > mutated && mutated > 20,
             "{name}: {smaller} of {mutated} shrinks were smaller"
         );
+    }
+}
+
+/// What shrink hands the harness is the mutant's own replay: the harness runs it instead of
+/// replaying the mutant, so it must be exactly what a replay of the mutant's choices gives
+/// (a fresh sampler, repairing, as the harness replays), and it must serve only that mutant.
+#[test]
+fn shrink_hands_over_exactly_the_mutants_replay() {
+    for name in GRAMMARS {
+        let grammar = load(name);
+        let parents = samples(grammar, 30, 5);
+        let mut state = state_with(&parents);
+        let replayed = ReplayedMutant::default();
+        let trees = ParentTrees::new(grammar, bounds())
+            .unwrap()
+            .handing_to(replayed.clone())
+            .shared();
+        let mut shrink = ShrinkMutator::new(trees);
+        let mut fresh = Sampler::new(grammar, bounds()).unwrap();
+        let mut rng = StdRand::with_seed(3);
+        let (mut handed, mut out, mut expected) = (0, Sample::default(), Sample::default());
+        for parent in &parents {
+            let mut input = ChoiceInput::new(parent.choices.clone(), bounds());
+            if shrink.mutate(&mut state, &mut input).unwrap() == MutationResult::Skipped {
+                assert!(
+                    !replayed.take_for(input.choices.as_slice(), &mut out),
+                    "{name}: a skipped mutant left a replay behind"
+                );
+                continue;
+            }
+            let _ = fresh.sample(
+                input.choices.as_slice(),
+                Replay::Repair,
+                &mut rng,
+                &mut expected,
+            );
+            assert!(
+                !replayed.take_for(parent.choices.as_slice(), &mut out),
+                "{name}: the replay served the parent's choices"
+            );
+            // The mismatch above used the hand-over up; shrink the same way again.
+            let mut again = ChoiceInput::new(parent.choices.clone(), bounds());
+            if shrink.mutate(&mut state, &mut again).unwrap() == MutationResult::Skipped {
+                continue;
+            }
+            let _ = fresh.sample(
+                again.choices.as_slice(),
+                Replay::Repair,
+                &mut rng,
+                &mut expected,
+            );
+            assert!(
+                replayed.take_for(again.choices.as_slice(), &mut out),
+                "{name}: no replay handed over"
+            );
+            assert_eq!(out, expected, "{name}: the handed replay differs");
+            handed += 1;
+        }
+        assert!(handed > 10, "{name}: only {handed} replays handed over");
     }
 }
 

@@ -237,6 +237,7 @@ where
     )
     .map_err(|d| Error::illegal_argument(d.to_string()))?;
     let shared_sampler = harness.shared_sampler();
+    let replayed_mutant = harness.replayed_mutant();
     harness.times_target = config.keep_slow;
     harness.oracles = config.oracles;
     // Building the target ran its constructor (starlark registers its whole standard library),
@@ -292,7 +293,9 @@ where
     crate::feedback::prepare_capture(config.timeout);
     super::signal_guard::install();
 
-    let trees = ParentTrees::sharing(prepared.grammar, bounds, shared_sampler).shared();
+    let trees = ParentTrees::sharing(prepared.grammar, bounds, shared_sampler)
+        .handing_to(replayed_mutant)
+        .shared();
     let on = config.mutators.as_deref();
     let mutator = SingleChoiceScheduledMutator::new(tuple_list!(
         Switched::new(HavocMutator::default(), on),

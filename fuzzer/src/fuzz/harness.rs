@@ -10,7 +10,7 @@ use libafl_bolts::rands::StdRand;
 use crate::choice::{ChoiceInput, Replay};
 use crate::feedback::{run_caught, wrong_answer};
 use crate::grammar::Grammar;
-use crate::mutators::SharedSampler;
+use crate::mutators::{ReplayedMutant, SharedSampler};
 use crate::observer::{ExecutionClass, LastExecution};
 use crate::sampler::{Bounds, Sampler};
 use crate::target::{LinkedTarget, Target, Verdict, memory_limit};
@@ -26,6 +26,8 @@ pub struct Harness {
     /// of per-saturated-set analyses serves both (half the memory a long run's caches reach, and
     /// a parent's sets are the ones its own execution computed).
     sampler: SharedSampler,
+    /// A mutant the mutators already replayed, run without replaying it again.
+    replayed: ReplayedMutant,
     renderer: Renderer<'static>,
     /// Draws the fresh choices past the end of a mutant (and all of them for a generated
     /// input, which is an empty sequence).
@@ -62,6 +64,7 @@ impl Harness {
     ) -> Result<Self, crate::diagnostic::Diagnostic> {
         Ok(Self {
             sampler: Rc::new(RefCell::new(Sampler::new(grammar, bounds)?)),
+            replayed: ReplayedMutant::default(),
             renderer: Renderer::new(grammar),
             rng: StdRand::with_seed(seed),
             replay,
@@ -82,19 +85,30 @@ impl Harness {
         Rc::clone(&self.sampler)
     }
 
+    /// Where the mutators hand over a mutant they replayed already
+    /// ([`ParentTrees::handing_to`](crate::mutators::ParentTrees::handing_to)).
+    pub fn replayed_mutant(&self) -> ReplayedMutant {
+        self.replayed.clone()
+    }
+
     pub fn run(&mut self, input: &ChoiceInput) -> ExitKind {
         {
             // Taken out of the shared record while it is rebuilt, not borrowed: the timeout
             // can fire here (a huge mutant), and the fault handler then reads the record.
             let mut taken = std::mem::take(&mut *self.replay.borrow_mut());
             let replay = &mut taken;
-            // Repairing replay cannot fail; fresh choices are drawn within the bounds.
-            let _ = self.sampler.borrow_mut().sample(
-                input.choices.as_slice(),
-                Replay::Repair,
-                &mut self.rng,
-                &mut replay.sample,
-            );
+            if !self
+                .replayed
+                .take_for(input.choices.as_slice(), &mut replay.sample)
+            {
+                // Repairing replay cannot fail; fresh choices are drawn within the bounds.
+                let _ = self.sampler.borrow_mut().sample(
+                    input.choices.as_slice(),
+                    Replay::Repair,
+                    &mut self.rng,
+                    &mut replay.sample,
+                );
+            }
             // Shared, not copied: most inputs have none, the others one reference count.
             replay.words = input.words.clone();
             let limit = if self.running_seeds.get() {

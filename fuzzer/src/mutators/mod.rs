@@ -13,6 +13,7 @@ mod parent;
 mod recursion;
 mod regenerate;
 mod repetition;
+mod replayed;
 mod shrink;
 mod splice;
 mod switched;
@@ -29,6 +30,7 @@ pub use recursion::{
 };
 pub use regenerate::RegenerateMutator;
 pub use repetition::{RepetitionEdit, RepetitionMutator, edit_item};
+pub use replayed::ReplayedMutant;
 pub use shrink::ShrinkMutator;
 pub use splice::SpliceMutator;
 pub use switched::{MUTATOR_NAMES, Switched};

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use libafl_bolts::rands::Rand;
 
+use super::ReplayedMutant;
 use crate::choice::Replay;
 use crate::grammar::{Grammar, Symbol};
 use crate::sampler::{Bounds, MinimalDerivations, Sample, Sampler};
@@ -30,6 +31,8 @@ pub struct ParentTrees {
     /// parent has tens of children in a row, and scanning its tree for every child was 1.5%
     /// of a starlark run's first window (4% of what the loop spends beyond the bare target).
     pub(super) picks: [Option<Vec<NodeId>>; Pick::COUNT],
+    /// Where a mutator that replayed its mutant leaves the replay for the harness.
+    replayed: ReplayedMutant,
 }
 
 /// Which of a parent's nodes a structure-aware mutator chooses among.
@@ -104,7 +107,20 @@ impl ParentTrees {
             parent_text: String::new(),
             valid: false,
             picks: Default::default(),
+            replayed: ReplayedMutant::default(),
         }
+    }
+
+    /// Mutants replayed here are handed to `replayed`, which the harness reads (see
+    /// [`ReplayedMutant`]).
+    pub fn handing_to(mut self, replayed: ReplayedMutant) -> Self {
+        self.replayed = replayed;
+        self
+    }
+
+    /// Hands `sample`, the replay of the mutant about to run, to the harness.
+    pub fn hand_over(&mut self, sample: &mut Sample) {
+        self.replayed.hand_over(sample);
     }
 
     /// Wraps the trees for sharing between the mutators of one stage.

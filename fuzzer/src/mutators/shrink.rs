@@ -109,6 +109,7 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for ShrinkMutator {
             return Ok(MutationResult::Skipped);
         }
         input.choices = self.scratch.choices.clone();
+        trees.hand_over(&mut self.scratch);
         drop(trees);
         record(state, Mutation::Shrink);
         Ok(MutationResult::Mutated)
