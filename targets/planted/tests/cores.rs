@@ -162,13 +162,14 @@ fn clients_share_entries_and_write_each_one_once() {
             .all(|stem| meta(&out, stem)["mutator"] != "import"),
         "a received entry was written into the directory it came from"
     );
-    let mut client_execs = 0;
+    let (mut client_execs, mut client_rates) = (0, 0.0);
     for k in 0..2 {
         let part: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(out.join(format!("clients/{k}/summary.json"))).unwrap(),
         )
         .unwrap();
         client_execs += part["execs"].as_u64().unwrap();
+        client_rates += part["execs_per_sec"].as_f64().unwrap();
         // Each client holds most of the shared queue: it received what the other found.
         let held = part["corpus"].as_u64().unwrap() as usize;
         assert!(
@@ -178,6 +179,18 @@ fn clients_share_entries_and_write_each_one_once() {
         );
     }
     assert_eq!(summary["execs"].as_u64().unwrap(), client_execs);
+    // The run's rate is the clients' rates summed, each over its own fuzzing time as a
+    // single-core run counts it; not over the coordinator's wall clock, which also holds the
+    // clients' start and the end's summaries.
+    let rate = summary["execs_per_sec"].as_f64().unwrap();
+    assert!(
+        (rate - client_rates).abs() <= 1e-6 * client_rates,
+        "{rate} execs/s for clients at {client_rates} together"
+    );
+    assert!(
+        summary["elapsed_secs"].as_f64().unwrap() >= 12.0,
+        "{summary}"
+    );
     // Entries whose sender's run covered nothing new to the receiver are dropped unrun; the
     // rest are run. Both clients find the planted target's shallow edges on their own, so
     // some of what each receives is old news.
