@@ -186,13 +186,6 @@ impl CoverageHistory {
     ) -> (Novelty, Novelty) {
         contribution.edges.clear();
         news.clear();
-        let all = Novelty::record(
-            &mut self.all,
-            &mut self.all_edges,
-            hits,
-            &mut contribution.edges,
-            news,
-        );
         let mut valid_new = Vec::new();
         let by_valid = if valid {
             Novelty::record(
@@ -204,6 +197,20 @@ impl CoverageHistory {
             )
         } else {
             Novelty::default()
+        };
+        // Every valid run is folded into both histories, so the valid one is contained in the
+        // whole: a valid run that brings nothing to it brings nothing to the whole either, and
+        // the second pass over its words (for most runs of a campaign under way) is skipped.
+        let all = if valid && !by_valid.new_class {
+            Novelty::default()
+        } else {
+            Novelty::record(
+                &mut self.all,
+                &mut self.all_edges,
+                hits,
+                &mut contribution.edges,
+                news,
+            )
         };
         contribution.must_be_valid = !valid_new.is_empty();
         contribution.edges.extend(valid_new);
@@ -642,6 +649,50 @@ mod tests {
             let mut news = Vec::new();
             sender.record_news(&run, valid, &mut Contribution::default(), &mut news);
             proptest::prop_assert_eq!(receiver.peek(&news, valid), receiver.peek(&run, valid));
+        }
+    }
+
+    proptest::proptest! {
+        /// Skipping the whole history's pass when a valid run brings nothing to the valid one
+        /// changes nothing: over any sequence of runs, every answer, the news, the contribution
+        /// and both histories are those of passing over both every time.
+        #[test]
+        fn a_valid_run_new_to_nothing_valid_is_new_to_nothing(
+            runs in proptest::collection::vec((words(), proptest::bool::ANY), 1..12),
+        ) {
+            let (mut skipping, mut both) = (CoverageHistory::new(96), CoverageHistory::new(96));
+            for (w, valid) in &runs {
+                let run = hits(w);
+                let (mut found, mut news) = (Contribution::default(), Vec::new());
+                let answer = skipping.record_news(&run, *valid, &mut found, &mut news);
+                let (mut found_both, mut news_both) = (Contribution::default(), Vec::new());
+                let all = Novelty::record(
+                    &mut both.all, &mut both.all_edges, &run, &mut found_both.edges, &mut news_both,
+                );
+                let mut valid_new = Vec::new();
+                let by_valid = if *valid {
+                    Novelty::record(
+                        &mut both.valid, &mut both.valid_edges, &run, &mut valid_new, &mut news_both,
+                    )
+                } else {
+                    Novelty::default()
+                };
+                found_both.must_be_valid = !valid_new.is_empty();
+                found_both.edges.extend(valid_new);
+                found_both.edges.sort_unstable();
+                found_both.edges.dedup();
+                news_both.sort_unstable_by_key(|word| word.index);
+                news_both.dedup_by_key(|word| word.index);
+                proptest::prop_assert_eq!(answer, (all, by_valid));
+                proptest::prop_assert_eq!(&found, &found_both);
+                proptest::prop_assert_eq!(&news, &news_both);
+                proptest::prop_assert_eq!(&skipping.all, &both.all);
+                proptest::prop_assert_eq!(&skipping.valid, &both.valid);
+                proptest::prop_assert_eq!(
+                    (skipping.all_edges, skipping.valid_edges),
+                    (both.all_edges, both.valid_edges)
+                );
+            }
         }
     }
 
