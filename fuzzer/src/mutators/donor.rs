@@ -28,6 +28,16 @@ pub struct Donor {
     encoded: Vec<u8>,
     /// The replayed choices, only where they are not the entry's.
     own_choices: Option<Vec<u32>>,
+    /// The choices of the entry it was made from, as [`fingerprint`] reads them: the loop's
+    /// trim replaces an entry by a smaller one under the same id, and spans of the old choices
+    /// would index past the end of the new ones.
+    made_from: u64,
+}
+
+/// A hash of an entry's choices, length included: whether a cached donor was made from the
+/// choices an entry has now. A few kilobytes hashed per splice, next to a replay per miss.
+fn fingerprint(entry: &[u32]) -> u64 {
+    ahash::RandomState::with_seeds(7, 11, 13, 17).hash_one(entry)
 }
 
 impl Donor {
@@ -65,6 +75,7 @@ impl Donor {
             rules,
             encoded,
             own_choices,
+            made_from: fingerprint(entry),
         }
     }
 
@@ -164,14 +175,22 @@ impl DonorCache {
     }
 
     /// The donor `id`, whose corpus entry has the choices `entry`, replayed by `replay` if it
-    /// is not cached.
+    /// is not cached, or was cached from other choices (the entry was trimmed since).
     pub fn get_or_replay<E>(
         &mut self,
         id: CorpusId,
         entry: &[u32],
         replay: impl FnOnce() -> Result<Sample, E>,
     ) -> Result<&Donor, E> {
-        if !self.donors.contains_key(&id) {
+        let current = self
+            .donors
+            .get(&id)
+            .is_some_and(|donor| donor.made_from == fingerprint(entry));
+        if !current {
+            if let Some(stale) = self.donors.remove(&id) {
+                self.bytes -= stale.bytes();
+                self.ids.retain(|&cached| cached != id);
+            }
             let donor = Donor::of(&replay()?, entry);
             let size = donor.bytes();
             while self.bytes + size > self.budget && !self.ids.is_empty() {
@@ -249,6 +268,54 @@ mod tests {
             let tree_bytes = sample.tree.len() * size_of::<crate::tree::Node>();
             assert!(donor.bytes() < tree_bytes + sample.choices.len() * 4);
         }
+    }
+
+    /// The loop's trim replaces an entry by a smaller one under the same id: the donor cached
+    /// from the old choices must not be used with the new ones (its spans would index past
+    /// their end, which panicked the engine), and the cache's byte count follows the swap.
+    #[test]
+    fn a_donor_whose_entry_changed_is_replayed_again() {
+        let mut samples = samples(40);
+        samples.sort_by_key(|s| s.choices.len());
+        let (small, large) = (samples[0].clone(), samples.pop().unwrap());
+        assert!(small.choices.len() < large.choices.len());
+        let mut cache = DonorCache::new(1 << 20);
+        let id = CorpusId(3);
+        cache
+            .get_or_replay(id, large.choices.as_slice(), || Ok::<_, ()>(large.clone()))
+            .unwrap();
+        let mut replayed = false;
+        let donor = cache
+            .get_or_replay(id, large.choices.as_slice(), || {
+                replayed = true;
+                Ok::<_, ()>(large.clone())
+            })
+            .unwrap();
+        assert!(!replayed, "the same choices are served from the cache");
+        let longest = |donor: &Donor| {
+            donor
+                .rules
+                .iter()
+                .flat_map(|&(rule, _)| donor.spans_of(RuleId(rule)))
+                .map(|(_, end)| end)
+                .max()
+                .unwrap_or(0)
+        };
+        assert!(
+            longest(donor) > small.choices.len(),
+            "a span past the new entry's end"
+        );
+        let donor = cache
+            .get_or_replay(id, small.choices.as_slice(), || {
+                replayed = true;
+                Ok::<_, ()>(small.clone())
+            })
+            .unwrap();
+        assert!(replayed, "the trimmed entry was not replayed");
+        assert!(longest(donor) <= small.choices.len());
+        let held: usize = cache.donors.values().map(Donor::bytes).sum();
+        assert_eq!(cache.bytes(), held);
+        assert_eq!(cache.ids, vec![id]);
     }
 
     #[test]

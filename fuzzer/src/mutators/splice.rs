@@ -95,10 +95,12 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
             };
             let (start, end) = (picked.choices_start as usize, picked.choices_end as usize);
             let old = &parent.choices.as_slice()[start..end];
+            // A span past the donor's choices (never, while the cache checks what each donor
+            // was made from) is passed over rather than indexed.
             let differing = || {
                 donor
                     .spans_of(rule)
-                    .filter(|&(s, e)| &donor_choices[s..e] != old)
+                    .filter(|&(s, e)| donor_choices.get(s..e).is_some_and(|span| span != old))
             };
             let count = differing().count();
             if count == 0 {
