@@ -323,12 +323,6 @@ fn shrink_hands_over_exactly_the_mutants_replay() {
                 );
                 continue;
             }
-            let _ = fresh.sample(
-                input.choices.as_slice(),
-                Replay::Repair,
-                &mut rng,
-                &mut expected,
-            );
             assert!(
                 !replayed.take_for(parent.choices.as_slice(), &mut out),
                 "{name}: the replay served the parent's choices"

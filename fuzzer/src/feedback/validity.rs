@@ -147,6 +147,18 @@ fn counters_first_hit(seen: u64, classes: u64) -> impl Iterator<Item = u32> {
     (0..8u32).filter(move |&b| old[b as usize] == 0 && new[b as usize] != 0)
 }
 
+/// Puts what the passes over both histories found into their final form: the contribution's
+/// edges (new to either) sorted once, marked as needing validity when some were new only to
+/// the valid history, and the news sorted by word index, each word once.
+fn settle(contribution: &mut Contribution, valid_new: Vec<u32>, news: &mut Vec<HitWord>) {
+    contribution.must_be_valid = !valid_new.is_empty();
+    contribution.edges.extend(valid_new);
+    contribution.edges.sort_unstable();
+    contribution.edges.dedup();
+    news.sort_unstable_by_key(|word| word.index);
+    news.dedup_by_key(|word| word.index);
+}
+
 impl CoverageHistory {
     /// A history for `size` counters.
     pub fn new(size: usize) -> Self {
@@ -212,12 +224,7 @@ impl CoverageHistory {
                 news,
             )
         };
-        contribution.must_be_valid = !valid_new.is_empty();
-        contribution.edges.extend(valid_new);
-        contribution.edges.sort_unstable();
-        contribution.edges.dedup();
-        news.sort_unstable_by_key(|word| word.index);
-        news.dedup_by_key(|word| word.index);
+        settle(contribution, valid_new, news);
         (all, by_valid)
     }
 
@@ -677,12 +684,7 @@ mod tests {
                 } else {
                     Novelty::default()
                 };
-                found_both.must_be_valid = !valid_new.is_empty();
-                found_both.edges.extend(valid_new);
-                found_both.edges.sort_unstable();
-                found_both.edges.dedup();
-                news_both.sort_unstable_by_key(|word| word.index);
-                news_both.dedup_by_key(|word| word.index);
+                settle(&mut found_both, valid_new, &mut news_both);
                 proptest::prop_assert_eq!(answer, (all, by_valid));
                 proptest::prop_assert_eq!(&found, &found_both);
                 proptest::prop_assert_eq!(&news, &news_both);
