@@ -230,7 +230,7 @@ where
         prepared.grammar,
         bounds,
         harness_seed,
-        replay,
+        Rc::clone(&replay),
         config.target,
         limit,
         config.max_len,
@@ -300,7 +300,10 @@ where
     let mutator = SingleChoiceScheduledMutator::new(tuple_list!(
         Switched::new(HavocMutator::default(), on),
         Switched::new(RegenerateMutator::new(Rc::clone(&trees)), on),
-        Switched::new(SpliceMutator::new(Rc::clone(&trees)), on),
+        Switched::new(
+            SpliceMutator::new(Rc::clone(&trees)).with_last_execution(Rc::clone(&replay)),
+            on
+        ),
         Switched::new(
             RepetitionMutator::new(Rc::clone(&trees), RepetitionEdit::Delete),
             on

@@ -1,6 +1,8 @@
 //! Splice in a subtree of the same rule from another corpus entry.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use libafl::HasMetadata;
 use libafl::corpus::{Corpus, CorpusId};
@@ -13,6 +15,7 @@ use super::donor::DonorCache;
 use super::parent::Pick;
 use super::{Mutation, SharedTrees, record, replace_span};
 use crate::choice::ChoiceInput;
+use crate::observer::LastExecution;
 use crate::sampler::Sample;
 use crate::tree::NodeKind;
 
@@ -21,11 +24,14 @@ use crate::tree::NodeKind;
 /// derivation of R replays as a derivation of R anywhere R occurs; where the new position is
 /// deeper than the donor's, repairing replay closes it within the depth bound.
 ///
-/// Donors are kept per corpus entry (corpus entries never change) in a [`DonorCache`], so a
-/// donor drawn again while it is cached is not replayed again.
+/// Donors are kept per corpus entry in a [`DonorCache`], so a donor drawn again while it is
+/// cached is not replayed again, and a child the loop keeps is cached from its own run.
 pub struct SpliceMutator {
     trees: SharedTrees,
     donors: DonorCache,
+    /// The harness's record of the last execution: a child the loop keeps gives its donor from
+    /// there ([`DonorCache::offer`]).
+    last_execution: Option<Rc<RefCell<LastExecution>>>,
 }
 
 /// Bytes of donors kept at most; beyond that, donors drawn at random make room. The memory is
@@ -40,7 +46,15 @@ impl SpliceMutator {
         Self {
             trees,
             donors: DonorCache::new(DONOR_CACHE_BYTES),
+            last_execution: None,
         }
+    }
+
+    /// Takes each kept child's donor from `last_execution`, the harness's record of what it
+    /// ran, instead of replaying the entry when it is first drawn.
+    pub fn with_last_execution(mut self, last_execution: Rc<RefCell<LastExecution>>) -> Self {
+        self.last_execution = Some(last_execution);
+        self
     }
 
     /// Keeps about `bytes` of donors instead of [`DONOR_CACHE_BYTES`].
@@ -120,7 +134,91 @@ impl<S: HasRand + HasMetadata + HasCorpus<ChoiceInput>> Mutator<ChoiceInput, S> 
         Ok(MutationResult::Skipped)
     }
 
-    fn post_exec(&mut self, _state: &mut S, _id: Option<CorpusId>) -> Result<(), Error> {
+    /// A child the loop kept (`id`) was the last execution: its donor is cached from that run.
+    fn post_exec(&mut self, state: &mut S, id: Option<CorpusId>) -> Result<(), Error> {
+        if let (Some(id), Some(last)) = (id, &self.last_execution) {
+            let testcase = state.corpus().get(id)?.borrow();
+            if let Some(entry) = testcase.input() {
+                self.donors
+                    .offer(id, &last.borrow().sample, entry.choices.as_slice());
+            }
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use libafl::corpus::{InMemoryCorpus, Testcase};
+    use libafl::state::StdState;
+    use libafl_bolts::rands::StdRand;
+
+    use super::*;
+    use crate::grammar::Grammar;
+    use crate::mutators::ParentTrees;
+    use crate::sampler::{Bounds, Sampler};
+
+    type State =
+        StdState<InMemoryCorpus<ChoiceInput>, ChoiceInput, StdRand, InMemoryCorpus<ChoiceInput>>;
+
+    /// A child the loop keeps was the harness's last execution: splice caches its donor from
+    /// that run when the loop reports it kept (`post_exec`), and only when the run replayed the
+    /// entry's very choices.
+    #[test]
+    fn a_kept_childs_donor_is_cached_from_its_own_run() {
+        let grammar: &'static Grammar = Box::leak(Box::new(
+            Grammar::from_text(
+                "g",
+                "s = e ; e = e \"+\" e | \"(\" e \")\" | \"x\" | \"y\" ;",
+            )
+            .unwrap(),
+        ));
+        let bounds = Bounds::new(1, 2, 6).unwrap();
+        let mut sampler = Sampler::new(grammar, bounds).unwrap();
+        let mut rng = StdRand::with_seed(4);
+        let samples: Vec<Sample> = (0..2)
+            .map(|_| {
+                let mut sample = Sample::default();
+                while sample.choices.as_slice().len() < 4 {
+                    sampler.generate(&mut rng, &mut sample);
+                }
+                sample
+            })
+            .collect();
+        assert_ne!(samples[0].choices, samples[1].choices);
+        let mut state = State::new(
+            StdRand::with_seed(7),
+            InMemoryCorpus::new(),
+            InMemoryCorpus::new(),
+            &mut (),
+            &mut (),
+        )
+        .unwrap();
+        for sample in &samples {
+            let input = ChoiceInput::new(sample.choices.clone(), bounds);
+            state.corpus_mut().add(Testcase::new(input)).unwrap();
+        }
+        let last = Rc::new(RefCell::new(LastExecution::default()));
+        let mut splice = SpliceMutator::new(ParentTrees::new(grammar, bounds).unwrap().shared())
+            .with_last_execution(Rc::clone(&last));
+        last.borrow_mut().sample = samples[0].clone();
+        splice.post_exec(&mut state, Some(CorpusId(1))).unwrap();
+        assert_eq!(
+            splice.cached_donor_bytes(),
+            0,
+            "another run's tree was cached"
+        );
+        last.borrow_mut().sample = samples[1].clone();
+        splice.post_exec(&mut state, None).unwrap();
+        assert_eq!(
+            splice.cached_donor_bytes(),
+            0,
+            "a child not kept was cached"
+        );
+        splice.post_exec(&mut state, Some(CorpusId(1))).unwrap();
+        assert!(
+            splice.cached_donor_bytes() > 0,
+            "the kept child's donor was not cached"
+        );
     }
 }
