@@ -349,6 +349,54 @@ fn shrink_hands_over_exactly_the_mutants_replay() {
     }
 }
 
+/// Regenerate draws a node's subtree with `sample_through`, which stops when that subtree is
+/// complete: up to there it must be exactly the full sample with the same generator (nodes,
+/// spans, choices), and hold nothing past it.
+#[test]
+fn sampling_through_a_node_is_the_full_sample_cut_after_its_subtree() {
+    for name in GRAMMARS {
+        let grammar = load(name);
+        let mut sampler = Sampler::new(grammar, bounds()).unwrap();
+        let (mut full, mut through, mut checked) = (Sample::default(), Sample::default(), 0);
+        for (k, parent) in samples(grammar, 40, 13).iter().enumerate() {
+            let inner = nodes_with_choices(&parent.tree, |kind| {
+                !matches!(kind, NodeKind::Terminal { .. })
+            });
+            for &node in inner.iter().step_by(3) {
+                let start = parent.tree.node(node).choices_start as usize;
+                let prefix = &parent.choices.as_slice()[..start];
+                let seed = (k * 1000 + node.index()) as u64;
+                let _ = sampler.sample(
+                    prefix,
+                    Replay::Repair,
+                    &mut StdRand::with_seed(seed),
+                    &mut full,
+                );
+                sampler.sample_through(prefix, &mut StdRand::with_seed(seed), &mut through, node);
+                let whole = *full.tree.node(node);
+                assert_eq!(
+                    through.tree.len(),
+                    whole.end as usize,
+                    "{name}: nodes past the subtree"
+                );
+                assert_eq!(*through.tree.node(node), whole, "{name}: another subtree");
+                assert_eq!(
+                    &through.tree.nodes()[node.index()..],
+                    &full.tree.nodes()[node.index()..whole.end as usize],
+                    "{name}: the subtree's nodes differ"
+                );
+                assert_eq!(
+                    through.choices.as_slice(),
+                    &full.choices.as_slice()[..whole.choices_end as usize],
+                    "{name}: the choices differ"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "{name}: only {checked} nodes checked");
+    }
+}
+
 /// For each node, how many nodes of `rule` lie on the path from the root to it (itself
 /// included).
 fn rule_nesting(tree: &DerivationTree, rule: bonsai::grammar::RuleId) -> Vec<u32> {

@@ -169,6 +169,20 @@ impl ParentTrees {
             .borrow_mut()
             .sample(recorded, Replay::Repair, rng, out);
     }
+
+    /// As [`Self::sample`], stopping once node `node`'s subtree is complete
+    /// ([`Sampler::sample_through`](crate::sampler::Sampler::sample_through)).
+    pub fn sample_through<R: Rand>(
+        &mut self,
+        recorded: &[u32],
+        rng: &mut R,
+        out: &mut Sample,
+        node: NodeId,
+    ) {
+        self.sampler
+            .borrow_mut()
+            .sample_through(recorded, rng, out, node);
+    }
 }
 
 /// Nodes of `tree` that own at least one choice and satisfy `keep`.

@@ -16,7 +16,8 @@ use crate::sampler::Sample;
 
 /// Picks a subtree of the parent and draws it anew.
 ///
-/// The choices before the subtree are replayed and the sampler continues with fresh draws, so
+/// The choices before the subtree are replayed and the sampler continues with fresh draws
+/// until the subtree is complete (the rest of that tree would be thrown away), so
 /// the new subtree is sampled in exactly the parent's context (same depth counts, same growth
 /// control) as node number k of the new tree: pre-order numbering and an identical prefix make
 /// it the same node. Its new span is then spliced between the parent's prefix and suffix; the
@@ -55,7 +56,7 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for RegenerateMutator {
         let kind = picked.kind;
         let (start, end) = (picked.choices_start as usize, picked.choices_end as usize);
         let prefix = parent.choices.as_slice()[..start].to_vec();
-        trees.sample(&prefix, rng, &mut self.scratch);
+        trees.sample_through(&prefix, rng, &mut self.scratch, node);
         let Some(fresh) = self.scratch.tree.nodes().get(node.index()) else {
             return Ok(MutationResult::Skipped);
         };

@@ -13,7 +13,7 @@ use crate::choice::{
 };
 use crate::diagnostic::Diagnostic;
 use crate::grammar::{Grammar, PoolId, RuleId};
-use crate::tree::{DerivationTree, NodeKind};
+use crate::tree::{DerivationTree, NodeId, NodeKind};
 
 /// Fresh choices close the tree as fast as the grammar allows once it has this many nodes. The
 /// bounds make every tree finite, but on a grammar with a long precedence chain (test → or_test
@@ -64,6 +64,8 @@ pub struct Sampler<'g> {
     /// Rule expansions open on the current path: every [`STACK_CHECK_EVERY`] levels the stack
     /// is checked.
     levels: u32,
+    /// The node whose closing ends the sample ([`Self::sample_through`]); `usize::MAX` for none.
+    stop_after: usize,
 }
 
 fn below<R: Rand>(rng: &mut R, n: u32) -> u32 {
@@ -94,6 +96,7 @@ impl<'g> Sampler<'g> {
             limit: usize::MAX,
             budget_range: (MIN_NODE_BUDGET, MAX_NODE_BUDGET),
             levels: 0,
+            stop_after: usize::MAX,
         })
     }
 
@@ -144,11 +147,39 @@ impl<'g> Sampler<'g> {
         rng: &mut R,
         out: &mut Sample,
     ) -> Result<(), OutOfBounds> {
+        self.sample_until(recorded, mode, rng, out, usize::MAX)
+    }
+
+    /// As [`Self::sample`], but stops as soon as the subtree of node `node` (a rule, optional or
+    /// repetition node; the index it gets in `out.tree`) is complete: `out.tree` then holds that
+    /// node's subtree and every node before it, its ancestors still open, and `out.choices`
+    /// the choices up to its end. The regenerate mutator wants only the fresh subtree it drew at
+    /// a node; the rest of the tree, drawn fresh to its end, was most of its sampling.
+    pub fn sample_through<R: Rand>(
+        &mut self,
+        recorded: &[u32],
+        rng: &mut R,
+        out: &mut Sample,
+        node: NodeId,
+    ) {
+        let result = self.sample_until(recorded, Replay::Repair, rng, out, node.index());
+        debug_assert!(result.is_ok(), "repairing replay cannot fail");
+    }
+
+    fn sample_until<R: Rand>(
+        &mut self,
+        recorded: &[u32],
+        mode: Replay,
+        rng: &mut R,
+        out: &mut Sample,
+        stop_after: usize,
+    ) -> Result<(), OutOfBounds> {
         out.tree.clear();
         self.depth.reset();
         self.slot = 0;
         self.feasibility.start_sample();
         self.levels = 0;
+        self.stop_after = stop_after;
         let (low, high) = self.budget_range;
         let span = (high as f64 / low as f64).ln();
         self.budget = (low as f64 * (rng.next_float() * span).exp()) as usize;
@@ -156,10 +187,25 @@ impl<'g> Sampler<'g> {
         self.limit = usize::MAX;
         let mut cursor = ChoiceCursor::new(recorded, mode, rng, &mut out.choices);
         self.rule(self.grammar.start, &mut cursor, &mut out.tree)
-            .map_err(|Stop| {
+            .or_else(|Stop| {
+                if self.stop_after == STOPPED {
+                    return Ok(());
+                }
                 let rejection = self.rejection.take().expect("a stop leaves its reason");
-                rejection.into_out_of_bounds(self.grammar)
+                Err(rejection.into_out_of_bounds(self.grammar))
             })
+    }
+
+    /// Closes `node` at choice `at`, and stops the sample there when it is the node
+    /// [`Self::sample_through`] asked for.
+    #[inline(always)]
+    fn close(&mut self, tree: &mut DerivationTree, node: NodeId, at: usize) -> Result<(), Stop> {
+        tree.close(node, at);
+        if node.index() == self.stop_after {
+            self.stop_after = STOPPED;
+            return Err(Stop);
+        }
+        Ok(())
     }
 
     /// Whether fresh choices should close the tree once it has `nodes` nodes: over the sample's
@@ -298,7 +344,7 @@ impl<'g> Sampler<'g> {
             self.slot = outer_slot;
             self.depth.exit();
         }
-        tree.close(node, cursor.position());
+        self.close(tree, node, cursor.position())?;
         Ok(())
     }
 
@@ -381,7 +427,7 @@ impl<'g> Sampler<'g> {
                 if present == 1 {
                     self.rule(body, cursor, tree)?;
                 }
-                tree.close(node, cursor.position());
+                self.close(tree, node, cursor.position())?;
             }
             Step::Repeat { body, min, max } => {
                 let node = tree.open(NodeKind::Repeat { body }, start);
@@ -417,7 +463,7 @@ impl<'g> Sampler<'g> {
                     self.rule(body, cursor, tree)?;
                     self.limit = outer_limit;
                 }
-                tree.close(node, cursor.position());
+                self.close(tree, node, cursor.position())?;
             }
         }
         Ok(())
@@ -472,6 +518,9 @@ impl<'g> Sampler<'g> {
         Ok(())
     }
 }
+
+/// [`Sampler::stop_after`] once its node closed: no node has this index.
+const STOPPED: usize = usize::MAX - 1;
 
 /// Checking the stack at every rule costs a tenth of the sampler's time; every 32 levels costs
 /// nothing measurable.
