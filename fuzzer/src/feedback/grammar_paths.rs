@@ -13,7 +13,10 @@ use crate::tree::DerivationTree;
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct GrammarPaths {
     k: usize,
-    seen: HashSet<u64>,
+    /// The paths' hashes, hashed again by ahash: with the standard SipHash the inserts took 33
+    /// of the 41 profile samples of keeping entries' paths in starlark's first 31,000
+    /// executions, where an entry is kept every twenty.
+    seen: HashSet<u64, ahash::RandomState>,
 }
 libafl_bolts::impl_serdeany!(GrammarPaths);
 
@@ -22,7 +25,7 @@ impl GrammarPaths {
     pub fn new(k: usize) -> Self {
         Self {
             k,
-            seen: HashSet::new(),
+            seen: HashSet::default(),
         }
     }
 
