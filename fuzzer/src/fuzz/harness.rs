@@ -91,6 +91,14 @@ impl Harness {
         self.replayed.clone()
     }
 
+    /// Tells the overhead recorder that this execution's fault was caught here: the process
+    /// goes on, and the recorder needs no copy in the state for a restart.
+    fn fault_caught(&self) {
+        if let Some(recorder) = &self.recorder {
+            recorder.borrow_mut().fault_caught();
+        }
+    }
+
     pub fn run(&mut self, input: &ChoiceInput) -> ExitKind {
         {
             // Taken out of the shared record while it is rebuilt, not borrowed: the timeout
@@ -170,6 +178,7 @@ impl Harness {
                 match violation {
                     Some(violation) => {
                         wrong_answer::record(violation);
+                        self.fault_caught();
                         ExitKind::Crash
                     }
                     None => ExitKind::Ok,
@@ -178,6 +187,7 @@ impl Harness {
             Err(_) => {
                 // A panic may have left the target half-updated: start from a fresh one.
                 self.target = (self.linked.make)();
+                self.fault_caught();
                 ExitKind::Crash
             }
         }

@@ -65,6 +65,10 @@ pub struct Recorder {
     finished: Option<Duration>,
     /// Faulting inputs left out.
     excluded: usize,
+    /// Whether the fault of the input now running was caught in this process (a panic, a
+    /// wrong answer), which goes on fuzzing: then the state needs no copy of the recorder.
+    #[serde(skip)]
+    caught: bool,
 }
 libafl_bolts::impl_serdeany!(Recorder);
 
@@ -80,6 +84,7 @@ impl Recorder {
             current: None,
             finished: None,
             excluded: 0,
+            caught: false,
         }
     }
 
@@ -87,6 +92,7 @@ impl Recorder {
     /// target runs.
     pub fn record(&mut self, choices: &[u32]) {
         self.current = None;
+        self.caught = false;
         if self.skipped < self.skip {
             self.skipped += 1;
         } else if self.inputs.len() < self.limit {
@@ -99,6 +105,11 @@ impl Recorder {
             self.finished =
                 Some(self.spent + now.saturating_sub(self.segment_start.unwrap_or(now)));
         }
+    }
+
+    /// The input now running faulted, and the harness caught the fault: the process goes on.
+    pub fn fault_caught(&mut self) {
+        self.caught = true;
     }
 
     /// The input now running faulted: drop it, and close the segment where it started.
@@ -116,9 +127,12 @@ impl Recorder {
 /// Shared between the harness, which records, and [`OverheadObserver`], which sees faults.
 pub type SharedRecorder = Rc<RefCell<Recorder>>;
 
-/// Tells the recorder about faulting executions and, since a fault may end the process, puts
-/// it into the state that the restarted process resumes from. LibAFL's crash and timeout
-/// handlers run the observers' `post_exec` before they save the state.
+/// Tells the recorder about faulting executions and, when a fault ends the process (a signal,
+/// a timeout), puts it into the state that the restarted process resumes from. LibAFL's crash
+/// and timeout handlers run the observers' `post_exec` before they save the state. A fault the
+/// harness caught (a panic, a wrong answer) ends nothing, and the copy (every recorded input,
+/// megabytes late in the window) cost the fuzzing loop a share of the window's time that the
+/// bare loop never pays: 1.1% of a starlark window with seven caught faults.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct OverheadObserver {
     #[serde(skip)]
@@ -143,8 +157,11 @@ impl<I, S: HasMetadata> Observer<I, S> for OverheadObserver {
         if let Some(recorder) = &self.recorder
             && *exit_kind != ExitKind::Ok
         {
-            recorder.borrow_mut().exclude_current();
-            state.add_metadata(recorder.borrow().clone());
+            let mut recorder = recorder.borrow_mut();
+            recorder.exclude_current();
+            if !recorder.caught {
+                state.add_metadata(recorder.clone());
+            }
         }
         Ok(())
     }
@@ -296,5 +313,36 @@ mod tests {
         restarted.exclude_current();
         assert_eq!(restarted.inputs.len(), 3);
         assert_eq!(restarted.excluded, 1);
+    }
+
+    /// A fault the harness caught ends nothing: it is left out like any fault, but the state
+    /// gets no copy of the recorder (every recorded input, a cost the bare loop never pays).
+    /// A fault that ends the process (a signal, a timeout) leaves the restarted one a copy.
+    #[test]
+    fn only_a_fault_that_ends_the_process_copies_the_recorder_into_the_state() {
+        let recorder: SharedRecorder = Rc::new(RefCell::new(Recorder::new(10, 0)));
+        let mut observer = OverheadObserver::new(Some(Rc::clone(&recorder)));
+        let mut state = libafl::state::NopState::<()>::new();
+        recorder.borrow_mut().record(&[1]);
+        recorder.borrow_mut().fault_caught();
+        observer
+            .post_exec(&mut state, &(), &ExitKind::Crash)
+            .unwrap();
+        assert_eq!(recorder.borrow().excluded, 1);
+        assert!(
+            state.metadata::<Recorder>().is_err(),
+            "a caught fault copied"
+        );
+        recorder.borrow_mut().record(&[2]);
+        observer
+            .post_exec(&mut state, &(), &ExitKind::Timeout)
+            .unwrap();
+        let copy = state
+            .metadata::<Recorder>()
+            .expect("no copy for the restart");
+        assert_eq!(copy.excluded, 2);
+        recorder.borrow_mut().record(&[3]);
+        observer.post_exec(&mut state, &(), &ExitKind::Ok).unwrap();
+        assert_eq!(recorder.borrow().excluded, 2, "a clean run was left out");
     }
 }
