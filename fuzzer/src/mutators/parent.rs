@@ -9,7 +9,7 @@ use super::ReplayedMutant;
 use crate::choice::Replay;
 use crate::grammar::{Grammar, Symbol};
 use crate::sampler::{Bounds, MinimalDerivations, Sample, Sampler};
-use crate::text::render_into;
+use crate::text::Renderer;
 use crate::tree::{DerivationTree, NodeId, NodeKind};
 
 /// A stage mutates one parent many times in a row. Replaying the parent's choices into a tree
@@ -26,6 +26,9 @@ pub struct ParentTrees {
     sampler: SharedSampler,
     pub(super) parent: Sample,
     parent_text: String,
+    /// Renders parents and the shrink mutator's mutants: built once, since building one per
+    /// text (what `text::render_into` does) cost more than rendering a small tree.
+    renderer: Renderer<'static>,
     valid: bool,
     /// The parent's nodes each [`Pick`] chooses among, computed when first asked for: a
     /// parent has tens of children in a row, and scanning its tree for every child was 1.5%
@@ -105,6 +108,7 @@ impl ParentTrees {
             sampler,
             parent: Sample::default(),
             parent_text: String::new(),
+            renderer: Renderer::new(grammar),
             valid: false,
             picks: Default::default(),
             replayed: ReplayedMutant::default(),
@@ -135,7 +139,8 @@ impl ParentTrees {
                 self.sampler
                     .borrow_mut()
                     .sample(choices, Replay::Repair, rng, &mut self.parent);
-            render_into(self.grammar, &self.parent.tree, &mut self.parent_text);
+            self.renderer
+                .render_into(&self.parent.tree, &mut self.parent_text);
             self.valid = true;
             self.picks = Default::default();
         }
@@ -155,6 +160,11 @@ impl ParentTrees {
             *list = Some(pick.nodes(&self.parent.tree));
         }
         (&self.parent, picked_in(&self.picks, pick))
+    }
+
+    /// Renders `tree` (of this grammar) into `out`.
+    pub fn render_into(&self, tree: &DerivationTree, out: &mut String) {
+        self.renderer.render_into(tree, out);
     }
 
     /// The text of the last parent returned by [`Self::parent`].

@@ -14,7 +14,6 @@ use super::{Mutation, SharedTrees, record, replace_span};
 use crate::choice::ChoiceInput;
 use crate::grammar::{RuleId, Symbol};
 use crate::sampler::Sample;
-use crate::text::render_into;
 use crate::tree::NodeKind;
 
 /// Replaces one subtree's span by the choices of its minimal derivation, and keeps the mutant
@@ -104,7 +103,7 @@ impl<S: HasRand + HasMetadata> Mutator<ChoiceInput, S> for ShrinkMutator {
         };
         let parent_len = trees.parent_text().len();
         trees.sample(&mutant, rng, &mut self.scratch);
-        render_into(grammar, &self.scratch.tree, &mut self.text);
+        trees.render_into(&self.scratch.tree, &mut self.text);
         if self.text.len() > parent_len {
             return Ok(MutationResult::Skipped);
         }
