@@ -246,10 +246,11 @@ where
     edges.clear_all();
     // A restarted process resumes the recording its predecessor left in the state.
     harness.recorder = config.measure_overhead.map(|limit| {
-        let recorder = state
+        let mut recorder = state
             .metadata::<Recorder>()
             .cloned()
             .unwrap_or_else(|_| Recorder::new(limit, config.measure_overhead_after));
+        recorder.prepare();
         Rc::new(RefCell::new(recorder))
     });
     let overhead_observer = OverheadObserver::new(harness.recorder.clone());

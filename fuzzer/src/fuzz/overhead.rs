@@ -54,7 +54,7 @@ pub struct Recorder {
     skip: usize,
     skipped: usize,
     limit: usize,
-    inputs: Vec<Vec<u32>>,
+    inputs: RecordedInputs,
     /// CPU time of the window in earlier segments (a fault ends a segment).
     spent: Duration,
     /// Process CPU time at the first recorded input of the current segment.
@@ -78,7 +78,7 @@ impl Recorder {
             skip,
             skipped: 0,
             limit,
-            inputs: Vec::with_capacity(limit.min(1 << 20)),
+            inputs: RecordedInputs::default(),
             spent: Duration::ZERO,
             segment_start: None,
             current: None,
@@ -99,12 +99,22 @@ impl Recorder {
             let now = cpu_time();
             self.segment_start.get_or_insert(now);
             self.current = Some(now);
-            self.inputs.push(choices.to_vec());
+            self.inputs.push(choices);
         } else if self.finished.is_none() {
             let now = cpu_time();
             self.finished =
                 Some(self.spent + now.saturating_sub(self.segment_start.unwrap_or(now)));
         }
+    }
+
+    /// Makes room for the inputs still to be recorded, before the window starts or goes on
+    /// after a restart: the recording is the measurement's, not the engine's, and growing it
+    /// inside the window charged the fuzzing loop with the kernel zeroing its fresh pages
+    /// (tens of megabytes of choices in a 30,000-input window), which the bare loop never pays.
+    pub fn prepare(&mut self) {
+        let left = self.limit.saturating_sub(self.inputs.len());
+        self.inputs
+            .reserve(left, left.saturating_mul(EXPECTED_CHOICES));
     }
 
     /// The input now running faulted, and the harness caught the fault: the process goes on.
@@ -121,6 +131,54 @@ impl Recorder {
         self.inputs.pop();
         self.excluded += 1;
         self.spent += started.saturating_sub(segment);
+    }
+}
+
+/// Choices per recorded input that [`Recorder::prepare`] makes room for: starlark's inputs
+/// early in a run average a few hundred; a window of longer ones grows the room as it goes.
+const EXPECTED_CHOICES: usize = 512;
+
+/// The recorded inputs' choices end to end, one allocation instead of one per input.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct RecordedInputs {
+    choices: Vec<u32>,
+    /// Where each input's choices end in `choices`.
+    ends: Vec<usize>,
+}
+
+impl RecordedInputs {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn push(&mut self, choices: &[u32]) {
+        self.choices.extend_from_slice(choices);
+        self.ends.push(self.choices.len());
+    }
+
+    fn pop(&mut self) {
+        self.ends.pop();
+        self.choices
+            .truncate(self.ends.last().copied().unwrap_or(0));
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(start, end)| &self.choices[start..end])
+    }
+
+    /// Room for `inputs` more inputs of `choices` choices in all, its pages touched now so
+    /// that recording does not fault them in.
+    fn reserve(&mut self, inputs: usize, choices: usize) {
+        self.ends.reserve(inputs);
+        let len = self.choices.len();
+        self.choices.resize(len + choices, 0);
+        self.choices.truncate(len);
+        let ends = self.ends.len();
+        self.ends.resize(ends + inputs, 0);
+        self.ends.truncate(ends);
     }
 }
 
@@ -198,6 +256,11 @@ pub fn measure(
     oracles: bool,
 ) -> Option<Overhead> {
     let fuzz_secs = recorder.finished?.as_secs_f64();
+    tracing::debug!(
+        inputs = recorder.inputs.len(),
+        choices = recorder.inputs.choices.len(),
+        "replaying the recorded window in the bare loop"
+    );
     let mut sampler = Sampler::new(grammar, bounds).ok()?;
     let mut rng = StdRand::with_seed(0);
     let mut sample = Sample::default();
@@ -207,7 +270,7 @@ pub fn measure(
     let renderer = Renderer::new(grammar);
     let mut instance = (target.make)();
     let bare_started = cpu_time();
-    for choices in &recorder.inputs {
+    for choices in recorder.inputs.iter() {
         let _ = sampler.sample(choices, Replay::Repair, &mut rng, &mut sample);
         renderer.render_into(&sample.tree, &mut text);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
@@ -293,7 +356,7 @@ mod tests {
         for i in 3..10 {
             recorder.record(&[i]);
         }
-        assert_eq!(recorder.inputs, vec![vec![3], vec![4]]);
+        assert_eq!(recorder.inputs.iter().collect::<Vec<_>>(), [[3], [4]]);
         assert!(recorder.finished.is_some());
     }
 
@@ -310,7 +373,7 @@ mod tests {
         for i in 2..6 {
             restarted.record(&[i]);
         }
-        assert_eq!(restarted.inputs, vec![vec![0], vec![2], vec![3]]);
+        assert_eq!(restarted.inputs.iter().collect::<Vec<_>>(), [[0], [2], [3]]);
         assert!(restarted.finished.is_some());
         // A fault in an unrecorded execution (past the window) changes nothing.
         restarted.exclude_current();
