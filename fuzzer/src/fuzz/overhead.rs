@@ -178,7 +178,6 @@ impl RecordedInputs {
     /// Room for `inputs` more inputs of `choices` choices in all, its pages touched now so
     /// that recording does not fault them in.
     fn reserve(&mut self, inputs: usize, choices: usize) {
-        self.ends.reserve(inputs);
         let len = self.choices.len();
         self.choices.resize(len + choices, 0);
         self.choices.truncate(len);
@@ -262,11 +261,6 @@ pub fn measure(
     oracles: bool,
 ) -> Option<Overhead> {
     let fuzz_secs = recorder.finished?.as_secs_f64();
-    tracing::debug!(
-        inputs = recorder.inputs.len(),
-        choices = recorder.inputs.choices.len(),
-        "replaying the recorded window in the bare loop"
-    );
     let mut sampler = Sampler::new(grammar, bounds).ok()?;
     let mut rng = StdRand::with_seed(0);
     let mut sample = Sample::default();

@@ -249,22 +249,31 @@ impl DonorCache {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use libafl_bolts::rands::StdRand;
 
     use super::*;
     use crate::grammar::Grammar;
     use crate::sampler::{Bounds, Sampler};
 
-    fn samples(count: usize) -> Vec<Sample> {
-        let grammar: &'static Grammar = Box::leak(Box::new(
+    /// The donor tests' grammar, shared with splice's.
+    pub(in crate::mutators) fn grammar() -> &'static Grammar {
+        Box::leak(Box::new(
             Grammar::from_text(
                 "g",
                 "s = e ; e = e \"+\" e | \"(\" e \")\" | \"[\" e \"]\" | \"x\" | \"y\" ;",
             )
             .unwrap(),
-        ));
-        let mut sampler = Sampler::new(grammar, Bounds::new(1, 2, 6).unwrap()).unwrap();
+        ))
+    }
+
+    pub(in crate::mutators) fn bounds() -> Bounds {
+        Bounds::new(1, 2, 6).unwrap()
+    }
+
+    /// `count` fresh samples of [`grammar`] within [`bounds`], the same ones every call.
+    pub(in crate::mutators) fn samples(count: usize) -> Vec<Sample> {
+        let mut sampler = Sampler::new(grammar(), bounds()).unwrap();
         let mut rng = StdRand::with_seed(3);
         (0..count)
             .map(|_| {

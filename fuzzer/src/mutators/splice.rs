@@ -154,9 +154,8 @@ mod tests {
     use libafl_bolts::rands::StdRand;
 
     use super::*;
-    use crate::grammar::Grammar;
     use crate::mutators::ParentTrees;
-    use crate::sampler::{Bounds, Sampler};
+    use crate::mutators::donor::tests::{bounds, grammar, samples};
 
     type State =
         StdState<InMemoryCorpus<ChoiceInput>, ChoiceInput, StdRand, InMemoryCorpus<ChoiceInput>>;
@@ -166,25 +165,10 @@ mod tests {
     /// entry's very choices.
     #[test]
     fn a_kept_childs_donor_is_cached_from_its_own_run() {
-        let grammar: &'static Grammar = Box::leak(Box::new(
-            Grammar::from_text(
-                "g",
-                "s = e ; e = e \"+\" e | \"(\" e \")\" | \"x\" | \"y\" ;",
-            )
-            .unwrap(),
-        ));
-        let bounds = Bounds::new(1, 2, 6).unwrap();
-        let mut sampler = Sampler::new(grammar, bounds).unwrap();
-        let mut rng = StdRand::with_seed(4);
-        let samples: Vec<Sample> = (0..2)
-            .map(|_| {
-                let mut sample = Sample::default();
-                while sample.choices.as_slice().len() < 4 {
-                    sampler.generate(&mut rng, &mut sample);
-                }
-                sample
-            })
-            .collect();
+        let bounds = bounds();
+        let mut samples = samples(20);
+        samples.sort_by_key(|s| std::cmp::Reverse(s.choices.as_slice().len()));
+        samples.truncate(2);
         assert_ne!(samples[0].choices, samples[1].choices);
         let mut state = State::new(
             StdRand::with_seed(7),
@@ -199,7 +183,7 @@ mod tests {
             state.corpus_mut().add(Testcase::new(input)).unwrap();
         }
         let last = Rc::new(RefCell::new(LastExecution::default()));
-        let mut splice = SpliceMutator::new(ParentTrees::new(grammar, bounds).unwrap().shared())
+        let mut splice = SpliceMutator::new(ParentTrees::new(grammar(), bounds).unwrap().shared())
             .with_last_execution(Rc::clone(&last));
         last.borrow_mut().sample = samples[0].clone();
         splice.post_exec(&mut state, Some(CorpusId(1))).unwrap();
