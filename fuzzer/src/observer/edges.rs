@@ -288,6 +288,7 @@ mod ssse3 {
         let nibble = _mm_set1_epi8(0x0f);
         let zero = _mm_setzero_si128();
         let mut index = base;
+        let mut sink = WordSink::new(words, blocks.len() / BLOCK);
         for block in blocks.chunks_exact_mut(BLOCK) {
             let at = block.as_mut_ptr().cast::<__m128i>();
             // SAFETY: `block` is 64 bytes, four unaligned 16-byte lanes.
@@ -321,7 +322,7 @@ mod ssse3 {
                     let second = u8::from(missed & 0xff00 != 0xff00);
                     hits |= (first | second << 1) << (2 * lane);
                 }
-                push_hit_words(words, index, &classes, hits);
+                sink.push_block(index, &classes, hits);
                 // SAFETY: as for the loads.
                 unsafe {
                     for lane in 0..4 {
@@ -331,33 +332,67 @@ mod ssse3 {
             }
             index += (BLOCK / 8) as u32;
         }
+        drop(sink);
         collect_words_scalar(rest, index, words);
     }
 
-    /// Appends the words of one block whose bit in `hits` is set. Without a branch per word: each
-    /// is written to the vector's spare room and the length moves on only past a hit, because
-    /// which of a block's words were hit is as good as random to the branch predictor, and a
-    /// mispredicted branch per word was the block scan's largest cost.
-    #[inline(always)]
-    pub(super) fn push_hit_words(
-        words: &mut Vec<HitWord>,
-        index: u32,
-        classes: &[u64; 8],
-        hits: u8,
-    ) {
-        words.reserve(8);
-        let start = words.len();
-        let spare = &mut words.spare_capacity_mut()[..8];
-        let mut kept = 0;
-        for (i, &class) in classes.iter().enumerate() {
-            spare[kept & 7].write(HitWord {
-                index: index + i as u32,
-                classes: class,
-            });
-            kept += usize::from((hits >> i) & 1);
+    /// Where a block scan appends its words: the vector's buffer, with room for eight words per
+    /// block made once before the scan, and the length in a local. Reserving per block made
+    /// every block with hits reload the vector's length and capacity and test them (an eighth
+    /// of the scan's samples in a starlark profile); the capacity stays between executions, so
+    /// the room is made once per run.
+    pub(super) struct WordSink<'a> {
+        words: &'a mut Vec<HitWord>,
+        at: *mut HitWord,
+        len: usize,
+        end: usize,
+    }
+
+    impl<'a> WordSink<'a> {
+        /// Room for `blocks` blocks' words after those `words` holds.
+        #[inline(always)]
+        pub(super) fn new(words: &'a mut Vec<HitWord>, blocks: usize) -> Self {
+            words.reserve(blocks * 8);
+            let len = words.len();
+            Self {
+                at: words.as_mut_ptr(),
+                len,
+                end: len + blocks * 8,
+                words,
+            }
         }
-        // SAFETY: the first `kept` (at most 8) spare slots were written just above.
-        unsafe { words.set_len(start + kept) };
+
+        /// Appends the words of one block whose bit in `hits` is set. Without a branch per
+        /// word: each is written to the spare room and the length moves on only past a hit,
+        /// because which of a block's words were hit is as good as random to the branch
+        /// predictor, and a mispredicted branch per word was the block scan's largest cost.
+        #[inline(always)]
+        pub(super) fn push_block(&mut self, index: u32, classes: &[u64; 8], hits: u8) {
+            assert!(
+                self.len + 8 <= self.end,
+                "more blocks than the sink has room for"
+            );
+            let mut kept = 0;
+            for (i, &class) in classes.iter().enumerate() {
+                // SAFETY: `len + kept <= len + 7 < end <= capacity` (checked above, reserved
+                // in `new`); a slot past `len` is written, never read.
+                unsafe {
+                    self.at.add(self.len + kept).write(HitWord {
+                        index: index + i as u32,
+                        classes: class,
+                    })
+                };
+                kept += usize::from((hits >> i) & 1);
+            }
+            self.len += kept;
+        }
+    }
+
+    impl Drop for WordSink<'_> {
+        fn drop(&mut self) {
+            // SAFETY: every slot below `len` was written by `push_block` (or held before).
+            unsafe { self.words.set_len(self.len) };
+        }
     }
 }
 
@@ -369,7 +404,7 @@ mod ssse3 {
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::ssse3::{BY_HIGH, BY_LOW, push_hit_words};
+    use super::ssse3::{BY_HIGH, BY_LOW, WordSink};
     use super::{HitWord, collect_words_scalar};
 
     /// Whether this CPU has AVX2 (asked once per process, as for SSSE3).
@@ -394,6 +429,7 @@ mod avx2 {
         let nibble = _mm256_set1_epi8(0x0f);
         let zero = _mm256_setzero_si256();
         let mut index = base;
+        let mut sink = WordSink::new(words, blocks.len() / BLOCK);
         for block in blocks.chunks_exact_mut(BLOCK) {
             let at = block.as_mut_ptr().cast::<__m256i>();
             // SAFETY: `block` is 64 bytes, two unaligned 32-byte halves.
@@ -424,7 +460,7 @@ mod avx2 {
                         hits |= hit << (4 * half + word);
                     }
                 }
-                push_hit_words(words, index, &classes, hits);
+                sink.push_block(index, &classes, hits);
                 // SAFETY: as for the loads.
                 unsafe {
                     _mm256_storeu_si256(at, zero);
@@ -433,6 +469,7 @@ mod avx2 {
             }
             index += (BLOCK / 8) as u32;
         }
+        drop(sink);
         collect_words_scalar(rest, index, words);
     }
 }
