@@ -13,7 +13,8 @@
 
 use bonsai_grammar::fs_util;
 pub use bonsai_grammar::fs_util::{
-    claim, create_dir, has_entries, read_json, write_atomic, write_atomic_unsynced, write_new,
+    claim, create_dir, has_entries, read_json, write_atomic, write_atomic_unsynced, write_in_place,
+    write_new,
 };
 pub use bonsai_grammar::{
     analysis, bounds, convert, cover, coverage, diagnostic, grammar, import, negative, parse,

@@ -1,13 +1,16 @@
 //! What an interrupted run leaves in its output directory, put right when it resumes.
 //!
-//! Every file is written through a temporary file and a rename, and an entry's files in the
-//! order choices, text, metadata (see `store`). A run killed, or stopped by a full disk, in
-//! the middle of that leaves temporary files, and an entry with its choices but without its
-//! text or metadata. Outputs of older versions, which wrote the text first, may hold a text
-//! without choices. None of this may cost a saved input, and none of it should be reported
-//! again on every resume: temporary files are removed (the caller holds the directory's lock,
-//! so no write is in progress), a missing text is rendered from the choices, missing choices
-//! are parsed back from the text, and a missing or unreadable `.meta` (see
+//! An entry's files are written in the order choices, text, metadata (see `store`): a queue
+//! entry's first two in place, every other file through a temporary file and a rename. A run
+//! killed, or stopped by a full disk, in the middle of that leaves temporary files, and an
+//! entry without its `.meta`: its choices whole and its text missing or torn, or its choices
+//! themselves torn and no text. Outputs of older versions, which wrote the text first, may
+//! hold a text without choices. None of this may cost a saved input, and none of it should be
+//! reported again on every resume: temporary files are removed (the caller holds the
+//! directory's lock, so no write is in progress), an entry without metadata gets its text
+//! rendered again from its choices where it is missing or differs, torn choices with no text
+//! after them (an input whose first file was never finished, so never saved) are removed,
+//! missing choices are parsed back from the text, and a missing or unreadable `.meta` (see
 //! `StoredEntry::meta_is_readable`) is written again when the resumed run replays the entry
 //! (`Seed::needs_meta`).
 
@@ -32,6 +35,8 @@ pub struct Repaired {
     pub temporaries: usize,
     /// Queue texts written again from their choices.
     pub texts: Vec<PathBuf>,
+    /// Torn choices of entries whose first write was cut short, removed.
+    pub torn: Vec<PathBuf>,
     /// Queue choices parsed back from their texts.
     pub choices: Vec<PathBuf>,
     /// Entries that could not be made whole, and why; they stay as they are.
@@ -57,8 +62,8 @@ pub fn repair(root: &Path, grammar: &Grammar, bounds: Bounds) -> Repaired {
             continue;
         }
         let result = match EntryFile::of(path) {
-            Some(EntryFile::Choices) if !entry.has(EntryFile::Text) => {
-                render_text(&entry, grammar).map(|()| repaired.texts.push(entry.text_path()))
+            Some(EntryFile::Choices) if !entry.meta_is_readable() => {
+                finish_first_write(&entry, grammar, &mut repaired)
             }
             Some(EntryFile::Text) if !entry.has(EntryFile::Choices) => {
                 let parser = parser.get_or_insert_with(|| Parser::new(grammar));
@@ -74,16 +79,37 @@ pub fn repair(root: &Path, grammar: &Grammar, bounds: Bounds) -> Repaired {
     repaired
 }
 
-/// Writes the entry's text from its choices: the text their strict replay renders.
-fn render_text(entry: &StoredEntry, grammar: &Grammar) -> Result<(), String> {
-    let saved = entry.read_choices().map_err(|d| d.message)?;
+/// Completes an entry whose `.meta` is missing or unreadable: its text, as the strict replay
+/// of its choices renders it, where the file is missing or holds anything else (a text written
+/// in place may be torn). Choices that do not decode, with no text after them, are the first
+/// file of a write cut short: removed.
+fn finish_first_write(
+    entry: &StoredEntry,
+    grammar: &Grammar,
+    repaired: &mut Repaired,
+) -> Result<(), String> {
+    let saved = match entry.read_choices() {
+        Ok(saved) => saved,
+        Err(_) if !entry.has(EntryFile::Text) => {
+            let path = entry.choices_path();
+            std::fs::remove_file(&path).map_err(|e| format!("cannot remove: {e}"))?;
+            repaired.torn.push(path);
+            return Ok(());
+        }
+        Err(d) => return Err(d.message),
+    };
     let text = replay_saved(grammar, &saved).map_err(|e| match e {
         SavedReplayError::OtherGrammar => "recorded with a different grammar".to_string(),
         SavedReplayError::Bounds(m) | SavedReplayError::Replay(m) => m,
     })?;
+    if std::fs::read(entry.text_path()).ok().as_deref() == Some(text.as_bytes()) {
+        return Ok(());
+    }
     entry
         .write(EntryFile::Text, text.as_bytes(), Durability::Unsynced)
-        .map_err(|d| d.message)
+        .map_err(|d| d.message)?;
+    repaired.texts.push(entry.text_path());
+    Ok(())
 }
 
 /// Writes the entry's choices from its text: the choices that replay, strictly and within
@@ -189,6 +215,51 @@ mod tests {
         let again = repair(root, &grammar, bounds);
         assert_eq!(
             (again.temporaries, again.texts.len(), again.choices.len()),
+            (0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn a_first_write_torn_in_its_choices_goes_and_one_torn_in_its_text_is_rendered_again() {
+        let grammar = Grammar::from_text("g", "s = item* ; item = \"a\" | \"b\" ;").unwrap();
+        let bounds: Bounds = "1,3,1".parse().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for sub in DIRECTORIES {
+            std::fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        let queue = root.join("queue");
+        let bytes = SavedChoices {
+            grammar: grammar.fingerprint(),
+            bounds,
+            choices: ChoiceSequence(vec![2, 0, 1]),
+            words: Default::default(),
+        }
+        .to_bytes();
+        // Killed within the first file: half the choices, nothing else.
+        std::fs::write(queue.join("000000.choices"), &bytes[..bytes.len() / 2]).unwrap();
+        // Killed within the text: the choices whole, the text torn, no metadata.
+        std::fs::write(queue.join("000001.choices"), &bytes).unwrap();
+        std::fs::write(queue.join("000002.choices"), &bytes).unwrap();
+        std::fs::write(queue.join("000001.txt"), "a").unwrap();
+        // Complete: its metadata marks it so, and nothing of it is touched.
+        std::fs::write(queue.join("000002.txt"), "a b").unwrap();
+        std::fs::write(queue.join("000002.meta"), "valid=yes edges=3\n").unwrap();
+        assert!(StoredEntry::numbered(&queue, 2).meta_is_readable());
+
+        let repaired = repair(root, &grammar, bounds);
+        assert_eq!(repaired.torn, vec![queue.join("000000.choices")]);
+        assert!(!queue.join("000000.choices").exists());
+        assert_eq!(repaired.texts, vec![queue.join("000001.txt")]);
+        assert_eq!(
+            std::fs::read_to_string(queue.join("000001.txt")).unwrap(),
+            "a b"
+        );
+        assert!(repaired.failed.is_empty(), "{:?}", repaired.failed);
+        assert!(queue.join("000002.choices").exists());
+        let again = repair(root, &grammar, bounds);
+        assert_eq!(
+            (again.torn.len(), again.texts.len(), again.failed.len()),
             (0, 0, 0)
         );
     }

@@ -29,13 +29,17 @@ pub enum Role {
 
 /// Writes `DIR/NNNNNN.choices` (the normalized choice sequence, which replays strictly to the
 /// text), `NNNNNN.txt` (the rendered input) and `NNNNNN.meta` (one line; see
-/// [`EntryInfo::to_text`]) for every added entry, in that order, each through a temporary
-/// file and a rename. The `.meta` file is written last, so an entry whose metadata exists is
-/// complete; the choices come first because everything else can be rebuilt from them (a
-/// resume does, see `corpus::repair`), so a write cut short by a full disk or a kill leaves an
-/// entry that loses nothing.
+/// [`EntryInfo::to_text`]) for every added entry, in that order: a fault's each through a
+/// temporary file, a sync and a rename, a queue entry's choices and text in place and its
+/// `.meta` through a temporary file and a rename ([`Durability::InPlaceUntilMeta`]). The `.meta`
+/// file is written last, so an entry whose metadata exists is complete; the choices come
+/// first because everything else can be rebuilt from them (a resume does, see
+/// `corpus::repair`), so a write cut short by a full disk or a kill after them leaves an entry
+/// that loses nothing, and one cut short within them leaves torn choices and no text, an
+/// input never saved, which the resume removes.
 ///
-/// The disk is the source of truth: files are never deleted, and overwritten only when the
+/// The disk is the source of truth: files are never deleted (but a torn first write, above),
+/// and overwritten only when the
 /// loop trims an entry it has just saved (`replace`, below), numbering continues after the
 /// highest number already present, and an entry replayed from this
 /// directory on resume (marked [`EntryInfo::existing`]) keeps its files and number, and gets
@@ -199,10 +203,10 @@ impl DiskCorpus {
         // the reason (`fuzz::fatal`).
         let io = |d: Diagnostic| Error::os_error(std::io::Error::other(d), "writing the corpus");
         // Faults are rare and precious: synced. Queue entries come by the thousand early in a
-        // campaign: renamed into place without a sync.
+        // campaign: written in place without a sync, the metadata renamed into place last.
         let durability = match self.role {
             Role::Faults => Durability::Synced,
-            Role::Queue => Durability::Unsynced,
+            Role::Queue => Durability::InPlaceUntilMeta,
         };
         let entries = EntryDir::new(self.root.join(directory));
         let (number, entry) = loop {

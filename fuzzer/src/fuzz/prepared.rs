@@ -75,6 +75,12 @@ pub(super) fn report_repairs(repaired: &Repaired) {
     for path in &repaired.choices {
         tracing::info!("{}: rebuilt by parsing its text", path.display());
     }
+    for path in &repaired.torn {
+        tracing::info!(
+            "{}: removed, torn by a kill while its entry was first written (that input was never saved)",
+            path.display()
+        );
+    }
     for (path, reason) in &repaired.failed {
         tracing::warn!(
             "{}: an unfinished entry that cannot be completed: {reason}",
