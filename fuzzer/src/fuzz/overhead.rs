@@ -119,22 +119,18 @@ impl Recorder {
             self.skipped += 1;
         } else if self.inputs.len() < self.limit {
             let recorded = self.inputs.len();
-            match self.checkpoint {
-                None => {
-                    self.checkpoint = Some(Checkpoint {
-                        time: cpu_time(),
-                        inputs: recorded,
-                    });
-                }
-                Some(last) if recorded - last.inputs >= CHECKPOINT_INPUTS => {
-                    let now = cpu_time();
+            if self
+                .checkpoint
+                .is_none_or(|last| recorded - last.inputs >= CHECKPOINT_INPUTS)
+            {
+                let now = cpu_time();
+                if let Some(last) = self.checkpoint {
                     self.spent += now.saturating_sub(last.time);
-                    self.checkpoint = Some(Checkpoint {
-                        time: now,
-                        inputs: recorded,
-                    });
                 }
-                Some(_) => {}
+                self.checkpoint = Some(Checkpoint {
+                    time: now,
+                    inputs: recorded,
+                });
             }
             self.current = true;
             self.inputs.push(choices);
