@@ -157,25 +157,36 @@ mod tests {
     use super::*;
     use crate::choice::ChoiceSequence;
 
-    #[test]
-    fn a_cut_short_write_is_made_whole_and_temporaries_go() {
+    /// An output directory with its subdirectories, empty, and the tests' grammar and bounds.
+    fn output_dir() -> (Grammar, Bounds, tempfile::TempDir) {
         let grammar = Grammar::from_text("g", "s = item* ; item = \"a\" | \"b\" ;").unwrap();
         let bounds: Bounds = "1,3,1".parse().unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
         for sub in DIRECTORIES {
-            std::fs::create_dir_all(root.join(sub)).unwrap();
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
-        let queue = root.join("queue");
-        // Choices written, text not yet.
+        (grammar, bounds, dir)
+    }
+
+    /// The saved choices that render "a b".
+    fn a_b(grammar: &Grammar, bounds: Bounds) -> SavedChoices {
         SavedChoices {
             grammar: grammar.fingerprint(),
             bounds,
             choices: ChoiceSequence(vec![2, 0, 1]),
             words: Default::default(),
         }
-        .write(&queue.join("000000.choices"))
-        .unwrap();
+    }
+
+    #[test]
+    fn a_cut_short_write_is_made_whole_and_temporaries_go() {
+        let (grammar, bounds, dir) = output_dir();
+        let root = dir.path();
+        let queue = root.join("queue");
+        // Choices written, text not yet.
+        a_b(&grammar, bounds)
+            .write(&queue.join("000000.choices"))
+            .unwrap();
         // An older version's order: text written, choices not yet.
         std::fs::write(queue.join("000001.txt"), "b b a").unwrap();
         // Text beyond the bounds: left alone, and said why.
@@ -221,21 +232,10 @@ mod tests {
 
     #[test]
     fn a_first_write_torn_in_its_choices_goes_and_one_torn_in_its_text_is_rendered_again() {
-        let grammar = Grammar::from_text("g", "s = item* ; item = \"a\" | \"b\" ;").unwrap();
-        let bounds: Bounds = "1,3,1".parse().unwrap();
-        let dir = tempfile::tempdir().unwrap();
+        let (grammar, bounds, dir) = output_dir();
         let root = dir.path();
-        for sub in DIRECTORIES {
-            std::fs::create_dir_all(root.join(sub)).unwrap();
-        }
         let queue = root.join("queue");
-        let bytes = SavedChoices {
-            grammar: grammar.fingerprint(),
-            bounds,
-            choices: ChoiceSequence(vec![2, 0, 1]),
-            words: Default::default(),
-        }
-        .to_bytes();
+        let bytes = a_b(&grammar, bounds).to_bytes();
         // Killed within the first file: half the choices, nothing else.
         std::fs::write(queue.join("000000.choices"), &bytes[..bytes.len() / 2]).unwrap();
         // Killed within the text: the choices whole, the text torn, no metadata.
